@@ -1,0 +1,46 @@
+/** Stable error codes; the CLI maps each class to an exit status. */
+export const ERROR_CODES = {
+  RECIPE: { exit: 2, hint: 'fix the recipe at the JSON paths listed' },
+  USAGE: { exit: 2, hint: 'see --help' },
+  SCHEMA: { exit: 3, hint: 'the upstream file does not have the expected columns or types' },
+  DATA: { exit: 3, hint: 'an upstream row is malformed; see the file, row and field named' },
+  QUOTA: { exit: 4, hint: 'the named group cannot hold the option counts the recipe asks for' },
+  INTEGRITY: { exit: 5, hint: 'bytes did not match their expected hash; the partial file was discarded' },
+  NETWORK: { exit: 6, hint: 'check the network or HF_ENDPOINT and try again' },
+  AUTH: { exit: 6, hint: 'set HF_TOKEN to a token with access to the repo' },
+  NOT_FOUND: { exit: 6, hint: 'check the repo name, revision and file path in the recipe' },
+  OFFLINE: { exit: 6, hint: 'run once without --offline to fill the cache, or use --mirror' },
+  IO: { exit: 7, hint: 'check the path and its permissions' },
+  CHECK: { exit: 8, hint: 'the built dataset does not meet the spec' },
+} as const
+
+export type ErrorCode = keyof typeof ERROR_CODES
+
+export interface ErrorContext {
+  source?: string
+  repo?: string
+  revision?: string
+  file?: string
+  row?: number
+  field?: string
+  id?: string
+  group?: string
+  status?: number
+  [key: string]: unknown
+}
+
+export class JevError extends Error {
+  readonly code: ErrorCode
+  readonly context: ErrorContext
+
+  constructor(code: ErrorCode, message: string, context: ErrorContext = {}, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'JevError'
+    this.code = code
+    this.context = context
+  }
+}
+
+export function isJevError(e: unknown): e is JevError {
+  return e instanceof JevError
+}
