@@ -1,0 +1,76 @@
+import { canonicalJson, normalize, sha256Hex } from './canonical.ts'
+import type { Recipe } from './schema.ts'
+import type { UpstreamQuestion } from './sources/adapter.ts'
+
+/** Why an upstream question did not become a candidate; the card counts these. */
+export type DropReason =
+  | 'duplicate_row'
+  | 'empty_text'
+  | 'options_not_distinct'
+  | 'option_refers_to_options'
+  | 'excluded'
+  | 'in_test_split'
+  | 'duplicate_question'
+  | 'final_not_distinct'
+
+export const DROP_REASONS: Record<DropReason, string> = {
+  duplicate_row: 'exact repeat of an upstream row (counted once)',
+  empty_text: 'empty question or option text',
+  options_not_distinct: 'upstream options not all distinct (normalised)',
+  option_refers_to_options: 'an option refers to other options ("all of the above", "both A and B", …)',
+  excluded: 'on the exclusion list',
+  in_test_split: 'val-side question that also appears in the upstream test split',
+  duplicate_question: 'same question (identity or question-plus-context text) as one already taken',
+  final_not_distinct: 'final options not all distinct (replaced by the next candidate)',
+}
+
+// Normalised option texts that point at other options by position or as a set.
+const LETTER = String.raw`\(?[a-f1-5]\)?\.?`
+const REFERS_TO_OPTIONS: readonly RegExp[] = [
+  /\bof (the )?(above|below)\b/u,
+  /\blisted (above|below)\b/u,
+  /^(all|none|both|neither|nither|nether|either|any|each) (the )?(above|below)\b/u,
+  /^(all|none|both|neither|nither|nether|either|any|each) (one )?of (these|those|them)\b/u,
+  /\b(all|none|both|neither|any) (of )?(the )?(options|choices|answers)\b/u,
+  /^(both|neither|all|none)\.?$/u,
+  new RegExp(String.raw`\b(both|neither|nither|nether|either) ${LETTER} (and|nor|or|&) ${LETTER}(\s|$)`, 'u'),
+  new RegExp(
+    String.raw`^((options?|choices?|answers?) )?${LETTER}(,? ${LETTER})*,? (and|or|&|nor) ${LETTER}( (only|both|above|are (both )?(correct|true)|both .*))?\.?$`,
+    'u',
+  ),
+]
+
+export function refersToOptions(option: string): boolean {
+  const n = normalize(option)
+  return REFERS_TO_OPTIONS.some((re) => re.test(n))
+}
+
+/** A question with the keys the spec compares it by. */
+export interface Candidate extends UpstreamQuestion {
+  /** identity: normalised question, context and sorted normalised options */
+  identity: string
+  /** normalised question plus context, for text-level disjointness */
+  textKey: string
+  normOptions: string[]
+}
+
+export function toCandidate(q: UpstreamQuestion): Candidate {
+  const normOptions = q.options.map(normalize)
+  const nq = normalize(q.question)
+  const nc = q.context === null ? null : normalize(q.context)
+  return {
+    ...q,
+    normOptions,
+    identity: sha256Hex(canonicalJson([nq, nc, [...normOptions].sort()])),
+    textKey: sha256Hex(canonicalJson([nq, nc])),
+  }
+}
+
+/** The first eligibility rule a question fails, or null. */
+export function ineligibility(c: Candidate, exclude: Recipe['exclude'], excludedTexts: ReadonlySet<string>): DropReason | null {
+  if (exclude.ids.includes(c.id) || excludedTexts.has(normalize(c.question))) return 'excluded'
+  if (normalize(c.question) === '' || c.normOptions.some((o) => o === '')) return 'empty_text'
+  if (new Set(c.normOptions).size !== c.normOptions.length) return 'options_not_distinct'
+  if (c.options.some(refersToOptions)) return 'option_refers_to_options'
+  return null
+}

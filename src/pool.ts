@@ -1,0 +1,49 @@
+import { codePointLength, compareStrings } from './canonical.ts'
+import type { Candidate } from './eligibility.ts'
+import type { SourceSpec } from './schema.ts'
+
+/** The distractors a group can lend on one side: unique by normalised text, short enough. */
+export interface Pool {
+  /** sorted by normalised text, so draws do not depend on input order */
+  entries: { norm: string; text: string }[]
+  has(norm: string): boolean
+}
+
+export function groupOf(spec: SourceSpec, c: Candidate): string {
+  return spec.group === 'subject' && c.subject !== null ? c.subject : spec.name
+}
+
+export function buildPool(candidates: readonly Candidate[], maxChars: number): Pool {
+  const byNorm = new Map<string, string>()
+  for (const c of candidates) {
+    c.options.forEach((text, i) => {
+      if (codePointLength(text) > maxChars) return
+      const norm = c.normOptions[i]!
+      const seen = byNorm.get(norm)
+      // several spellings of one text: keep the smallest, whatever order rows came in
+      if (seen === undefined || compareStrings(text, seen) < 0) byNorm.set(norm, text)
+    })
+  }
+  const entries = [...byNorm].map(([norm, text]) => ({ norm, text })).sort((a, b) => compareStrings(a.norm, b.norm))
+  return { entries, has: (norm) => byNorm.has(norm) }
+}
+
+/** Pools for every group of a source's side. */
+export function buildPools(spec: SourceSpec, side: readonly Candidate[], maxChars: number): Map<string, Pool> {
+  const groups = new Map<string, Candidate[]>()
+  for (const c of side) {
+    const g = groupOf(spec, c)
+    const list = groups.get(g)
+    if (list) list.push(c)
+    else groups.set(g, [c])
+  }
+  const pools = new Map<string, Pool>()
+  for (const [g, list] of groups) pools.set(g, buildPool(list, maxChars))
+  return pools
+}
+
+/** How many options an item can have: its own plus what its pool can lend, at most 8. */
+export function capacity(c: Candidate, pool: Pool | undefined): number {
+  const lendable = pool ? pool.entries.length - c.normOptions.filter((o) => pool.has(o)).length : 0
+  return Math.min(8, c.options.length + lendable)
+}

@@ -1,0 +1,47 @@
+import { readFile } from 'node:fs/promises'
+import { z } from 'zod'
+import { canonicalJson, sha256Hex } from './canonical.ts'
+import { JevError } from './errors.ts'
+import { Recipe } from './schema.ts'
+
+/** Every problem, one per line, each with its JSON path. */
+export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
+  return issues.map((i) => `  at ${i.path.length ? '$.' + i.path.join('.') : '$'}: ${i.message}`).join('\n')
+}
+
+export function parseRecipe(value: unknown, file = '<recipe>'): Recipe {
+  const r = Recipe.safeParse(value)
+  if (!r.success) {
+    throw new JevError('RECIPE', `invalid recipe ${file}:\n${formatIssues(r.error.issues)}`, {
+      file,
+      issues: r.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+    })
+  }
+  return r.data
+}
+
+export async function loadRecipe(file: string): Promise<Recipe> {
+  let text: string
+  try {
+    text = await readFile(file, 'utf8')
+  } catch (e) {
+    throw new JevError('IO', `cannot read recipe ${file}: ${(e as Error).message}`, { file }, { cause: e })
+  }
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (e) {
+    throw new JevError('RECIPE', `recipe ${file} is not valid JSON: ${(e as Error).message}`, { file }, { cause: e })
+  }
+  return parseRecipe(json, file)
+}
+
+/** Hash of the parsed recipe (defaults applied), so formatting changes do not count. */
+export function recipeHash(recipe: Recipe): string {
+  const { $schema: _, ...content } = recipe
+  return sha256Hex(canonicalJson(content))
+}
+
+export function recipeJsonSchema(): unknown {
+  return z.toJSONSchema(Recipe, { io: 'input', unrepresentable: 'any' })
+}

@@ -1,0 +1,107 @@
+import { z } from 'zod'
+
+const COMMIT = /^[0-9a-f]{40}$/
+const REPO = /^[A-Za-z0-9][\w.-]*\/[\w.-]+$/
+/** A path inside a repo: relative, no `..`, no backslashes. */
+const repoPath = z
+  .string()
+  .min(1)
+  .refine((p) => !p.startsWith('/') && !p.includes('\\') && !p.split('/').some((s) => s === '..' || s === '.' || s === ''), {
+    message: 'must be a relative path inside the repo, without "." or ".." segments',
+  })
+
+export const SPLITS = ['test', 'val'] as const
+export type Split = (typeof SPLITS)[number]
+export const ADAPTERS = ['arc', 'mmlu', 'jcommonsenseqa', 'boolq'] as const
+export const N_CHOICES = [2, 3, 4, 5, 6, 7, 8] as const
+
+/** n_choices → count, keys "2" … "8". */
+export const QuotaTable = z
+  .strictObject({
+    '2': z.int().nonnegative(),
+    '3': z.int().nonnegative(),
+    '4': z.int().nonnegative(),
+    '5': z.int().nonnegative(),
+    '6': z.int().nonnegative(),
+    '7': z.int().nonnegative(),
+    '8': z.int().nonnegative(),
+  })
+export type QuotaTable = z.infer<typeof QuotaTable>
+
+const SideSpec = z.strictObject({
+  from: z.string().min(1).describe('upstream split that feeds this side'),
+  count: z.int().nonnegative(),
+})
+
+export const SourceSpec = z.strictObject({
+  name: z.string().regex(/^[a-z][a-z0-9_]*$/),
+  adapter: z.enum(ADAPTERS),
+  repo: z.string().regex(REPO, 'must look like owner/name'),
+  revision: z.string().regex(COMMIT, 'must be a full 40-hex commit'),
+  config: z.string().min(1),
+  /** upstream split → files in the repo */
+  files: z.record(z.string().min(1), z.array(repoPath).min(1)),
+  test: SideSpec,
+  val: SideSpec,
+  group: z.enum(['source', 'subject']).describe('borrowing group: the whole source, or the MMLU subject'),
+  fixedChoices: z.int().min(2).max(8).optional(),
+  shuffle: z.boolean().default(true),
+})
+export type SourceSpec = z.infer<typeof SourceSpec>
+
+export const Recipe = z
+  .strictObject({
+    $schema: z.string().optional(),
+    name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/),
+    version: z.string().regex(/^\d+\.\d+\.\d+$/),
+    seed: z.int().nonnegative(),
+    borrowMaxChars: z.int().positive(),
+    quotas: z.strictObject({ test: QuotaTable, val: QuotaTable }),
+    sources: z.array(SourceSpec).min(1),
+    exclude: z
+      .strictObject({
+        ids: z.array(z.string().min(1)).default([]),
+        texts: z.array(z.string().min(1)).default([]),
+      })
+      .default({ ids: [], texts: [] }),
+  })
+  .superRefine((r, ctx) => {
+    const names = new Set<string>()
+    r.sources.forEach((s, i) => {
+      if (names.has(s.name)) ctx.addIssue({ code: 'custom', path: ['sources', i, 'name'], message: `duplicate source "${s.name}"` })
+      names.add(s.name)
+      for (const side of ['test', 'val'] as const) {
+        if (!(s[side].from in s.files))
+          ctx.addIssue({ code: 'custom', path: ['sources', i, side, 'from'], message: `no files listed for split "${s[side].from}"` })
+      }
+    })
+    for (const split of SPLITS) {
+      const quota = r.quotas[split]
+      const total = N_CHOICES.reduce((a, n) => a + quota[n], 0)
+      const counts = r.sources.reduce((a, s) => a + s[split].count, 0)
+      if (total !== counts)
+        ctx.addIssue({ code: 'custom', path: ['quotas', split], message: `quotas sum to ${total} but the sources' ${split} counts sum to ${counts}` })
+      for (const n of N_CHOICES) {
+        const fixed = r.sources.filter((s) => s.fixedChoices === n).reduce((a, s) => a + s[split].count, 0)
+        if (fixed > quota[n])
+          ctx.addIssue({ code: 'custom', path: ['quotas', split, String(n)], message: `${fixed} items have a fixed ${n} options but the quota is ${quota[n]}` })
+      }
+    }
+  })
+export type Recipe = z.infer<typeof Recipe>
+export type RecipeInput = z.input<typeof Recipe>
+
+/** One line of test.jsonl / val.jsonl; key order is the output order. */
+export const DataRecord = z
+  .strictObject({
+    id: z.string().min(1),
+    source: z.string().min(1),
+    question: z.string(),
+    context: z.string().nullable(),
+    choices: z.array(z.string()).min(2).max(8),
+    answer_idx: z.int().nonnegative(),
+    n_choices: z.int().min(2).max(8),
+  })
+  .refine((r) => r.answer_idx < r.choices.length, { message: 'answer_idx out of range', path: ['answer_idx'] })
+  .refine((r) => r.n_choices === r.choices.length, { message: 'n_choices is not choices.length', path: ['n_choices'] })
+export type DataRecord = z.infer<typeof DataRecord>

@@ -1,0 +1,135 @@
+import { canonicalJson, compareStrings, normalize } from './canonical.ts'
+import { type Candidate, type DropReason, ineligibility, toCandidate } from './eligibility.ts'
+import { JevError } from './errors.ts'
+import { keyedHash, keyedUnit } from './rng.ts'
+import type { Recipe, SourceSpec, Split } from './schema.ts'
+import type { UpstreamQuestion } from './sources/adapter.ts'
+
+export type DropCounts = Map<DropReason, number>
+
+export function countDrop(drops: DropCounts, reason: DropReason, n = 1): void {
+  drops.set(reason, (drops.get(reason) ?? 0) + n)
+}
+
+/** A source's eligible, de-duplicated candidates per side, in selection order. */
+export interface PreparedSource {
+  spec: SourceSpec
+  sides: Record<Split, Candidate[]>
+  drops: DropCounts
+}
+
+function sameContent(a: UpstreamQuestion, b: UpstreamQuestion): boolean {
+  const pick = (q: UpstreamQuestion) => canonicalJson([q.subject, q.question, q.context, q.options, q.answer])
+  return pick(a) === pick(b)
+}
+
+/** Exact repeats of a row share an id and count once; the same id with other content is an error. */
+function collapseRepeats(questions: readonly UpstreamQuestion[], drops: DropCounts): UpstreamQuestion[] {
+  const seen = new Map<string, UpstreamQuestion>()
+  for (const q of questions) {
+    const key = `${q.split}\u0000${q.id}`
+    const first = seen.get(key)
+    if (!first) seen.set(key, q)
+    else if (sameContent(first, q)) countDrop(drops, 'duplicate_row')
+    else
+      throw new JevError('DATA', `${q.source}: ${q.file} rows ${first.row} and ${q.row} share the id ${q.id} but differ`, {
+        source: q.source,
+        file: q.file,
+        row: q.row,
+        id: q.id,
+      })
+  }
+  return [...seen.values()]
+}
+
+/** Selection order of a candidate on a side: a keyed hash of its identity, ties by id. */
+function bySelectionOrder(seed: number, source: string, split: Split) {
+  const keys = new Map<Candidate, string>()
+  const key = (c: Candidate) => {
+    let k = keys.get(c)
+    if (k === undefined) keys.set(c, (k = keyedHash(seed, 'select', `${source}\u0000${split}\u0000${c.identity}`)))
+    return k
+  }
+  return (a: Candidate, b: Candidate) => compareStrings(key(a), key(b)) || compareStrings(a.id, b.id)
+}
+
+/** Keeps the first candidate of each identity and of each question-plus-context text. */
+function dedupe(sorted: readonly Candidate[], drops: DropCounts): Candidate[] {
+  const seen = new Set<string>()
+  const out: Candidate[] = []
+  for (const c of sorted) {
+    if (seen.has(c.identity) || seen.has(c.textKey)) {
+      countDrop(drops, 'duplicate_question')
+      continue
+    }
+    seen.add(c.identity)
+    seen.add(c.textKey)
+    out.push(c)
+  }
+  return out
+}
+
+export function prepareSource(spec: SourceSpec, questions: readonly UpstreamQuestion[], recipe: Recipe): PreparedSource {
+  const drops: DropCounts = new Map()
+  const excludedTexts = new Set(recipe.exclude.texts.map(normalize))
+  const all = collapseRepeats(questions, drops).map(toCandidate)
+  const eligible = all.filter((c) => {
+    const reason = ineligibility(c, recipe.exclude, excludedTexts)
+    if (reason) countDrop(drops, reason)
+    return reason === null
+  })
+  const sides: Record<Split, Candidate[]> = { test: [], val: [] }
+  if (spec.test.from !== spec.val.from) {
+    // a val question must not appear anywhere in the upstream test split
+    const inTest = new Set(all.filter((c) => c.split === spec.test.from).flatMap((c) => [c.identity, c.textKey]))
+    for (const c of eligible) {
+      if (c.split === spec.test.from) sides.test.push(c)
+      else if (c.split !== spec.val.from) continue
+      else if (inTest.has(c.identity) || inTest.has(c.textKey)) countDrop(drops, 'in_test_split')
+      else sides.val.push(c)
+    }
+  } else {
+    // one upstream split feeds both: a keyed hash of the text decides, so repeats land together
+    const ratio = spec.test.count / (spec.test.count + spec.val.count || 1)
+    for (const c of eligible) {
+      if (c.split !== spec.test.from) continue
+      sides[keyedUnit(recipe.seed, 'side', `${spec.name}\u0000${c.textKey}`) < ratio ? 'test' : 'val'].push(c)
+    }
+  }
+  for (const split of ['test', 'val'] as const) {
+    sides[split] = dedupe(sides[split].sort(bySelectionOrder(recipe.seed, spec.name, split)), drops)
+  }
+  return { spec, sides, drops }
+}
+
+/**
+ * Takes each source's count from its side in selection order, skipping
+ * candidates already taken (by identity or text) or known to fail.
+ */
+export function selectSplit(
+  prepared: readonly PreparedSource[],
+  split: Split,
+  taken: Set<string>,
+  rejected: ReadonlySet<string>,
+): Map<string, Candidate[]> {
+  const out = new Map<string, Candidate[]>()
+  for (const { spec, sides } of prepared) {
+    const want = spec[split].count
+    const chosen: Candidate[] = []
+    for (const c of sides[split]) {
+      if (chosen.length === want) break
+      if (rejected.has(c.id) || taken.has(c.identity) || taken.has(c.textKey)) continue
+      taken.add(c.identity)
+      taken.add(c.textKey)
+      chosen.push(c)
+    }
+    if (chosen.length < want)
+      throw new JevError(
+        'QUOTA',
+        `${spec.name}: only ${chosen.length} eligible questions on the ${split} side (from upstream "${spec[split].from}"), the recipe asks for ${want}`,
+        { source: spec.name, group: spec.name },
+      )
+    out.set(spec.name, chosen)
+  }
+  return out
+}

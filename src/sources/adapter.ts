@@ -1,0 +1,60 @@
+import { z } from 'zod'
+import { canonicalJson, sha256Hex } from '../canonical.ts'
+import { JevError } from '../errors.ts'
+
+/** One upstream question in the builder's own terms, whatever dataset it came from. */
+export interface UpstreamQuestion {
+  source: string
+  /** record id: `<source>-<upstream id>` or `<source>-<16 hex of content hash>` */
+  id: string
+  /** borrowing group within the source (the MMLU subject), before the recipe decides */
+  subject: string | null
+  question: string
+  context: string | null
+  options: string[]
+  answer: number
+  /** where it came from, for error messages and the card */
+  split: string
+  file: string
+  row: number
+}
+
+export type AdaptedRow = Pick<UpstreamQuestion, 'id' | 'subject' | 'question' | 'context' | 'options' | 'answer'>
+
+export interface RowAt {
+  source: string
+  file: string
+  row: number
+}
+
+/** Maps one upstream dataset's rows to questions; `columns` are checked before any row. */
+export interface Adapter<Row> {
+  columns: readonly string[]
+  row: z.ZodType<Row>
+  toQuestion(row: Row, at: RowAt): AdaptedRow
+}
+
+/** For datasets without an upstream id: a hash of the row's canonical content. */
+export function contentId(source: string, row: unknown): string {
+  return `${source}-${sha256Hex(canonicalJson(row)).slice(0, 16)}`
+}
+
+export function dataError(at: RowAt, field: string, message: string): JevError {
+  return new JevError('DATA', `${at.source}: ${at.file} row ${at.row}, field ${field}: ${message}`, {
+    source: at.source,
+    file: at.file,
+    row: at.row,
+    field,
+  })
+}
+
+/** Parses one row with the adapter's schema, naming the first bad field. */
+export function adaptRow<Row>(adapter: Adapter<Row>, raw: unknown, at: RowAt): AdaptedRow {
+  const parsed = adapter.row.safeParse(raw)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    const field = issue?.path.join('.') || '(row)'
+    throw dataError(at, field, issue?.message ?? 'invalid row')
+  }
+  return adapter.toQuestion(parsed.data, at)
+}

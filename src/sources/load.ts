@@ -1,0 +1,65 @@
+import { rowsHash } from '../canonical.ts'
+import { JevError } from '../errors.ts'
+import { decodeParquet } from '../parquet.ts'
+import type { Recipe, SourceSpec } from '../schema.ts'
+import { type Adapter, adaptRow, type UpstreamQuestion } from './adapter.ts'
+import { arc } from './arc.ts'
+import { boolq } from './boolq.ts'
+import { jcommonsenseqa } from './jcommonsenseqa.ts'
+import { mmlu } from './mmlu.ts'
+import type { FileFetcher } from './types.ts'
+
+const ADAPTERS: Record<SourceSpec['adapter'], Adapter<never>> = { arc, mmlu, jcommonsenseqa, boolq } as never
+
+export interface LoadedFile {
+  split: string
+  path: string
+  size: number
+  sha256: string
+  rows: number
+  /** order- and encoding-independent hash of the decoded rows */
+  rowsHash: string
+}
+
+export interface LoadedSource {
+  spec: SourceSpec
+  commit: string
+  files: LoadedFile[]
+  questions: UpstreamQuestion[]
+}
+
+async function loadSource(spec: SourceSpec, fetcher: FileFetcher): Promise<LoadedSource> {
+  const adapter = ADAPTERS[spec.adapter]
+  const wanted = Object.keys(spec.files).sort()
+  const jobs = wanted.flatMap((split) => (spec.files[split] ?? []).map((path) => ({ split, path })))
+  const fetched = await Promise.all(jobs.map((j) => fetcher.fetchFile(spec.repo, spec.revision, j.path)))
+  const files: LoadedFile[] = []
+  const questions: UpstreamQuestion[] = []
+  let commit = spec.revision
+  for (const [i, job] of jobs.entries()) {
+    const file = fetched[i]!
+    commit = file.commit
+    const { columns, rows } = await decodeParquet(file.bytes, { source: spec.name, file: job.path })
+    for (const c of adapter.columns) {
+      if (!columns.includes(c))
+        throw new JevError('SCHEMA', `${spec.name}: ${job.path} has no column "${c}" (columns: ${columns.join(', ')})`, {
+          source: spec.name,
+          file: job.path,
+          field: c,
+        })
+    }
+    files.push({ split: job.split, path: job.path, size: file.size, sha256: file.sha256, rows: rows.length, rowsHash: rowsHash(rows) })
+    rows.forEach((raw, row) => {
+      const at = { source: spec.name, file: job.path, row }
+      questions.push({ source: spec.name, split: job.split, file: job.path, row, ...adaptRow(adapter, raw, at) })
+    })
+  }
+  return { spec, commit, files, questions }
+}
+
+/** Fetches, decodes and adapts every file of every source, in recipe order. */
+export async function loadSources(recipe: Recipe, fetcher: FileFetcher): Promise<LoadedSource[]> {
+  const out: LoadedSource[] = []
+  for (const spec of recipe.sources) out.push(await loadSource(spec, fetcher))
+  return out
+}

@@ -1,0 +1,28 @@
+import { z } from 'zod'
+import { type Adapter, contentId, dataError } from './adapter.ts'
+
+const MmluRow = z.object({
+  question: z.string(),
+  subject: z.string().min(1),
+  choices: z.array(z.string()).min(1),
+  answer: z.bigint(),
+})
+type MmluRow = z.infer<typeof MmluRow>
+
+/** cais/mmlu: `answer` is a ClassLabel index into `choices`; no upstream id. */
+export const mmlu: Adapter<MmluRow> = {
+  columns: ['question', 'subject', 'choices', 'answer'],
+  row: MmluRow,
+  toQuestion(row, at) {
+    if (row.answer < 0n || row.answer >= BigInt(row.choices.length))
+      throw dataError(at, 'answer', `index ${row.answer} is outside the ${row.choices.length} choices`)
+    return {
+      id: contentId(at.source, row),
+      subject: row.subject,
+      question: row.question,
+      context: null,
+      options: row.choices,
+      answer: Number(row.answer),
+    }
+  },
+}
