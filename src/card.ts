@@ -1,0 +1,199 @@
+import { DROP_REASONS, type DropReason } from './eligibility.ts'
+import type { Recipe } from './schema.ts'
+import { N_CHOICES, SPLITS } from './schema.ts'
+import type { DropCounts } from './select.ts'
+import type { DatasetStats } from './stats.ts'
+
+export interface CardInput {
+  recipe: Recipe
+  recipeHash: string
+  builderVersion: string
+  stats: DatasetStats
+  drops: ReadonlyMap<string, DropCounts>
+  /** bytes of test.jsonl and val.jsonl, for dataset_info */
+  bytes: Record<'test' | 'val', number>
+}
+
+const UPSTREAM: Record<string, { title: string; licence: string; cite: string }> = {
+  arc: { title: 'AI2 Reasoning Challenge (ARC)', licence: 'CC BY-SA 4.0', cite: 'Clark et al., 2018, "Think you have Solved Question Answering? Try ARC, the AI2 Reasoning Challenge"' },
+  mmlu: { title: 'MMLU', licence: 'MIT', cite: 'Hendrycks et al., 2021, "Measuring Massive Multitask Language Understanding"' },
+  jcommonsenseqa: { title: 'JCommonsenseQA (JGLUE)', licence: 'CC BY-SA 4.0', cite: 'Kurihara et al., 2022, "JGLUE: Japanese General Language Understanding Evaluation"' },
+  boolq: { title: 'BoolQ', licence: 'CC BY-SA 3.0', cite: 'Clark et al., 2019, "BoolQ: Exploring the Surprising Difficulty of Natural Yes/No Questions"' },
+}
+
+const LABELS = 'ABCDEFGH'
+
+function sizeCategory(n: number): string {
+  const bounds: [number, string][] = [[1e3, 'n<1K'], [1e4, '1K<n<10K'], [1e5, '10K<n<100K'], [1e6, '100K<n<1M']]
+  for (const [b, label] of bounds) if (n < b) return label
+  return 'n>1M'
+}
+
+function table(head: string[], rows: (string | number)[][]): string {
+  const line = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`
+  // right-align the columns that hold only numbers
+  const numeric = head.map((_, i) => i > 0 && rows.every((r) => /^[\d.]+$/.test(String(r[i]))))
+  return [line(head), line(numeric.map((n) => (n ? '---:' : '---'))), ...rows.map(line)].join('\n')
+}
+
+function frontMatter(c: CardInput): string {
+  const total = c.stats.total.test + c.stats.total.val
+  const repos = [...new Set(c.recipe.sources.map((s) => s.repo))]
+  const features = [
+    ['id', 'string'], ['source', 'string'], ['question', 'string'], ['context', 'string'],
+  ].map(([name, dtype]) => `  - name: ${name}\n    dtype: ${dtype}`)
+  return [
+    '---',
+    `pretty_name: ${c.recipe.name}`,
+    'license: cc-by-sa-4.0',
+    'language:',
+    '- en',
+    '- ja',
+    'task_categories:',
+    '- multiple-choice',
+    'task_ids:',
+    '- multiple-choice-qa',
+    'size_categories:',
+    `- ${sizeCategory(total)}`,
+    'source_datasets:',
+    ...repos.map((r) => `- ${r}`),
+    'configs:',
+    '- config_name: default',
+    '  data_files:',
+    '  - split: test',
+    '    path: test.jsonl',
+    '  - split: val',
+    '    path: val.jsonl',
+    'dataset_info:',
+    '  features:',
+    ...features,
+    '  - name: choices',
+    '    sequence: string',
+    '  - name: answer_idx',
+    '    dtype: int64',
+    '  - name: n_choices',
+    '    dtype: int64',
+    '  splits:',
+    ...SPLITS.flatMap((s) => [`  - name: ${s}`, `    num_bytes: ${c.bytes[s]}`, `    num_examples: ${c.stats.total[s]}`]),
+    `  dataset_size: ${c.bytes.test + c.bytes.val}`,
+    '---',
+  ].join('\n')
+}
+
+function dropTable(c: CardInput): string {
+  const reasons = (Object.keys(DROP_REASONS) as DropReason[]).filter((r) =>
+    [...c.drops.values()].some((d) => (d.get(r) ?? 0) > 0),
+  )
+  if (reasons.length === 0) return 'Nothing was dropped.'
+  const sources = [...c.drops.keys()]
+  const rows = reasons.map((r) => [
+    `${r} — ${DROP_REASONS[r]}`,
+    ...sources.map((s) => c.drops.get(s)?.get(r) ?? 0),
+    sources.reduce((a, s) => a + (c.drops.get(s)?.get(r) ?? 0), 0),
+  ])
+  return table(['reason', ...sources, 'total'], rows)
+}
+
+export function renderCard(c: CardInput): string {
+  const { stats, recipe } = c
+  const sources = Object.keys(stats.bySource)
+  const countRows = sources.map((s) => [s, stats.bySource[s]!.test, stats.bySource[s]!.val])
+  countRows.push(['total', stats.total.test, stats.total.val])
+  const nRows = SPLITS.map((s) => [s, ...N_CHOICES.map((n) => stats.byChoices[s][String(n)] ?? 0)])
+  const posRows = SPLITS.flatMap((s) => [
+    [`${s} observed`, ...stats.answerPositions[s]],
+    [`${s} expected if uniform`, ...stats.expectedPositions[s].map((x) => x.toFixed(1))],
+  ])
+  const families = [...new Set(recipe.sources.map((s) => s.adapter))]
+  const pinned = recipe.sources.map((s) => [s.name, `\`${s.repo}\``, s.config, `\`${s.revision}\``, s.test.from, s.val.from])
+  const excluded = recipe.exclude.ids.length + recipe.exclude.texts.length
+  return `${frontMatter(c)}
+
+# ${recipe.name}
+
+A multiple-choice set for models that return a probability for every option instead of generated text. It measures two things at once: **accuracy** (is the top-probability option the right one) and **calibration** (when the model says 0.7, is it right 70 % of the time). The number of options varies from 2 to 8, because calibration on binary questions says little about calibration on eight-way ones; 5 and 7 options are present in quantity on purpose.
+
+\`test\` is what results are reported on. \`val\` exists only to fit a temperature and is never reported on. The two are disjoint.
+
+## Splits and counts
+
+${table(['source', 'test', 'val'], countRows)}
+
+## Option counts
+
+${table(['split', ...N_CHOICES.map(String)], nRows)}
+
+Chance floor (the mean of 1/n, what always guessing scores): **${stats.chanceFloor.test.toFixed(3)}** on test, ${stats.chanceFloor.val.toFixed(3)} on val.
+
+## Answer positions
+
+Where the right option sits (A = first), against what a uniform placement would give for these option counts. BoolQ keeps its options in the fixed order "yes", "no", so its answers sit at A or B as upstream has them:
+
+${table(['split', ...LABELS.split('')], posRows)}
+
+## Record format
+
+One JSON object per line (UTF-8, \`\\n\` line ends), keys in this order:
+
+${table(['field', 'type', 'meaning'], [
+  ['id', 'string', 'stable identifier prefixed with the source (upstream id, or 16 hex digits of sha256 over the upstream row)'],
+  ['source', 'string', sources.join(', ')],
+  ['question', 'string', 'the upstream question text, verbatim'],
+  ['context', 'string or null', 'the BoolQ passage; null elsewhere'],
+  ['choices', 'string[]', '2 to 8 option texts, in the order the model sees them'],
+  ['answer_idx', 'integer', 'index into choices of the right option'],
+  ['n_choices', 'integer', 'choices.length'],
+])}
+
+## What was dropped, and why
+
+${excluded ? `The exclusion list named ${recipe.exclude.ids.length} ids and ${recipe.exclude.texts.length} question texts.` : 'No exclusion list was used.'} Upstream questions that were not eligible, by reason:
+
+${dropTable(c)}
+
+## How it was built
+
+Built by jev-bench builder ${c.builderVersion} from recipe \`${recipe.name}\` ${recipe.version} (content hash \`${c.recipeHash}\`), seed **${recipe.seed}**. The same recipe over the same upstream rows gives byte-identical files on any machine.
+
+${table(['source', 'Hub repo', 'config', 'pinned revision', 'test side from', 'val side from'], pinned)}
+
+- Eligibility: options all distinct after normalisation (NFKC, whitespace collapsed, trimmed, lower-cased — used only to compare, never to rewrite); no option that refers to other options ("all of the above", "both A and B", …); not on the exclusion list. Exact repeats of an upstream row count once.
+- Sides: for ARC and MMLU the test side is the upstream test split and the val side the validation split, minus any question that also appears in the test split. JCommonsenseQA and BoolQ have only a validation split here; each question goes to one side by a keyed hash, in the ratio of the two counts.
+- Selection: each split takes its items from its side in the order of a keyed hash of their identity (normalised question, context and sorted options), so the upstream row order cannot change which items are chosen. No question appears twice, by identity or by question-plus-context text.
+- Option counts: BoolQ items have 2 options ("yes", "no", in that order). The rest of each split's quota is dealt to the other items by a seeded shuffle; an item dealt more options than it can have trades with another item.
+- Shrinking keeps the right option and a uniformly random subset of the wrong ones. Growing keeps every upstream option and borrows distractors uniformly from the item's group on the same side (the same MMLU subject, or the same source), at most ${recipe.borrowMaxChars} characters long and not already among its options. Nothing is borrowed across the test/val divide.
+- Options are shuffled with a seeded Fisher–Yates shuffle. All randomness comes from seed ${recipe.seed} through seedrandom (alea) streams keyed by purpose and item.
+
+## Evaluating
+
+Send each record as one choice question whose options are the choices, labelled ${LABELS.slice(0, 3).split('').join(', ')}, … in order. The reference prompt is a single user message:
+
+\`\`\`text
+Context: <the context, or (none)>
+
+Answer with only the label of the best option.
+Question: <question>
+Options:
+A: <first choice>
+B: <second choice>
+…
+\`\`\`
+
+Read off the probability of each single-token label at the first generated position. Servers that phrase the prompt differently get different numbers.
+
+Scores: accuracy of the top option; expected calibration error over 15 equal-width bins of top-option confidence; negative log-likelihood and Brier score; and a single temperature fitted on \`val\` by minimising cross-entropy, then applied to \`test\`.
+
+## Caveats
+
+- A small set: accuracy differences under about 0.02 are noise.
+- Not comparable to published MMLU or ARC numbers: the option counts and the options themselves differ from the originals.
+- Borrowed distractors come from other questions and are not checked to be wrong for this one.
+- \`val\` is for fitting a temperature only; do not report on it.
+
+## Licence and attribution
+
+This derivative is released under **CC BY-SA 4.0**. It contains text from:
+
+${families.map((f) => `- ${UPSTREAM[f]?.title ?? f} — ${UPSTREAM[f]?.licence ?? 'see upstream'}; ${UPSTREAM[f]?.cite ?? ''}`).join('\n')}
+`
+}

@@ -1,0 +1,126 @@
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { normalize, sha256Hex } from './canonical.ts'
+import { Manifest, recordLines } from './manifest.ts'
+import { DataRecord, N_CHOICES, type Recipe, SPLITS, type Split } from './schema.ts'
+import { computeStats } from './stats.ts'
+
+const KEY_ORDER = ['id', 'source', 'question', 'context', 'choices', 'answer_idx', 'n_choices']
+const CARD_SECTIONS = ['## Splits and counts', '## Option counts', '## Answer positions', '## What was dropped', '## How it was built', '## Evaluating', '## Caveats', '## Licence and attribution']
+
+/**
+ * Checks a built output folder against the recipe's counts and the spec's
+ * invariants; returns every problem found (empty when the folder is good).
+ */
+export async function checkDataset(dir: string, recipe: Recipe): Promise<string[]> {
+  const problems: string[] = []
+  const read = async (name: string) => readFile(join(dir, name)).catch(() => {
+    problems.push(`${name}: missing`)
+    return null
+  })
+  const records: Record<Split, DataRecord[]> = { test: [], val: [] }
+  const raw: Record<string, Buffer | null> = {}
+  for (const name of ['test.jsonl', 'val.jsonl', 'README.md', 'manifest.json']) raw[name] = await read(name)
+
+  for (const split of SPLITS) {
+    const buf = raw[`${split}.jsonl`]
+    if (!buf) continue
+    const file = `${split}.jsonl`
+    if (buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) problems.push(`${file}: starts with a BOM`)
+    const text = buf.toString('utf8')
+    if (Buffer.from(text, 'utf8').compare(buf) !== 0) problems.push(`${file}: not valid UTF-8`)
+    if (text.includes('\r')) problems.push(`${file}: has \\r line ends`)
+    if (text.length && !text.endsWith('\n')) problems.push(`${file}: no final newline`)
+    text.split('\n').forEach((line, i) => {
+      if (line === '' && i === text.split('\n').length - 1) return
+      let obj: unknown
+      try {
+        obj = JSON.parse(line)
+      } catch {
+        problems.push(`${file} line ${i + 1}: not JSON`)
+        return
+      }
+      const keys = obj && typeof obj === 'object' ? Object.keys(obj) : []
+      if (keys.join(',') !== KEY_ORDER.join(',')) problems.push(`${file} line ${i + 1}: keys ${keys.join(',')} are not ${KEY_ORDER.join(',')}`)
+      const r = DataRecord.safeParse(obj)
+      if (!r.success) {
+        problems.push(`${file} line ${i + 1}: ${r.error.issues.map((x) => `${x.path.join('.')}: ${x.message}`).join('; ')}`)
+        return
+      }
+      records[split].push(r.data)
+    })
+  }
+  problems.push(...checkRecords(records, recipe))
+  if (raw['README.md']) problems.push(...checkCard(raw['README.md'].toString('utf8'), records))
+  if (raw['manifest.json']) problems.push(...checkManifest(raw['manifest.json'].toString('utf8'), raw))
+  return problems
+}
+
+export function checkRecords(records: Record<Split, readonly DataRecord[]>, recipe: Recipe): string[] {
+  const problems: string[] = []
+  const sources = new Map(recipe.sources.map((s) => [s.name, s]))
+  const ids = new Map<string, Split>()
+  const texts = new Map<string, string>()
+  for (const split of SPLITS) {
+    for (const r of records[split]) {
+      const spec = sources.get(r.source)
+      if (!spec) problems.push(`${split} ${r.id}: unknown source ${r.source}`)
+      else if (!r.id.startsWith(`${r.source}-`)) problems.push(`${split} ${r.id}: id is not prefixed with its source`)
+      if (spec?.fixedChoices !== undefined && r.n_choices !== spec.fixedChoices)
+        problems.push(`${split} ${r.id}: ${r.source} items must have ${spec.fixedChoices} options`)
+      if ((r.context !== null) !== (spec?.adapter === 'boolq')) problems.push(`${split} ${r.id}: context must be ${spec?.adapter === 'boolq' ? 'the passage' : 'null'}`)
+      if (new Set(r.choices.map(normalize)).size !== r.choices.length) problems.push(`${split} ${r.id}: options not all distinct`)
+      const seen = ids.get(r.id)
+      if (seen) problems.push(`${split} ${r.id}: id also in ${seen}`)
+      ids.set(r.id, split)
+      const text = `${normalize(r.question)}\u0000${r.context === null ? '' : normalize(r.context)}`
+      const other = texts.get(text)
+      if (other) problems.push(`${split} ${r.id}: same question text as ${other}`)
+      texts.set(text, `${split} ${r.id}`)
+    }
+  }
+  const stats = computeStats(records, recipe.sources.map((s) => s.name))
+  for (const split of SPLITS) {
+    for (const s of recipe.sources) {
+      const got = stats.bySource[s.name]?.[split] ?? 0
+      if (got !== s[split].count) problems.push(`${split}: ${s.name} has ${got} items, the recipe wants ${s[split].count}`)
+    }
+    for (const n of N_CHOICES) {
+      const got = stats.byChoices[split][String(n)] ?? 0
+      if (got !== recipe.quotas[split][n]) problems.push(`${split}: ${got} items with ${n} options, the quota is ${recipe.quotas[split][n]}`)
+    }
+  }
+  return problems
+}
+
+function checkCard(card: string, records: Record<Split, readonly DataRecord[]>): string[] {
+  const problems: string[] = []
+  if (!card.startsWith('---\n') || card.indexOf('\n---\n', 4) < 0) problems.push('README.md: no YAML front matter')
+  for (const key of ['pretty_name:', 'license: cc-by-sa-4.0', 'task_categories:', 'task_ids:', 'size_categories:', 'source_datasets:', 'configs:', 'dataset_info:'])
+    if (!card.includes(key)) problems.push(`README.md: front matter lacks ${key}`)
+  for (const h of CARD_SECTIONS) if (!card.includes(h)) problems.push(`README.md: no section "${h}"`)
+  const stats = computeStats(records, [])
+  const floor = stats.chanceFloor.test.toFixed(3)
+  if (!card.includes(`**${floor}**`)) problems.push(`README.md: does not state the test chance floor ${floor} computed from test.jsonl`)
+  if (/\b(19|20)\d\d-\d\d-\d\d\b/.test(card)) problems.push('README.md: contains a date')
+  return problems
+}
+
+function checkManifest(text: string, raw: Record<string, Buffer | null>): string[] {
+  let m: Manifest
+  try {
+    const parsed = Manifest.safeParse(JSON.parse(text))
+    if (!parsed.success) return [`manifest.json: ${parsed.error.issues.map((x) => `${x.path.join('.')}: ${x.message}`).join('; ')}`]
+    m = parsed.data
+  } catch {
+    return ['manifest.json: not JSON']
+  }
+  const problems: string[] = []
+  for (const o of m.outputs) {
+    const buf = raw[o.path]
+    if (!buf) continue
+    if (sha256Hex(buf) !== o.sha256 || buf.byteLength !== o.bytes) problems.push(`${o.path}: does not match the manifest's sha256/bytes`)
+    if (o.rows !== undefined && recordLines(buf.toString('utf8')).length !== o.rows) problems.push(`${o.path}: row count differs from the manifest`)
+  }
+  return problems
+}

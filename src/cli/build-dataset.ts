@@ -1,0 +1,62 @@
+import { homedir } from 'node:os'
+import { loadRecipe } from '../recipe.ts'
+import { buildToDir, type BuiltDataset } from '../pipeline.ts'
+import { createHubFetcher, hubOptionsFromEnv, resolveCacheDir } from '../sources/hub.ts'
+import { createMirrorFetcher } from '../sources/mirror.ts'
+import type { FileFetcher } from '../sources/types.ts'
+import { isMain, parseCli, runCli, stdio, type Io } from './run.ts'
+
+const USAGE = `usage: npm run build-dataset -- [--recipe FILE] [--mirror DIR] [--out DIR] [--offline] [--cache-dir DIR] [--debug]
+  --recipe FILE    recipe to build (default recipes/jev-bench.json)
+  --mirror DIR     read a local folder in Hub layout (DIR/datasets/<owner>/<name>/<path>) instead of the Hub
+  --out DIR        output folder (default out)
+  --offline        make no network request; use only the Hugging Face cache
+  --cache-dir DIR  Hugging Face cache (default HF_HUB_CACHE, HF_HOME/hub or ~/.cache/huggingface/hub)
+Environment: HF_ENDPOINT (a Hub mirror endpoint), HF_TOKEN (sent to the Hub, never printed).`
+
+export function fetcherFor(values: { mirror?: string; offline?: boolean; 'cache-dir'?: string }, env: NodeJS.ProcessEnv): FileFetcher {
+  if (values.mirror) return createMirrorFetcher(values.mirror)
+  return createHubFetcher({
+    ...hubOptionsFromEnv(env),
+    cacheDir: values['cache-dir'] ?? resolveCacheDir(env, homedir()),
+    offline: values.offline ?? false,
+  })
+}
+
+export function summary(built: BuiltDataset, outDir: string): string[] {
+  const lines = [`built ${outDir}/`, '', 'source            test    val']
+  for (const [source, c] of Object.entries(built.stats.bySource)) lines.push(`${source.padEnd(16)} ${String(c.test).padStart(5)} ${String(c.val).padStart(6)}`)
+  lines.push(`${'total'.padEnd(16)} ${String(built.stats.total.test).padStart(5)} ${String(built.stats.total.val).padStart(6)}`, '', 'dropped:')
+  for (const [source, drops] of built.drops)
+    for (const [reason, n] of [...drops].sort(([a], [b]) => (a < b ? -1 : 1))) lines.push(`  ${source}: ${reason} ${n}`)
+  lines.push('')
+  for (const o of built.manifest.outputs) lines.push(`${o.path.padEnd(12)} sha256 ${o.sha256}  ${o.bytes} bytes`)
+  lines.push(`dataset hash ${built.manifest.datasetHash}`)
+  return lines
+}
+
+export async function buildDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
+  const { values } = parseCli(
+    argv,
+    {
+      recipe: { type: 'string', default: 'recipes/jev-bench.json' },
+      mirror: { type: 'string' },
+      out: { type: 'string', default: 'out' },
+      offline: { type: 'boolean', default: false },
+      'cache-dir': { type: 'string' },
+    },
+    USAGE,
+  )
+  if (values.help) {
+    io.out(USAGE)
+    return 0
+  }
+  const recipe = await loadRecipe(values.recipe as string)
+  const built = await buildToDir(recipe, fetcherFor(values as never, env), values.out as string)
+  for (const line of summary(built, values.out as string)) io.out(line)
+  return 0
+}
+
+if (isMain(import.meta.url)) {
+  process.exitCode = await runCli(() => buildDatasetCli(process.argv.slice(2), process.env, stdio))
+}

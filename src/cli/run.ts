@@ -1,0 +1,50 @@
+import { pathToFileURL } from 'node:url'
+import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { ERROR_CODES, isJevError, JevError } from '../errors.ts'
+
+/** Removes the Hub token from anything about to be printed. */
+export function scrub(text: string, env: NodeJS.ProcessEnv = process.env): string {
+  const token = env.HF_TOKEN
+  return token ? text.split(token).join('<HF_TOKEN>') : text
+}
+
+export interface Io {
+  out: (line: string) => void
+  err: (line: string) => void
+}
+
+export const stdio: Io = {
+  out: (line) => process.stdout.write(`${scrub(line)}\n`),
+  err: (line) => process.stderr.write(`${scrub(line)}\n`),
+}
+
+export function parseCli<T extends ParseArgsConfig['options']>(argv: string[], options: T, usage: string) {
+  try {
+    return parseArgs({ args: argv, options: { ...options, help: { type: 'boolean' }, debug: { type: 'boolean' } }, allowPositionals: true, strict: true })
+  } catch (e) {
+    throw new JevError('USAGE', `${(e as Error).message}\n${usage}`)
+  }
+}
+
+/** Runs a command; a typed error becomes one line plus a hint and its documented exit status. */
+export async function runCli(main: () => Promise<number | void>, io: Io = stdio, debug = process.argv.includes('--debug')): Promise<number> {
+  try {
+    return (await main()) ?? 0
+  } catch (e) {
+    if (isJevError(e)) {
+      io.err(`error[${e.code}]: ${e.message}`)
+      io.err(`hint: ${ERROR_CODES[e.code].hint}`)
+      if (debug && e.stack) io.err(e.stack)
+      return ERROR_CODES[e.code].exit
+    }
+    io.err(`error[INTERNAL]: ${(e as Error)?.message ?? String(e)}`)
+    if (debug && e instanceof Error && e.stack) io.err(e.stack)
+    else io.err('hint: this is a bug in the builder; rerun with --debug for a stack trace')
+    return 1
+  }
+}
+
+/** True when the module is the script node was started with (not imported by a test). */
+export function isMain(moduleUrl: string): boolean {
+  return process.argv[1] !== undefined && pathToFileURL(process.argv[1]).href === moduleUrl
+}

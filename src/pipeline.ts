@@ -1,0 +1,63 @@
+import { buildRecords } from './build.ts'
+import { renderCard } from './card.ts'
+import { buildManifest, type Manifest, manifestJson } from './manifest.ts'
+import { recipeHash } from './recipe.ts'
+import type { Recipe, Split } from './schema.ts'
+import type { DropCounts } from './select.ts'
+import { loadSources, type LoadedSource } from './sources/load.ts'
+import type { FileFetcher } from './sources/types.ts'
+import { computeStats, type DatasetStats } from './stats.ts'
+import { BUILDER } from './version.ts'
+import { describeFile, toJsonl, writeOutDir } from './write.ts'
+
+export interface BuiltDataset {
+  /** file name → content, exactly as written to the output folder */
+  files: Map<string, string>
+  manifest: Manifest
+  stats: DatasetStats
+  drops: Map<string, DropCounts>
+  sources: LoadedSource[]
+}
+
+/** Everything but the writing: sources in, the four output files out. */
+export async function buildDataset(recipe: Recipe, fetcher: FileFetcher): Promise<BuiltDataset> {
+  const sources = await loadSources(recipe, fetcher)
+  const { records, drops } = buildRecords(recipe, new Map(sources.map((s) => [s.spec.name, s.questions])))
+  const jsonl: Record<Split, string> = { test: toJsonl(records.test), val: toJsonl(records.val) }
+  const stats = computeStats(records, recipe.sources.map((s) => s.name))
+  const hash = recipeHash(recipe)
+  const card = renderCard({
+    recipe,
+    recipeHash: hash,
+    builderVersion: BUILDER.version,
+    stats,
+    drops,
+    bytes: { test: Buffer.byteLength(jsonl.test), val: Buffer.byteLength(jsonl.val) },
+  })
+  const manifest = buildManifest({
+    recipe: { name: recipe.name, version: recipe.version, hash, seed: recipe.seed },
+    builder: BUILDER,
+    sources,
+    outputs: [
+      { ...describeFile('test.jsonl', jsonl.test), rows: records.test.length },
+      { ...describeFile('val.jsonl', jsonl.val), rows: records.val.length },
+      describeFile('README.md', card),
+    ],
+    jsonl,
+    stats,
+    drops,
+  })
+  const files = new Map([
+    ['test.jsonl', jsonl.test],
+    ['val.jsonl', jsonl.val],
+    ['README.md', card],
+    ['manifest.json', manifestJson(manifest)],
+  ])
+  return { files, manifest, stats, drops, sources }
+}
+
+export async function buildToDir(recipe: Recipe, fetcher: FileFetcher, outDir: string): Promise<BuiltDataset> {
+  const built = await buildDataset(recipe, fetcher)
+  await writeOutDir(outDir, built.files)
+  return built
+}

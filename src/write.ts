@@ -1,0 +1,116 @@
+import { randomBytes } from 'node:crypto'
+import { mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { basename, dirname, join, resolve } from 'node:path'
+import { sha256Hex } from './canonical.ts'
+import { JevError } from './errors.ts'
+import type { DataRecord } from './schema.ts'
+
+/** One record per line, keys in the spec's order, `\n` after every line. */
+export function toJsonl(records: readonly DataRecord[]): string {
+  let out = ''
+  for (const r of records) {
+    out += `${JSON.stringify({
+      id: r.id,
+      source: r.source,
+      question: r.question,
+      context: r.context,
+      choices: r.choices,
+      answer_idx: r.answer_idx,
+      n_choices: r.n_choices,
+    })}\n`
+  }
+  return out
+}
+
+export interface OutputFile {
+  path: string
+  bytes: number
+  sha256: string
+}
+
+export function describeFile(path: string, content: string | Uint8Array): OutputFile {
+  const buf = typeof content === 'string' ? Buffer.from(content, 'utf8') : content
+  return { path, bytes: buf.byteLength, sha256: sha256Hex(buf) }
+}
+
+function siblings(outDir: string) {
+  const dir = resolve(outDir)
+  return { dir, parent: dirname(dir), name: basename(dir) }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * Repairs what an interrupted swap left behind: an output folder moved aside
+ * but not replaced comes back; temp folders of builds that are gone are removed.
+ */
+export async function repairOutDir(outDir: string): Promise<void> {
+  const { dir, parent, name } = siblings(outDir)
+  let entries: string[]
+  try {
+    entries = await readdir(parent)
+  } catch {
+    return
+  }
+  const mine = entries.filter((e) => e.startsWith(`.${name}.`)).sort()
+  const exists = await stat(dir).then(() => true, () => false)
+  for (const e of mine) {
+    const m = /^\.(.+)\.(old|tmp)-(\d+)-[0-9a-f]+$/.exec(e)
+    if (!m || m[1] !== name || pidAlive(Number(m[3]))) continue
+    const path = join(parent, e)
+    if (m[2] === 'old' && !exists) await rename(path, dir)
+    else await rm(path, { recursive: true, force: true })
+  }
+}
+
+/**
+ * Writes files into a fresh sibling folder, fsyncs them, then swaps it in with
+ * renames, so `outDir` only ever holds a complete build: the old or the new.
+ */
+export async function writeOutDir(outDir: string, files: ReadonlyMap<string, string>): Promise<void> {
+  const { dir, parent, name } = siblings(outDir)
+  const tag = `${process.pid}-${randomBytes(4).toString('hex')}`
+  const tmp = join(parent, `.${name}.tmp-${tag}`)
+  const old = join(parent, `.${name}.old-${tag}`)
+  try {
+    await mkdir(parent, { recursive: true })
+    await repairOutDir(dir)
+    await mkdir(tmp)
+    for (const [file, content] of files) {
+      const handle = await open(join(tmp, file), 'wx')
+      try {
+        await handle.writeFile(content, 'utf8')
+        await handle.sync()
+      } finally {
+        await handle.close()
+      }
+    }
+    const hadOld = await stat(dir).then(() => true, () => false)
+    if (hadOld) await rename(dir, old)
+    await rename(tmp, dir)
+    if (hadOld) await rm(old, { recursive: true, force: true })
+  } catch (e) {
+    await rm(tmp, { recursive: true, force: true })
+    if (e instanceof JevError) throw e
+    throw new JevError('IO', `cannot write ${dir}: ${(e as Error).message}`, { file: dir }, { cause: e })
+  }
+}
+
+/** A single file, written whole or not at all. */
+export async function writeFileAtomic(path: string, content: string): Promise<void> {
+  const tmp = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`
+  try {
+    await writeFile(tmp, content, { encoding: 'utf8', flag: 'wx' })
+    await rename(tmp, path)
+  } catch (e) {
+    await rm(tmp, { force: true })
+    throw new JevError('IO', `cannot write ${path}: ${(e as Error).message}`, { file: path }, { cause: e })
+  }
+}
