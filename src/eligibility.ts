@@ -1,4 +1,4 @@
-import { canonicalJson, normalize, sha256Hex } from './canonical.ts'
+import { normalize, sha256Hex } from './canonical.ts'
 import type { Recipe } from './schema.ts'
 import type { UpstreamQuestion } from './sources/adapter.ts'
 
@@ -61,8 +61,9 @@ export function toCandidate(q: UpstreamQuestion): Candidate {
   return {
     ...q,
     normOptions,
-    identity: sha256Hex(canonicalJson([nq, nc, [...normOptions].sort()])),
-    textKey: sha256Hex(canonicalJson([nq, nc])),
+    // only strings and null: plain JSON is already canonical
+    identity: sha256Hex(JSON.stringify([nq, nc, [...normOptions].sort()])),
+    textKey: sha256Hex(JSON.stringify([nq, nc])),
   }
 }
 
