@@ -5,6 +5,7 @@ export const ERROR_CODES = {
   SCHEMA: { exit: 3, hint: 'the upstream file does not have the expected columns or types' },
   DATA: { exit: 3, hint: 'an upstream row is malformed; see the file, row and field named' },
   QUOTA: { exit: 4, hint: 'the named group cannot hold the option counts the recipe asks for' },
+  LOCK: { exit: 5, hint: 'the sources differ from the lock; check them, or rebuild with --update-lock to accept the change' },
   INTEGRITY: { exit: 5, hint: 'bytes did not match their expected hash; the partial file was discarded' },
   NETWORK: { exit: 6, hint: 'check the network or HF_ENDPOINT and try again' },
   AUTH: { exit: 6, hint: 'set HF_TOKEN to a token with access to the repo' },
@@ -12,6 +13,7 @@ export const ERROR_CODES = {
   OFFLINE: { exit: 6, hint: 'run once without --offline to fill the cache, or use --mirror' },
   IO: { exit: 7, hint: 'check the path and its permissions' },
   CHECK: { exit: 8, hint: 'the built dataset does not meet the spec' },
+  VERIFY: { exit: 9, hint: 'out/ is not what the recipe, lock and builder produce; rebuild and commit out/ and the lock together' },
 } as const
 
 export type ErrorCode = keyof typeof ERROR_CODES

@@ -1,5 +1,6 @@
 import { buildRecords } from './build.ts'
 import { renderCard } from './card.ts'
+import { checkAgainstLock, type Lock, lockedRevision, makeLock } from './lock.ts'
 import { buildManifest, type Manifest, manifestJson } from './manifest.ts'
 import { recipeHash } from './recipe.ts'
 import type { Recipe, Split } from './schema.ts'
@@ -17,11 +18,22 @@ export interface BuiltDataset {
   stats: DatasetStats
   drops: Map<string, DropCounts>
   sources: LoadedSource[]
+  /** the lock this build's inputs make */
+  lock: Lock
+  /** e.g. source bytes that differ from the lock while their rows match */
+  warnings: string[]
+}
+
+export interface BuildOptions {
+  /** frozen: fetch the lock's commits and refuse rows that differ from it */
+  lock?: Lock | null
 }
 
 /** Everything but the writing: sources in, the four output files out. */
-export async function buildDataset(recipe: Recipe, fetcher: FileFetcher): Promise<BuiltDataset> {
-  const sources = await loadSources(recipe, fetcher)
+export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options: BuildOptions = {}): Promise<BuiltDataset> {
+  const lock = options.lock ?? null
+  const sources = await loadSources(recipe, fetcher, (spec) => lockedRevision(lock, spec))
+  const warnings = lock ? checkAgainstLock(lock, sources) : []
   const { records, drops } = buildRecords(recipe, new Map(sources.map((s) => [s.spec.name, s.questions])))
   const jsonl: Record<Split, string> = { test: toJsonl(records.test), val: toJsonl(records.val) }
   const stats = computeStats(records, recipe.sources.map((s) => s.name))
@@ -53,11 +65,11 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher): Promis
     ['README.md', card],
     ['manifest.json', manifestJson(manifest)],
   ])
-  return { files, manifest, stats, drops, sources }
+  return { files, manifest, stats, drops, sources, lock: makeLock(recipe, hash, BUILDER, sources), warnings }
 }
 
-export async function buildToDir(recipe: Recipe, fetcher: FileFetcher, outDir: string): Promise<BuiltDataset> {
-  const built = await buildDataset(recipe, fetcher)
+export async function buildToDir(recipe: Recipe, fetcher: FileFetcher, outDir: string, options: BuildOptions = {}): Promise<BuiltDataset> {
+  const built = await buildDataset(recipe, fetcher, options)
   await writeOutDir(outDir, built.files)
   return built
 }

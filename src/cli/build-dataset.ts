@@ -1,4 +1,5 @@
 import { homedir } from 'node:os'
+import { lockPathFor, readLock, writeLock } from '../lock.ts'
 import { loadRecipe } from '../recipe.ts'
 import { buildToDir, type BuiltDataset } from '../pipeline.ts'
 import { createHubFetcher, hubOptionsFromEnv, resolveCacheDir } from '../sources/hub.ts'
@@ -6,8 +7,10 @@ import { createMirrorFetcher } from '../sources/mirror.ts'
 import type { FileFetcher } from '../sources/types.ts'
 import { isMain, parseCli, runCli, stdio, type Io } from './run.ts'
 
-const USAGE = `usage: npm run build-dataset -- [--recipe FILE] [--mirror DIR] [--out DIR] [--offline] [--cache-dir DIR] [--debug]
+const USAGE = `usage: npm run build-dataset -- [--recipe FILE] [--mirror DIR] [--out DIR] [--offline] [--update-lock] [--debug]
   --recipe FILE    recipe to build (default recipes/jev-bench.json)
+  --lock FILE      lock file (default: next to the recipe, <recipe>.lock.json)
+  --update-lock    re-resolve revisions and rewrite the lock instead of checking against it
   --mirror DIR     read a local folder in Hub layout (DIR/datasets/<owner>/<name>/<path>) instead of the Hub
   --out DIR        output folder (default out)
   --offline        make no network request; use only the Hugging Face cache
@@ -35,25 +38,38 @@ export function summary(built: BuiltDataset, outDir: string): string[] {
   return lines
 }
 
+/** Options every command that builds shares. */
+export const SOURCE_OPTIONS = {
+  recipe: { type: 'string', default: 'recipes/jev-bench.json' },
+  lock: { type: 'string' },
+  mirror: { type: 'string' },
+  offline: { type: 'boolean', default: false },
+  'cache-dir': { type: 'string' },
+} as const
+
 export async function buildDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   const { values } = parseCli(
     argv,
-    {
-      recipe: { type: 'string', default: 'recipes/jev-bench.json' },
-      mirror: { type: 'string' },
-      out: { type: 'string', default: 'out' },
-      offline: { type: 'boolean', default: false },
-      'cache-dir': { type: 'string' },
-    },
+    { ...SOURCE_OPTIONS, out: { type: 'string', default: 'out' }, 'update-lock': { type: 'boolean', default: false } },
     USAGE,
   )
   if (values.help) {
     io.out(USAGE)
     return 0
   }
-  const recipe = await loadRecipe(values.recipe as string)
-  const built = await buildToDir(recipe, fetcherFor(values as never, env), values.out as string)
+  const recipePath = values.recipe as string
+  const lockPath = (values.lock as string | undefined) ?? lockPathFor(recipePath)
+  const recipe = await loadRecipe(recipePath)
+  const lock = values['update-lock'] ? null : await readLock(lockPath)
+  const built = await buildToDir(recipe, fetcherFor(values as never, env), values.out as string, { lock })
+  for (const w of built.warnings) io.err(`warning: ${w}`)
+  if (lock && lock.recipe.hash !== built.lock.recipe.hash)
+    io.err(`warning: the recipe changed since ${lockPath} was written; --update-lock records it`)
   for (const line of summary(built, values.out as string)) io.out(line)
+  if (!lock) {
+    await writeLock(lockPath, built.lock)
+    io.out(`wrote ${lockPath}`)
+  }
   return 0
 }
 

@@ -28,14 +28,14 @@ export interface LoadedSource {
   questions: UpstreamQuestion[]
 }
 
-async function loadSource(spec: SourceSpec, fetcher: FileFetcher): Promise<LoadedSource> {
+async function loadSource(spec: SourceSpec, revision: string, fetcher: FileFetcher): Promise<LoadedSource> {
   const adapter = ADAPTERS[spec.adapter]
   const wanted = Object.keys(spec.files).sort()
   const jobs = wanted.flatMap((split) => (spec.files[split] ?? []).map((path) => ({ split, path })))
-  const fetched = await Promise.all(jobs.map((j) => fetcher.fetchFile(spec.repo, spec.revision, j.path)))
+  const fetched = await Promise.all(jobs.map((j) => fetcher.fetchFile(spec.repo, revision, j.path)))
   const files: LoadedFile[] = []
   const questions: UpstreamQuestion[] = []
-  let commit = spec.revision
+  let commit = revision
   for (const [i, job] of jobs.entries()) {
     const file = fetched[i]!
     commit = file.commit
@@ -57,9 +57,16 @@ async function loadSource(spec: SourceSpec, fetcher: FileFetcher): Promise<Loade
   return { spec, commit, files, questions }
 }
 
-/** Fetches, decodes and adapts every file of every source, in recipe order. */
-export async function loadSources(recipe: Recipe, fetcher: FileFetcher): Promise<LoadedSource[]> {
+/**
+ * Fetches, decodes and adapts every file of every source, in recipe order.
+ * `revisionOf` picks the revision to fetch (a lock's resolved commit).
+ */
+export async function loadSources(
+  recipe: Recipe,
+  fetcher: FileFetcher,
+  revisionOf: (spec: SourceSpec) => string = (spec) => spec.revision,
+): Promise<LoadedSource[]> {
   const out: LoadedSource[] = []
-  for (const spec of recipe.sources) out.push(await loadSource(spec, fetcher))
+  for (const spec of recipe.sources) out.push(await loadSource(spec, revisionOf(spec), fetcher))
   return out
 }

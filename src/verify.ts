@@ -1,0 +1,158 @@
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { sha256Hex } from './canonical.ts'
+import { datasetHash, Manifest, recordLines } from './manifest.ts'
+import type { BuiltDataset } from './pipeline.ts'
+
+export type Cause = 'out-edited' | 'sources-changed' | 'recipe-changed' | 'builder-changed'
+
+export interface RecordDiff {
+  added: string[]
+  removed: string[]
+  changed: { id: string; fields: string[] }[]
+  /** same records, other line order */
+  reordered: boolean
+}
+
+export interface FileDiff {
+  file: string
+  status: 'identical' | 'differs' | 'missing'
+  records?: RecordDiff
+}
+
+export interface VerifyResult {
+  identical: boolean
+  files: FileDiff[]
+  cause?: Cause
+  /** one sentence per finding that supports the cause */
+  reasons: string[]
+}
+
+function byId(jsonl: string): Map<string, Record<string, unknown>> {
+  const out = new Map<string, Record<string, unknown>>()
+  for (const line of recordLines(jsonl)) {
+    try {
+      const r = JSON.parse(line) as Record<string, unknown>
+      out.set(String(r.id), r)
+    } catch {
+      out.set(`<unparsable line ${sha256Hex(line).slice(0, 8)}>`, {})
+    }
+  }
+  return out
+}
+
+/** Record-level difference of two JSONL files, keyed by id. */
+export function diffRecords(oldText: string, newText: string): RecordDiff {
+  const a = byId(oldText)
+  const b = byId(newText)
+  const diff: RecordDiff = { added: [], removed: [], changed: [], reordered: false }
+  for (const [id, r] of b) {
+    const old = a.get(id)
+    if (!old) {
+      diff.added.push(id)
+      continue
+    }
+    const fields = [...new Set([...Object.keys(old), ...Object.keys(r)])].filter(
+      (k) => JSON.stringify(old[k]) !== JSON.stringify(r[k]),
+    )
+    if (fields.length) diff.changed.push({ id, fields })
+  }
+  for (const id of a.keys()) if (!b.has(id)) diff.removed.push(id)
+  diff.reordered =
+    diff.added.length + diff.removed.length + diff.changed.length === 0 && oldText !== newText
+  return diff
+}
+
+async function readOrNull(path: string): Promise<Buffer | null> {
+  return readFile(path).catch(() => null)
+}
+
+/** Why does `out/` differ from the rebuild? Looks at the evidence in the order of how direct it is. */
+function findCause(existing: Map<string, Buffer | null>, rebuilt: BuiltDataset): { cause: Cause; reasons: string[] } {
+  const reasons: string[] = []
+  const rawManifest = existing.get('manifest.json')
+  let old: Manifest | null = null
+  try {
+    old = rawManifest ? Manifest.parse(JSON.parse(rawManifest.toString('utf8'))) : null
+  } catch {
+    reasons.push('out/manifest.json is not a valid manifest')
+  }
+  if (!old) {
+    if (!rawManifest) reasons.push('out/manifest.json is missing')
+    return { cause: 'out-edited', reasons }
+  }
+  for (const o of old.outputs) {
+    const buf = existing.get(o.path)
+    if (!buf) reasons.push(`out/${o.path} is missing`)
+    else if (sha256Hex(buf) !== o.sha256) reasons.push(`out/${o.path} no longer matches the sha256 in out/manifest.json`)
+  }
+  const lines = (f: string) => recordLines(existing.get(f)?.toString('utf8') ?? '')
+  if (reasons.length === 0 && datasetHash({ test: lines('test.jsonl'), val: lines('val.jsonl') }) !== old.datasetHash)
+    reasons.push('out/manifest.json does not describe the records in out/')
+  if (reasons.length) return { cause: 'out-edited', reasons }
+
+  const now = rebuilt.manifest
+  for (const s of now.sources) {
+    const before = old.sources.find((x) => x.name === s.name)
+    const changed = s.files.filter((f) => before?.files.find((g) => g.path === f.path)?.rowsHash !== f.rowsHash)
+    if (!before || before.commit !== s.commit || changed.length)
+      reasons.push(`source ${s.name} changed${changed.length ? `: ${changed.map((f) => f.path).join(', ')}` : ''}`)
+  }
+  if (reasons.length) return { cause: 'sources-changed', reasons }
+  if (old.recipe.hash !== now.recipe.hash || old.seed !== now.seed)
+    return { cause: 'recipe-changed', reasons: [`recipe hash ${old.recipe.hash} → ${now.recipe.hash}`] }
+  const same = old.builder.version === now.builder.version
+  return {
+    cause: 'builder-changed',
+    reasons: [
+      same
+        ? `same inputs, other output: builder ${now.builder.version} changed without a version bump`
+        : `builder ${old.builder.version} → ${now.builder.version} with the same inputs`,
+    ],
+  }
+}
+
+/** Compares an output folder with a fresh in-memory build, byte for byte. */
+export async function verifyDataset(outDir: string, rebuilt: BuiltDataset): Promise<VerifyResult> {
+  const existing = new Map<string, Buffer | null>()
+  for (const name of rebuilt.files.keys()) existing.set(name, await readOrNull(join(outDir, name)))
+  const files: FileDiff[] = []
+  for (const [name, content] of rebuilt.files) {
+    const buf = existing.get(name)
+    if (!buf) {
+      files.push({ file: name, status: 'missing' })
+      continue
+    }
+    if (buf.equals(Buffer.from(content, 'utf8'))) {
+      files.push({ file: name, status: 'identical' })
+      continue
+    }
+    const diff: FileDiff = { file: name, status: 'differs' }
+    if (name.endsWith('.jsonl')) diff.records = diffRecords(buf.toString('utf8'), content)
+    files.push(diff)
+  }
+  if (files.every((f) => f.status === 'identical')) return { identical: true, files, reasons: [] }
+  return { identical: false, files, ...findCause(existing, rebuilt) }
+}
+
+const SHOW = 5
+
+export function formatVerify(outDir: string, r: VerifyResult): string[] {
+  if (r.identical) return [`ok: ${outDir}/ is byte-identical to a rebuild (${r.files.length} files)`]
+  const lines = [`${outDir}/ differs from a rebuild:`]
+  for (const f of r.files) {
+    if (f.status === 'identical') continue
+    if (!f.records) {
+      lines.push(`  ${f.file}: ${f.status}`)
+      continue
+    }
+    const d = f.records
+    lines.push(`  ${f.file}: ${d.reordered ? 'same records in another order' : `${d.changed.length} changed, ${d.added.length} added, ${d.removed.length} removed (vs the rebuild)`}`)
+    for (const c of d.changed.slice(0, SHOW)) lines.push(`    changed ${c.id}: ${c.fields.join(', ')}`)
+    for (const id of d.added.slice(0, SHOW)) lines.push(`    missing from ${outDir}/ ${id}`)
+    for (const id of d.removed.slice(0, SHOW)) lines.push(`    not in the rebuild ${id}`)
+  }
+  for (const reason of r.reasons) lines.push(`  ${reason}`)
+  lines.push(`cause: ${r.cause}`)
+  return lines
+}
