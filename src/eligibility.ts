@@ -1,5 +1,4 @@
 import { normalize, sha256Hex } from './canonical.ts'
-import type { Recipe } from './schema.ts'
 import type { UpstreamQuestion } from './sources/adapter.ts'
 
 /** Why an upstream question did not become a candidate; the card counts these. */
@@ -41,8 +40,11 @@ const REFERS_TO_OPTIONS: readonly RegExp[] = [
 ]
 
 export function refersToOptions(option: string): boolean {
-  const n = normalize(option)
-  return REFERS_TO_OPTIONS.some((re) => re.test(n))
+  return normRefersToOptions(normalize(option))
+}
+
+function normRefersToOptions(norm: string): boolean {
+  return REFERS_TO_OPTIONS.some((re) => re.test(norm))
 }
 
 /** A question with the keys the spec compares it by. */
@@ -51,6 +53,7 @@ export interface Candidate extends UpstreamQuestion {
   identity: string
   /** normalised question plus context, for text-level disjointness */
   textKey: string
+  normQuestion: string
   normOptions: string[]
 }
 
@@ -60,6 +63,7 @@ export function toCandidate(q: UpstreamQuestion): Candidate {
   const nc = q.context === null ? null : normalize(q.context)
   return {
     ...q,
+    normQuestion: nq,
     normOptions,
     // only strings and null: plain JSON is already canonical
     identity: sha256Hex(JSON.stringify([nq, nc, [...normOptions].sort()])),
@@ -68,10 +72,10 @@ export function toCandidate(q: UpstreamQuestion): Candidate {
 }
 
 /** The first eligibility rule a question fails, or null. */
-export function ineligibility(c: Candidate, exclude: Recipe['exclude'], excludedTexts: ReadonlySet<string>): DropReason | null {
-  if (exclude.ids.includes(c.id) || excludedTexts.has(normalize(c.question))) return 'excluded'
-  if (normalize(c.question) === '' || c.normOptions.some((o) => o === '')) return 'empty_text'
+export function ineligibility(c: Candidate, excludedIds: ReadonlySet<string>, excludedTexts: ReadonlySet<string>): DropReason | null {
+  if (excludedIds.has(c.id) || excludedTexts.has(c.normQuestion)) return 'excluded'
+  if (c.normQuestion === '' || c.normOptions.some((o) => o === '')) return 'empty_text'
   if (new Set(c.normOptions).size !== c.normOptions.length) return 'options_not_distinct'
-  if (c.options.some(refersToOptions)) return 'option_refers_to_options'
+  if (c.normOptions.some(normRefersToOptions)) return 'option_refers_to_options'
   return null
 }

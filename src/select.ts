@@ -71,10 +71,11 @@ function dedupe(sorted: readonly Candidate[], drops: DropCounts): Candidate[] {
 
 export function prepareSource(spec: SourceSpec, questions: readonly UpstreamQuestion[], recipe: Recipe): PreparedSource {
   const drops: DropCounts = new Map()
+  const excludedIds = new Set(recipe.exclude.ids)
   const excludedTexts = new Set(recipe.exclude.texts.map(normalize))
   const all = collapseRepeats(questions, drops).map(toCandidate)
   const eligible = all.filter((c) => {
-    const reason = ineligibility(c, recipe.exclude, excludedTexts)
+    const reason = ineligibility(c, excludedIds, excludedTexts)
     if (reason) countDrop(drops, reason)
     return reason === null
   })
