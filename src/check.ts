@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { normalize, sha256Hex } from './canonical.ts'
-import { Manifest, recordLines } from './manifest.ts'
+import { datasetHash, Manifest, recordLines } from './manifest.ts'
 import { DataRecord, N_CHOICES, type Recipe, SPLITS, type Split } from './schema.ts'
 import { computeStats } from './stats.ts'
 
@@ -52,7 +52,7 @@ export async function checkDataset(dir: string, recipe: Recipe): Promise<string[
   }
   problems.push(...checkRecords(records, recipe))
   if (raw['README.md']) problems.push(...checkCard(raw['README.md'].toString('utf8'), records))
-  if (raw['manifest.json']) problems.push(...checkManifest(raw['manifest.json'].toString('utf8'), raw))
+  if (raw['manifest.json']) problems.push(...checkManifest(raw['manifest.json'].toString('utf8'), raw, records))
   return problems
 }
 
@@ -102,11 +102,12 @@ function checkCard(card: string, records: Record<Split, readonly DataRecord[]>):
   const stats = computeStats(records, [])
   const floor = stats.chanceFloor.test.toFixed(3)
   if (!card.includes(`**${floor}**`)) problems.push(`README.md: does not state the test chance floor ${floor} computed from test.jsonl`)
-  if (/\b(19|20)\d\d-\d\d-\d\d\b/.test(card)) problems.push('README.md: contains a date')
+  if (/\b(19|20)\d\d[-/]\d\d[-/]\d\d\b|\b\d\d:\d\d(:\d\d)?\b|\b(January|February|March|April|May|June|July|August|September|October|November|December) \d{1,2},? (19|20)\d\d\b/.test(card))
+    problems.push('README.md: contains a date or time')
   return problems
 }
 
-function checkManifest(text: string, raw: Record<string, Buffer | null>): string[] {
+function checkManifest(text: string, raw: Record<string, Buffer | null>, records: Record<Split, readonly DataRecord[]>): string[] {
   let m: Manifest
   try {
     const parsed = Manifest.safeParse(JSON.parse(text))
@@ -116,6 +117,14 @@ function checkManifest(text: string, raw: Record<string, Buffer | null>): string
     return ['manifest.json: not JSON']
   }
   const problems: string[] = []
+  for (const name of ['test.jsonl', 'val.jsonl', 'README.md'])
+    if (!m.outputs.some((o) => o.path === name)) problems.push(`manifest.json: outputs do not list ${name}`)
+  const lines = (name: string) => recordLines(raw[name]?.toString('utf8') ?? '')
+  if (datasetHash({ test: lines('test.jsonl'), val: lines('val.jsonl') }) !== m.datasetHash)
+    problems.push('manifest.json: datasetHash does not match the records')
+  const stats = computeStats(records, Object.keys(m.counts.bySource))
+  if (JSON.stringify(stats.bySource) !== JSON.stringify(m.counts.bySource)) problems.push('manifest.json: counts.bySource does not match the records')
+  if (JSON.stringify(stats.byChoices) !== JSON.stringify(m.counts.byChoices)) problems.push('manifest.json: counts.byChoices does not match the records')
   for (const o of m.outputs) {
     const buf = raw[o.path]
     if (!buf) continue

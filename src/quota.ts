@@ -47,37 +47,63 @@ export function assignQuotas(items: readonly QuotaItem[], quota: QuotaTable, see
   // items by their dealt count, in deal order, to find trading partners without a full scan
   const byCount = new Map<number, number[]>(N_CHOICES.map((k) => [k, []]))
   n.forEach((k, i) => byCount.get(k)!.push(i))
-  for (let i = 0; i < order.length; i++) {
-    const item = order[i]!
-    if (n[i]! <= item.capacity) continue
-    const partner = findPartner(order, n, byCount, i)
-    if (partner < 0)
+  let pending = order.map((_, i) => i).filter((i) => n[i]! > order[i]!.capacity)
+  // each repair fixes one item and breaks none, so a pass without progress is final
+  while (pending.length) {
+    const still = pending.filter((i) => n[i]! > order[i]!.capacity && !repair(order, n, byCount, i))
+    if (still.length === pending.length) {
+      const item = order[still[0]!]!
       throw new JevError(
         'QUOTA',
-        `${split}: group ${item.group} cannot hold its option counts: ${item.id} can have at most ${item.capacity} options, was dealt ${n[i]}, and no other item can trade`,
+        `${split}: group ${item.group} cannot hold its option counts: ${item.id} can have at most ${item.capacity} options, was dealt ${n[still[0]!]}, and no chain of trades with other items makes room`,
         { group: item.group, id: item.id },
       )
-    const [a, b] = [n[i]!, n[partner]!]
-    moveIndex(byCount, a, i, b)
-    moveIndex(byCount, b, partner, a)
-    n[i] = b
-    n[partner] = a
+    }
+    pending = still
   }
   order.forEach((item, i) => out.set(item.id, n[i]!))
   return out
 }
 
-/** The largest count the item can hold, taken from the first item that can hold the item's count. */
-function findPartner(order: readonly QuotaItem[], n: readonly number[], byCount: Map<number, number[]>, i: number): number {
-  const need = n[i]!
-  for (let k = Math.min(order[i]!.capacity, 8); k >= 2; k--) {
-    if (k === need) continue
-    for (const j of byCount.get(k) ?? []) if (order[j]!.capacity >= need) return j
+/**
+ * Moves item i to a count it can hold by a chain of trades: its count goes to
+ * an item that can hold it, whose count goes on, until a count i can hold comes
+ * free. Breadth-first over the seven counts, so the chain is as short as can be;
+ * at each step the first item in deal order is used, so the result is the same everywhere.
+ */
+function repair(order: readonly QuotaItem[], n: number[], byCount: Map<number, number[]>, i: number): boolean {
+  const cap = order[i]!.capacity
+  const start = n[i]!
+  // via.get(b) = [a, j]: item j gave up count b to take the homeless count a
+  const via = new Map<number, [number, number]>()
+  const queue = [start]
+  while (queue.length) {
+    const a = queue.shift()!
+    for (let b = 8; b >= 2; b--) {
+      if (b === start || via.has(b)) continue
+      const j = (byCount.get(b) ?? []).find((x) => x !== i && order[x]!.capacity >= a)
+      if (j === undefined) continue
+      via.set(b, [a, j])
+      if (b <= cap) {
+        // walk back: every item on the chain takes the count handed to it
+        let freed = b
+        while (freed !== start) {
+          const [taken, item] = via.get(freed)!
+          move(byCount, freed, item, taken)
+          n[item] = taken
+          freed = taken
+        }
+        move(byCount, start, i, b)
+        n[i] = b
+        return true
+      }
+      queue.push(b)
+    }
   }
-  return -1
+  return false
 }
 
-function moveIndex(byCount: Map<number, number[]>, from: number, index: number, to: number): void {
+function move(byCount: Map<number, number[]>, from: number, index: number, to: number): void {
   const list = byCount.get(from)!
   list.splice(list.indexOf(index), 1)
   const target = byCount.get(to)!

@@ -65,29 +65,46 @@ export const Recipe = z
       })
       .default({ ids: [], texts: [] }),
   })
-  .superRefine((r, ctx) => {
-    const names = new Set<string>()
-    r.sources.forEach((s, i) => {
-      if (names.has(s.name)) ctx.addIssue({ code: 'custom', path: ['sources', i, 'name'], message: `duplicate source "${s.name}"` })
-      names.add(s.name)
-      for (const side of ['test', 'val'] as const) {
-        if (!(s[side].from in s.files))
-          ctx.addIssue({ code: 'custom', path: ['sources', i, side, 'from'], message: `no files listed for split "${s[side].from}"` })
-      }
-    })
-    for (const split of SPLITS) {
-      const quota = r.quotas[split]
-      const total = N_CHOICES.reduce((a, n) => a + quota[n], 0)
-      const counts = r.sources.reduce((a, s) => a + s[split].count, 0)
-      if (total !== counts)
-        ctx.addIssue({ code: 'custom', path: ['quotas', split], message: `quotas sum to ${total} but the sources' ${split} counts sum to ${counts}` })
-      for (const n of N_CHOICES) {
-        const fixed = r.sources.filter((s) => s.fixedChoices === n).reduce((a, s) => a + s[split].count, 0)
-        if (fixed > quota[n])
-          ctx.addIssue({ code: 'custom', path: ['quotas', split, String(n)], message: `${fixed} items have a fixed ${n} options but the quota is ${quota[n]}` })
-      }
+  .superRefine(crossFieldChecks, {
+    // run even when some field is malformed, so every problem is listed at once
+    when: (payload) => typeof payload.value === 'object' && payload.value !== null,
+  })
+
+type Loose = { [k: string]: unknown }
+const asObject = (v: unknown): Loose => (typeof v === 'object' && v !== null ? (v as Loose) : {})
+const asInt = (v: unknown): number | null => (Number.isInteger(v) ? (v as number) : null)
+
+/** Checks across fields; written defensively because the fields may not have parsed. */
+function crossFieldChecks(value: unknown, ctx: z.RefinementCtx): void {
+  const r = asObject(value)
+  const sources = Array.isArray(r.sources) ? r.sources.map(asObject) : []
+  const names = new Set<unknown>()
+  sources.forEach((s, i) => {
+    if (names.has(s.name)) ctx.addIssue({ code: 'custom', path: ['sources', i, 'name'], message: `duplicate source "${String(s.name)}"` })
+    names.add(s.name)
+    for (const side of SPLITS) {
+      const from = asObject(s[side]).from
+      if (typeof from === 'string' && !(from in asObject(s.files)))
+        ctx.addIssue({ code: 'custom', path: ['sources', i, side, 'from'], message: `no files listed for split "${from}"` })
     }
   })
+  const quotas = asObject(r.quotas)
+  for (const split of SPLITS) {
+    const quota = asObject(quotas[split])
+    const counts = sources.map((s) => asInt(asObject(s[split]).count))
+    const cells = N_CHOICES.map((n) => asInt(quota[n]))
+    if (counts.some((c) => c === null) || cells.some((c) => c === null)) continue
+    const total = cells.reduce((a, n) => a! + n!, 0)!
+    const wanted = counts.reduce((a, c) => a! + c!, 0)!
+    if (total !== wanted)
+      ctx.addIssue({ code: 'custom', path: ['quotas', split], message: `quotas sum to ${total} but the sources' ${split} counts sum to ${wanted}` })
+    N_CHOICES.forEach((n, k) => {
+      const fixed = sources.reduce((a, s, i) => a + (s.fixedChoices === n ? counts[i]! : 0), 0)
+      if (fixed > cells[k]!)
+        ctx.addIssue({ code: 'custom', path: ['quotas', split, String(n)], message: `${fixed} items have a fixed ${n} options but the quota is ${cells[k]}` })
+    })
+  }
+}
 export type Recipe = z.infer<typeof Recipe>
 export type RecipeInput = z.input<typeof Recipe>
 

@@ -59,15 +59,21 @@ export async function repairOutDir(outDir: string): Promise<void> {
   } catch {
     return
   }
-  const mine = entries.filter((e) => e.startsWith(`.${name}.`)).sort()
-  const exists = await stat(dir).then(() => true, () => false)
-  for (const e of mine) {
+  const stale: { path: string; kind: string }[] = []
+  for (const e of entries) {
     const m = /^\.(.+)\.(old|tmp)-(\d+)-[0-9a-f]+$/.exec(e)
-    if (!m || m[1] !== name || pidAlive(Number(m[3]))) continue
-    const path = join(parent, e)
-    if (m[2] === 'old' && !exists) await rename(path, dir)
-    else await rm(path, { recursive: true, force: true })
+    if (m && m[1] === name && !pidAlive(Number(m[3]))) stale.push({ path: join(parent, e), kind: m[2]! })
   }
+  const exists = await stat(dir).then(() => true, () => false)
+  const olds = stale.filter((s) => s.kind === 'old')
+  if (!exists && olds.length) {
+    // a swap died between its two renames: bring back the newest complete build
+    const times = await Promise.all(olds.map((o) => stat(o.path).then((st) => st.mtimeMs)))
+    const newest = olds[times.indexOf(Math.max(...times))]!
+    await rename(newest.path, dir)
+    stale.splice(stale.indexOf(newest), 1)
+  }
+  for (const s of stale) await rm(s.path, { recursive: true, force: true })
 }
 
 /**

@@ -7,7 +7,7 @@ const USAGE = `usage: npm run check-dataset -- [DIR] [--recipe FILE]
   Checks a built folder (default out/) against the recipe's counts and the spec's invariants.`
 
 export async function checkDatasetCli(argv: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseCli(argv, { recipe: { type: 'string', default: 'recipes/jev-bench.json' } }, USAGE)
+  const { values, positionals } = parseCli(argv, { recipe: { type: 'string', default: 'recipes/jev-bench.json' } }, USAGE, 1)
   if (values.help) {
     io.out(USAGE)
     return 0

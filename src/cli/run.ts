@@ -18,16 +18,24 @@ export const stdio: Io = {
   err: (line) => process.stderr.write(`${scrub(line)}\n`),
 }
 
-export function parseCli<T extends ParseArgsConfig['options']>(argv: string[], options: T, usage: string) {
+export function parseCli<T extends ParseArgsConfig['options']>(argv: string[], options: T, usage: string, maxPositionals = 0) {
+  let parsed
   try {
-    return parseArgs({ args: argv, options: { ...options, help: { type: 'boolean' }, debug: { type: 'boolean' } }, allowPositionals: true, strict: true })
+    parsed = parseArgs({ args: argv, options: { ...options, help: { type: 'boolean' }, debug: { type: 'boolean' } }, allowPositionals: true, strict: true })
   } catch (e) {
     throw new JevError('USAGE', `${(e as Error).message}\n${usage}`)
   }
+  if (parsed.positionals.length > maxPositionals)
+    throw new JevError('USAGE', `unexpected argument ${JSON.stringify(parsed.positionals[maxPositionals])}\n${usage}`)
+  return parsed
 }
 
 /** Runs a command; a typed error becomes one line plus a hint and its documented exit status. */
-export async function runCli(main: () => Promise<number | void>, io: Io = stdio, debug = process.argv.includes('--debug')): Promise<number> {
+export async function runCli(
+  main: () => Promise<number | void>,
+  io: Io = stdio,
+  debug = process.argv.includes('--debug'),
+): Promise<number> {
   try {
     return (await main()) ?? 0
   } catch (e) {

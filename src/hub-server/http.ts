@@ -1,0 +1,63 @@
+/** Small HTTP helpers shared by the local Hub's read and write handlers. */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+
+/** A failure a handler wants sent as the Hub sends it: status, `{"error": …}` and an X-Error-Code. */
+export class HubHttpError extends Error {
+  readonly status: number
+  readonly errorCode: string | undefined
+
+  constructor(status: number, message: string, errorCode?: string) {
+    super(message)
+    this.status = status
+    this.errorCode = errorCode
+  }
+}
+
+export function fail(res: ServerResponse, status: number, error: string, code?: string): void {
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', ...(code ? { 'X-Error-Code': code } : {}) })
+  res.end(JSON.stringify({ error }))
+}
+
+export function json(res: ServerResponse, body: unknown, status = 200, contentType = 'application/json; charset=utf-8'): void {
+  res.writeHead(status, { 'Content-Type': contentType })
+  res.end(JSON.stringify(body))
+}
+
+/** Reads a whole request body; refuses bodies over `limit` bytes so a stray client cannot fill memory. */
+export async function readBody(req: IncomingMessage, limit = 256 * 1024 * 1024): Promise<Buffer> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const c of req) {
+    size += (c as Buffer).length
+    if (size > limit) throw new HubHttpError(413, `request body over ${limit} bytes`)
+    chunks.push(c as Buffer)
+  }
+  return Buffer.concat(chunks)
+}
+
+export async function readJson<T>(req: IncomingMessage): Promise<T> {
+  const text = (await readBody(req)).toString('utf8')
+  try {
+    return JSON.parse(text === '' ? '{}' : text) as T
+  } catch {
+    throw new HubHttpError(400, 'request body is not valid JSON')
+  }
+}
+
+/** The origin the client used, so links we hand out (LFS upload, commit URL) reach us the same way. */
+export function baseUrl(req: IncomingMessage): string {
+  return `http://${req.headers.host ?? '127.0.0.1'}`
+}
+
+/** Repo-relative paths as the Hub accepts them: no empty, `.` or `..` parts, no backslashes. */
+export function safeRepoPath(path: unknown): path is string {
+  return (
+    typeof path === 'string' &&
+    path !== '' &&
+    !path.includes('\\') &&
+    !path.includes('\0') &&
+    path.split('/').every((p) => p !== '' && p !== '.' && p !== '..')
+  )
+}
+
+export const NAME_RE = /^[A-Za-z0-9][\w.-]{0,95}$/

@@ -1,0 +1,168 @@
+/**
+ * The Hugging Face cache layout (`blobs/<etag>`, `snapshots/<commit>/<path>` links, `refs/<revision>`)
+ * and the per-blob lock that lets two builds share one cache. Correctness never rests on the lock:
+ * every blob is verified before a rename puts it in place, so readers see a whole file or none. The
+ * lock saves a second download of the same blob and keeps the waiting build from racing the first.
+ */
+import { createHash, randomBytes } from 'node:crypto'
+import { mkdir, open, readFile, readlink, rename, rm, stat, symlink, writeFile } from 'node:fs/promises'
+import { hostname } from 'node:os'
+import { dirname, relative } from 'node:path'
+import { JevError } from '../errors.ts'
+
+export const SHA1_RE = /^[0-9a-f]{40}$/
+export const SHA256_RE = /^[0-9a-f]{64}$/
+
+export const sha256Hex = (b: Uint8Array) => createHash('sha256').update(b).digest('hex')
+export const gitBlobSha1 = (b: Uint8Array) => createHash('sha1').update(`blob ${b.length}\0`).update(b).digest('hex')
+export const isOid = (s: string) => SHA1_RE.test(s) || SHA256_RE.test(s)
+/** A blob's name says how to check it: 64 hex = LFS sha256, 40 hex = git blob sha1. */
+export const hashLike = (etag: string, b: Uint8Array) => (SHA256_RE.test(etag) ? sha256Hex(b) : gitBlobSha1(b))
+
+/** Unique per process and call, so concurrent writers never share a temp file. */
+const tempName = (dest: string) => `${dest}.${process.pid}.${randomBytes(6).toString('hex')}.incomplete`
+
+/** Write via a unique temp name + rename, so readers and concurrent writers never see a partial file. */
+export async function atomicWrite(dest: string, data: Uint8Array | string): Promise<void> {
+  await mkdir(dirname(dest), { recursive: true })
+  const tmp = tempName(dest)
+  try {
+    await writeFile(tmp, data)
+    await rename(tmp, dest)
+  } catch (e) {
+    await rm(tmp, { force: true })
+    throw e
+  }
+}
+
+/** The blob's bytes if it exists with the right size and hash, else null. */
+export async function readVerifiedBlob(blobPath: string, etag: string, size?: number): Promise<Uint8Array | null> {
+  const buf = await readFile(blobPath).catch(() => null)
+  if (!buf || (size !== undefined && buf.length !== size)) return null
+  const bytes = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength)
+  return hashLike(etag, bytes) === etag ? bytes : null
+}
+
+/**
+ * Points `pointer` at `blobPath` with a relative link, as huggingface_hub does. A temp link renamed
+ * over the pointer replaces whatever another build put there, atomically, and never fails because it exists.
+ */
+export async function linkSnapshot(pointer: string, blobPath: string): Promise<void> {
+  const target = relative(dirname(pointer), blobPath)
+  if ((await readlink(pointer).catch(() => null)) === target) return
+  await mkdir(dirname(pointer), { recursive: true })
+  const tmp = tempName(pointer)
+  await symlink(target, tmp)
+  await rename(tmp, pointer).catch(async (e) => {
+    await rm(tmp, { force: true })
+    throw e
+  })
+}
+
+export interface LockOptions {
+  sleep: (ms: number) => Promise<void>
+  /** how long to wait for a live holder, counted in requested sleeps so tests with an instant sleep stay instant */
+  maxWaitMs: number
+  pollMs?: number
+  now: () => number
+  log?: (line: string) => void
+}
+
+/** A lock file empty or unreadable for this long was left by a process that died between create and write. */
+const EMPTY_LOCK_STALE_MS = 30_000
+
+interface Holder { raw: string; pid: number | null; host: string | null }
+
+async function readHolder(lockPath: string): Promise<Holder | null> {
+  const raw = await readFile(lockPath, 'utf8').catch((e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? null : ''))
+  if (raw === null) return null
+  const m = /^(\d+)@(\S*) /.exec(raw)
+  return { raw, pid: m ? Number(m[1]) : null, host: m ? m[2]! : null }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM' // exists, owned by someone else
+  }
+}
+
+async function isStale(lockPath: string, h: Holder, now: () => number): Promise<boolean> {
+  if (h.pid === null) {
+    const st = await stat(lockPath).catch(() => null)
+    return st !== null && now() - st.mtimeMs > EMPTY_LOCK_STALE_MS
+  }
+  // A pid on another host (a shared network cache) cannot be checked; wait for it, bounded.
+  return h.host === hostname() && !pidAlive(h.pid)
+}
+
+async function tryCreate(lockPath: string, content: string): Promise<boolean> {
+  try {
+    const fh = await open(lockPath, 'wx')
+    try {
+      await fh.writeFile(content)
+    } catch (e) {
+      await fh.close()
+      await rm(lockPath, { force: true })
+      throw e
+    }
+    await fh.close()
+    return true
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false
+    throw e
+  }
+}
+
+/**
+ * Runs `produce` holding `<blobPath>.lock`, unless `ready` finds the blob done first (by us earlier or
+ * by the holder we waited for). A lock whose pid is dead is removed; a live one is waited for, bounded.
+ */
+export async function withBlobLock<T>(
+  blobPath: string,
+  ready: () => Promise<T | null>,
+  produce: () => Promise<T>,
+  opts: LockOptions,
+): Promise<T> {
+  const lockPath = `${blobPath}.lock`
+  const mine = `${process.pid}@${hostname()} ${randomBytes(8).toString('hex')}\n`
+  const pollMs = opts.pollMs ?? 200
+  let waited = 0
+  let announced = false
+  await mkdir(dirname(blobPath), { recursive: true })
+  for (;;) {
+    const done = await ready()
+    if (done !== null) return done
+    if (await tryCreate(lockPath, mine)) {
+      try {
+        return (await ready()) ?? (await produce())
+      } finally {
+        // Remove only our own lock: a waiter may have judged it stale and replaced it.
+        if ((await readFile(lockPath, 'utf8').catch(() => null)) === mine) await rm(lockPath, { force: true })
+      }
+    }
+    const holder = await readHolder(lockPath)
+    if (holder === null) continue // released between our create and read
+    if (await isStale(lockPath, holder, opts.now)) {
+      // Re-read so we only remove the lock we judged, not a fresh one taken meanwhile.
+      if ((await readHolder(lockPath))?.raw === holder.raw) {
+        opts.log?.(`hub: removing stale lock ${lockPath} (holder ${holder.pid ?? 'unknown'} is gone)`)
+        await rm(lockPath, { force: true })
+      }
+      continue
+    }
+    if (waited >= opts.maxWaitMs) {
+      throw new JevError(
+        'IO',
+        `gave up after ${Math.round(waited / 1000)} s waiting for ${lockPath}, held by process ${holder.pid ?? 'unknown'}${holder.host ? ` on ${holder.host}` : ''}; if no other build is running, delete that file`,
+        { path: lockPath },
+      )
+    }
+    if (!announced) opts.log?.(`hub: waiting for another build (process ${holder.pid ?? 'unknown'}) to finish downloading ${blobPath}`)
+    announced = true
+    await opts.sleep(pollMs)
+    waited += pollMs
+  }
+}

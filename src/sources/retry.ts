@@ -1,0 +1,215 @@
+/**
+ * Bounded retries for Hub requests: a fetch wrapper that adds a per-request timeout and reads
+ * every body in full (so a cut, stalled or HTML body fails the request that caused it), and a
+ * loop that retries what a second try can fix with exponential backoff, jitter and Retry-After.
+ */
+import { HubApiError, InvalidApiResponseFormatError } from '@huggingface/hub'
+
+export type Fetch = typeof globalThis.fetch
+
+export interface RetryPolicy {
+  /** extra attempts after the first */
+  retries: number
+  /** no headers, or no body bytes, for this long fails the request */
+  timeoutMs: number
+  sleep: (ms: number) => Promise<void>
+  /** jitter source in [0, 1) */
+  random: () => number
+  /** for Retry-After given as an HTTP date */
+  now: () => number
+}
+
+export const BACKOFF_BASE_MS = 1000
+export const BACKOFF_CAP_MS = 30_000
+/** The longest Retry-After we wait out; a longer one ends the retries rather than stalling a build for hours. */
+export const MAX_RETRY_AFTER_MS = 300_000
+
+/** A failure a second attempt may fix: the connection or the bytes, not the request itself. */
+export class TransientError extends Error {
+  readonly code: 'NETWORK' | 'INTEGRITY'
+  readonly detail: Record<string, unknown>
+  constructor(code: 'NETWORK' | 'INTEGRITY', message: string, detail: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'TransientError'
+    this.code = code
+    this.detail = detail
+  }
+}
+
+/** What the last response of an attempt said; the client's HubApiError keeps no headers. */
+export interface ResponseNote {
+  status: number
+  retryAfter: string | null
+  /** the Hub's X-Error-Code: RepoNotFound, RevisionNotFound, EntryNotFound, GatedRepo, ... */
+  errorCode: string | null
+}
+
+/** Why an operation stopped: the last error, after how many attempts, and what the server said last. */
+export class AttemptsFailed extends Error {
+  readonly attempts: number
+  readonly note: ResponseNote | undefined
+  /** set when the server asked to wait longer than MAX_RETRY_AFTER_MS */
+  readonly retryAfterMs: number | undefined
+  constructor(cause: unknown, attempts: number, note: ResponseNote | undefined, retryAfterMs?: number) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause })
+    this.name = 'AttemptsFailed'
+    this.attempts = attempts
+    this.note = note
+    this.retryAfterMs = retryAfterMs
+  }
+}
+
+export const isRetryableStatus = (s: number) => s === 408 || s === 429 || s >= 500
+
+/** Retry-After is either delta-seconds or an HTTP date; null when absent or unreadable. */
+export function parseRetryAfter(value: string | null | undefined, nowMs: number): number | null {
+  const v = value?.trim()
+  if (!v) return null
+  if (/^\d+$/.test(v)) return Number(v) * 1000
+  const at = Date.parse(v)
+  return Number.isNaN(at) ? null : Math.max(0, at - nowMs)
+}
+
+/** Exponential with "equal jitter": never under half the step, spread so parallel builds don't retry in lockstep. */
+export function backoffMs(retry: number, random: () => number): number {
+  const step = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** retry)
+  return Math.round(step * (0.5 + Math.min(Math.max(random(), 0), 1) / 2))
+}
+
+const NULL_BODY = new Set([101, 204, 205, 304])
+
+const describeCause = (e: unknown): string => {
+  if (!(e instanceof Error)) return String(e)
+  const c = e.cause as (Error & { code?: string }) | undefined
+  return c instanceof Error ? `${e.message} (${c.code ?? c.message})` : e.message
+}
+
+export interface GuardOptions {
+  timeoutMs: number
+  /** the file asked for is itself HTML, so an HTML answer is no error page */
+  htmlExpected?: boolean
+  onResponse?: (note: ResponseNote) => void
+}
+
+/**
+ * Wraps fetch for the Hub client. The whole body is read here, under a timeout re-armed on every
+ * chunk, and handed back as a fresh Response: the client never sees a body that can hang or break
+ * later, and e.g. the 1-byte Range probe, whose body the client never reads, is still checked.
+ */
+export function guardedFetch(base: Fetch, opts: GuardOptions): Fetch {
+  return async (input, init) => {
+    const ctl = new AbortController()
+    let timer: NodeJS.Timeout | undefined
+    const arm = () => {
+      clearTimeout(timer)
+      timer = setTimeout(() => ctl.abort(), opts.timeoutMs)
+    }
+    const outer = init?.signal ?? undefined
+    const onOuter = () => ctl.abort(outer?.reason)
+    outer?.addEventListener('abort', onOuter, { once: true })
+    const timedOut = () => ctl.signal.aborted && !outer?.aborted
+    arm()
+    try {
+      let res: Response
+      try {
+        res = await base(input, { ...init, signal: ctl.signal })
+      } catch (e) {
+        if (timedOut()) throw new TransientError('NETWORK', `no response within ${opts.timeoutMs} ms`, { timeout: true })
+        if (outer?.aborted) throw e
+        throw new TransientError('NETWORK', `connection failed: ${describeCause(e)}`, {}, { cause: e })
+      }
+      const note: ResponseNote = { status: res.status, retryAfter: res.headers.get('retry-after'), errorCode: res.headers.get('x-error-code') }
+      opts.onResponse?.(note)
+
+      const declared = Number(res.headers.get('content-length') ?? NaN)
+      const chunks: Uint8Array[] = []
+      let received = 0
+      if (res.body) {
+        const reader = res.body.getReader()
+        try {
+          for (;;) {
+            arm()
+            const { done, value } = await reader.read()
+            if (done) break
+            chunks.push(value)
+            received += value.length
+          }
+        } catch (e) {
+          const of = Number.isFinite(declared) ? ` of ${declared}` : ''
+          const status = { status: res.status }
+          if (timedOut()) {
+            throw new TransientError('NETWORK', `the response body stalled for ${opts.timeoutMs} ms after ${received}${of} bytes (HTTP ${res.status})`, { ...status, timeout: true })
+          }
+          if (outer?.aborted) throw e
+          const what = Number.isFinite(declared) && received < declared ? 'the response was cut short' : 'the connection broke'
+          throw new TransientError('NETWORK', `${what} after ${received}${of} bytes (HTTP ${res.status}): ${describeCause(e)}`, status, { cause: e })
+        }
+      }
+      const type = res.headers.get('content-type') ?? ''
+      if (res.ok && !opts.htmlExpected && /^\s*text\/html\b/i.test(type)) {
+        // A captive portal or a proxy's error page, dressed as success: never data, never JSON.
+        throw new TransientError('NETWORK', `got an HTML page with HTTP ${res.status} instead of the Hub's answer (a proxy or captive portal in between?)`, { status: res.status, html: true })
+      }
+      const body = NULL_BODY.has(res.status) || !res.body ? null : Buffer.concat(chunks)
+      const copy = new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers })
+      // The client reads resp.url after redirects (the CDN URL it then downloads from).
+      Object.defineProperty(copy, 'url', { value: res.url })
+      Object.defineProperty(copy, 'redirected', { value: res.redirected })
+      return copy
+    } finally {
+      clearTimeout(timer)
+      outer?.removeEventListener('abort', onOuter)
+    }
+  }
+}
+
+interface Verdict { retry: boolean; waitMs?: number; why: string }
+
+function judge(e: unknown, note: ResponseNote | undefined, nowMs: number): Verdict {
+  if (e instanceof TransientError) return { retry: true, why: e.message }
+  if (e instanceof HubApiError) {
+    const s = e.statusCode
+    const retryAfter = note?.status === s ? parseRetryAfter(note.retryAfter, nowMs) : null
+    return { retry: isRetryableStatus(s), ...(retryAfter !== null ? { waitMs: retryAfter } : {}), why: `HTTP ${s}` }
+  }
+  // A body that parsed as nothing the client expected (bad JSON, missing headers): the wire, not the request.
+  if (e instanceof InvalidApiResponseFormatError || e instanceof SyntaxError) return { retry: true, why: `malformed response: ${e.message}` }
+  return { retry: false, why: e instanceof Error ? e.message : String(e) }
+}
+
+export interface RetryEvent {
+  /** the attempt about to start, 2..retries+1 */
+  attempt: number
+  of: number
+  why: string
+  waitMs: number
+  /** the server's Retry-After, when it sent one */
+  retryAfterMs?: number
+}
+
+/**
+ * Runs `attempt` with a fresh guarded fetch until it succeeds, fails in a way a retry cannot fix,
+ * or the budget is spent; then throws AttemptsFailed wrapping the last error.
+ */
+export async function withRetries<T>(
+  policy: RetryPolicy,
+  base: Fetch,
+  attempt: (fetch: Fetch) => Promise<T>,
+  opts: { htmlExpected?: boolean; onRetry?: (ev: RetryEvent) => void } = {},
+): Promise<T> {
+  const total = Math.max(0, Math.floor(policy.retries)) + 1
+  for (let n = 1; ; n++) {
+    let note: ResponseNote | undefined
+    const f = guardedFetch(base, { timeoutMs: policy.timeoutMs, htmlExpected: opts.htmlExpected ?? false, onResponse: (r) => { note = r } })
+    try {
+      return await attempt(f)
+    } catch (e) {
+      const v = judge(e, note, policy.now())
+      if (!v.retry || n >= total) throw new AttemptsFailed(e, n, note)
+      if (v.waitMs !== undefined && v.waitMs > MAX_RETRY_AFTER_MS) throw new AttemptsFailed(e, n, note, v.waitMs)
+      const waitMs = Math.max(v.waitMs ?? 0, backoffMs(n - 1, policy.random))
+      opts.onRetry?.({ attempt: n + 1, of: total, why: v.why, waitMs, ...(v.waitMs !== undefined ? { retryAfterMs: v.waitMs } : {}) })
+      await policy.sleep(waitMs)
+    }
+  }
+}
