@@ -34,7 +34,7 @@ async function withHub(fn: (c: Ctx) => Promise<void>, serverOpts: Partial<HubSer
       server,
       cacheDir,
       repoDir: join(cacheDir, 'datasets--acme--tiny'),
-      fetcher: (extra = {}) => createHubFetcher({ endpoint: server.url, cacheDir, ...extra }),
+      fetcher: (extra = {}) => createHubFetcher({ endpoint: server.url, cacheDir, sleep: async () => {}, ...extra }),
     })
   } finally {
     await server.close()
@@ -156,7 +156,7 @@ test('wrong bytes from the server are an INTEGRITY error and leave nothing in th
 test('a truncated body is a NETWORK error and leaves no partial files', () =>
   withHub(async ({ server, repoDir, fetcher }) => {
     server.setFault('x.parquet', 'truncate', 1)
-    await rejectsWith(fetcher().fetchFile(REPO, PINNED, 'data/x.parquet'), 'NETWORK')
+    await rejectsWith(fetcher({ retries: 0 }).fetchFile(REPO, PINNED, 'data/x.parquet'), 'NETWORK')
     assert.deepEqual((await listAll(repoDir)).filter((p) => p.includes('.incomplete') || p.startsWith('blobs/')), [])
     assert.equal((await fetcher().fetchFile(REPO, PINNED, 'data/x.parquet')).sha256, sha256(PARQUET)) // fault spent
   }))
@@ -175,7 +175,7 @@ test('HTTP failures map to NOT_FOUND / AUTH / NETWORK with context', () =>
     e = await rejectsWith(hub.fetchFile(REPO, PINNED, 'data/x.parquet'), 'AUTH')
     assert.equal(e.context.status, 403)
     server.setFault('x.parquet', 'status:500', 1)
-    e = await rejectsWith(hub.fetchFile(REPO, PINNED, 'data/x.parquet'), 'NETWORK')
+    e = await rejectsWith(fetcher({ retries: 0 }).fetchFile(REPO, PINNED, 'data/x.parquet'), 'NETWORK')
     assert.equal(e.context.status, 500)
 
     await rejectsWith(hub.fetchFile(REPO, PINNED, '../escape.parquet'), 'RECIPE')
@@ -190,7 +190,7 @@ test('connection refused is a NETWORK error', async () => {
   })
   const cacheDir = await mkdtemp(join(tmpdir(), 'jev-hub-'))
   try {
-    const hub = createHubFetcher({ endpoint: `http://127.0.0.1:${port}`, cacheDir, token: TOKEN })
+    const hub = createHubFetcher({ endpoint: `http://127.0.0.1:${port}`, cacheDir, token: TOKEN, sleep: async () => {} })
     const e = await rejectsWith(hub.fetchFile(REPO, PINNED, 'data/x.parquet'), 'NETWORK')
     assert.ok(!e.message.includes(TOKEN))
   } finally {
@@ -213,7 +213,7 @@ test('the token is sent as a Bearer header and never appears in errors, logs or 
       const e = await rejectsWith(fetcher({ token: wrong }).fetchFile(REPO, 'main', 'notes.txt'), 'AUTH')
       assert.ok(!e.message.includes(wrong))
       server.setFault('notes.txt', 'corrupt', 1)
-      const integ = await rejectsWith(fetcher({ token: TOKEN }).fetchFile(REPO, PINNED, 'notes.txt'), 'INTEGRITY')
+      const integ = await rejectsWith(fetcher({ token: TOKEN, retries: 0 }).fetchFile(REPO, PINNED, 'notes.txt'), 'INTEGRITY')
       assert.ok(!integ.message.includes(TOKEN))
 
       const before = server.requests.length

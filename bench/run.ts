@@ -1,0 +1,120 @@
+import { spawn } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { writeSynthetic } from './synth.ts'
+
+/**
+ * npm run bench [-- --runs N] [--mirror DIR] [--scales 1,10,100] [--check]
+ * Times whole processes (wall clock, peak RSS) so start-up counts as a user feels it.
+ */
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '7' },
+    mirror: { type: 'string', default: '../shared/hub-mirror' },
+    scales: { type: 'string', default: '1,10,100' },
+    check: { type: 'boolean', default: false },
+  },
+})
+const RUNS = Number(values.runs)
+const root = resolve(import.meta.dirname, '..')
+const work = mkdtempSync(join(tmpdir(), 'jev-bench-'))
+const TSX = ['--import', 'tsx']
+const RUSAGE = ['--import', join(root, 'bench/rusage.mjs')]
+
+interface Sample { wallMs: number; maxRssMb: number }
+interface Stat { name: string; runs: number; medianMs: number; minMs: number; maxMs: number; maxRssMb: number }
+
+function runOnce(args: string[]): Promise<Sample> {
+  const file = join(work, `rusage-${process.hrtime.bigint()}.json`)
+  return new Promise((done, fail) => {
+    const start = process.hrtime.bigint()
+    const child = spawn(process.execPath, [...RUSAGE, ...args], { cwd: root, env: { ...process.env, BENCH_RUSAGE_FILE: file }, stdio: ['ignore', 'ignore', 'pipe'] })
+    let err = ''
+    child.stderr.on('data', (d) => (err += d))
+    child.on('exit', (code) => {
+      const wallMs = Number(process.hrtime.bigint() - start) / 1e6
+      if (code !== 0) return fail(new Error(`${args.join(' ')} exited ${code}: ${err.slice(-2000)}`))
+      done({ wallMs, maxRssMb: JSON.parse(readFileSync(file, 'utf8')).maxRssKb / 1024 })
+    })
+  })
+}
+
+async function measure(name: string, args: string[], runs = RUNS, warmup = 1): Promise<Stat> {
+  for (let i = 0; i < warmup; i++) await runOnce(args)
+  const samples: Sample[] = []
+  for (let i = 0; i < runs; i++) samples.push(await runOnce(args))
+  const ms = samples.map((s) => s.wallMs).sort((a, b) => a - b)
+  const stat = { name, runs, medianMs: ms[Math.floor(ms.length / 2)]!, minMs: ms[0]!, maxMs: ms.at(-1)!, maxRssMb: Math.max(...samples.map((s) => s.maxRssMb)) }
+  process.stderr.write(`  ${name}: ${stat.medianMs.toFixed(0)} ms median, ${stat.maxRssMb.toFixed(0)} MB peak\n`)
+  return stat
+}
+
+const buildArgs = (recipe: string, lock: string, mirror: string, out: string) =>
+  [...TSX, 'src/cli/build-dataset.ts', '--recipe', recipe, '--lock', lock, '--mirror', mirror, '--out', out]
+
+const results: Record<string, unknown> = { node: process.version }
+const rows: string[][] = []
+const failures: string[] = []
+const fmt = (s: Stat) => [s.name, s.medianMs.toFixed(0), `${s.minMs.toFixed(0)}–${s.maxMs.toFixed(0)}`, s.maxRssMb.toFixed(0)]
+
+try {
+  const mirror = resolve(values.mirror)
+  if (existsSync(mirror)) {
+    process.stderr.write(`jev-bench from ${mirror} (${RUNS} runs after a warm-up)\n`)
+    const recipe = 'recipes/jev-bench.json'
+    const lock = 'recipes/jev-bench.lock.json'
+    const read = await measure('floor: read + sha256', ['bench/floor.mjs', 'read', recipe, mirror])
+    const decode = await measure('floor: Parquet decode', ['bench/floor.mjs', 'decode', recipe, mirror])
+    const build = await measure('build-dataset (warm)', buildArgs(recipe, lock, mirror, join(work, 'out')))
+    const verify = await measure('verify-dataset', [...TSX, 'src/cli/verify-dataset.ts', '--mirror', mirror])
+    rows.push(fmt(read), fmt(decode), fmt(build), fmt(verify))
+    results.real = { read, decode, build, verify, buildOverRead: build.medianMs / read.medianMs, buildOverDecode: build.medianMs / decode.medianMs }
+    rows.push(['build / read floor', (build.medianMs / read.medianMs).toFixed(1) + '×', '', ''])
+    rows.push(['build / decode floor', (build.medianMs / decode.medianMs).toFixed(1) + '×', '', ''])
+    if (build.medianMs > 1000) failures.push(`warm build ${build.medianMs.toFixed(0)} ms > 1000 ms`)
+    if (build.maxRssMb > 200) failures.push(`warm build peak RSS ${build.maxRssMb.toFixed(0)} MB > 200 MB`)
+    if (build.medianMs > 4 * decode.medianMs) failures.push(`warm build ${(build.medianMs / decode.medianMs).toFixed(1)}× the decode floor > 4×`)
+    if (verify.medianMs > 1500) failures.push(`verify ${verify.medianMs.toFixed(0)} ms > 1500 ms`)
+  } else {
+    process.stderr.write(`no ${mirror}: skipping the real-data part\n`)
+  }
+
+  const base = JSON.parse(readFileSync(join(root, 'recipes/jev-bench.json'), 'utf8'))
+  const scaled: Record<string, Stat> = {}
+  for (const scale of values.scales.split(',').map(Number)) {
+    const dir = join(work, `x${scale}`)
+    mkdirSync(dir, { recursive: true })
+    process.stderr.write(`synthetic ×${scale}: generating…\n`)
+    const recipe = writeSynthetic(join(dir, 'hub'), scale, base)
+    writeFileSync(join(dir, 'recipe.json'), JSON.stringify(recipe))
+    const args = buildArgs(join(dir, 'recipe.json'), join(dir, 'recipe.lock.json'), join(dir, 'hub'), join(dir, 'out'))
+    const runs = scale >= 100 ? 1 : Math.min(RUNS, 3)
+    scaled[scale] = await measure(`synthetic ×${scale}`, args, runs, 1)
+    rows.push(fmt(scaled[scale]!))
+    rmSync(join(dir, 'hub'), { recursive: true, force: true })
+  }
+  if (scaled[10] && scaled[100]) {
+    const growth = scaled[100].medianMs / scaled[10].medianMs
+    rows.push(['growth ×10 → ×100', growth.toFixed(1) + '×', '', ''])
+    results.growth10to100 = growth
+    if (growth > 12) failures.push(`×100 took ${growth.toFixed(1)}× the ×10 time > 12×`)
+  }
+  results.synthetic = scaled
+} finally {
+  rmSync(work, { recursive: true, force: true })
+}
+
+const head = ['what', 'median ms', 'range ms', 'peak RSS MB']
+const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)))
+const line = (r: string[]) => r.map((c, i) => (i ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ')
+console.log(`\n${line(head)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n${rows.map(line).join('\n')}`)
+results.failures = failures
+mkdirSync(join(root, 'bench/results'), { recursive: true })
+const file = join(root, 'bench/results', `bench-${process.platform}-${process.arch}-node${process.versions.node}.json`)
+writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`)
+console.log(`\nraw figures: ${file}`)
+if (failures.length) console.log(`targets missed:\n${failures.map((f) => `  - ${f}`).join('\n')}`)
+else console.log('all targets met')
+if (values.check && failures.length) process.exitCode = 1

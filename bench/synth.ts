@@ -1,0 +1,98 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { parquetMetadata, parquetSchema } from 'hyparquet'
+import { parquetWriteBuffer } from 'hyparquet-writer'
+import { randInt, type Rng, rngFor } from '../src/rng.ts'
+import type { RecipeInput } from '../src/schema.ts'
+
+/** Real row counts of the upstream splits jev-bench reads. */
+const REAL_ROWS = {
+  arcChallenge: { test: 1172, validation: 299 },
+  arcEasy: { test: 2376, validation: 570 },
+  mmlu: { test: 14042, validation: 1531 },
+  jcqa: 1119,
+  boolq: 3270,
+}
+
+const WORDS = Array.from({ length: 4000 }, (_, i) => `w${i.toString(36)}`)
+
+function words(rng: Rng, min: number, max: number): string {
+  const n = min + randInt(rng, max - min + 1)
+  return Array.from({ length: n }, () => WORDS[randInt(rng, WORDS.length)]).join(' ')
+}
+
+type Row = Record<string, unknown>
+
+function schemaOf(fixture: string) {
+  const buf = readFileSync(fixture)
+  return parquetMetadata(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer).schema
+}
+
+function write(root: string, repo: string, path: string, rows: Row[]): void {
+  const schema = schemaOf(join('test/fixtures/hub/datasets', repo, path))
+  const names = parquetSchema({ schema } as Parameters<typeof parquetSchema>[0]).children.map((c) => c.element.name)
+  const buf = parquetWriteBuffer({ columnData: names.map((name) => ({ name, data: rows.map((r) => r[name]) })), schema, codec: 'SNAPPY' })
+  const out = join(root, 'datasets', repo, path)
+  mkdirSync(dirname(out), { recursive: true })
+  writeFileSync(out, new Uint8Array(buf))
+}
+
+function arcRows(rng: Rng, n: number, prefix: string): Row[] {
+  return Array.from({ length: n }, (_, i) => {
+    const k = 3 + randInt(rng, 3)
+    const label = 'ABCDE'.slice(0, k).split('')
+    return { id: `${prefix}_${i}`, question: words(rng, 8, 30), choices: { text: label.map(() => words(rng, 1, 6)), label }, answerKey: label[randInt(rng, k)] }
+  })
+}
+
+function mmluRows(rng: Rng, n: number, subjects: number): Row[] {
+  return Array.from({ length: n }, () => ({
+    question: words(rng, 6, 40),
+    subject: `subject_${randInt(rng, subjects)}`,
+    choices: Array.from({ length: 4 }, () => words(rng, 1, 8)),
+    answer: BigInt(randInt(rng, 4)),
+  }))
+}
+
+/**
+ * Writes Hub-layout sources shaped like jev-bench's, at `scale` times the real
+ * row counts, and returns a recipe asking for `scale` times the real counts.
+ * Seeded, so every run measures the same input.
+ */
+export function writeSynthetic(root: string, scale: number, base: RecipeInput): RecipeInput {
+  const rng = rngFor(1234, 'bench-synth', String(scale))
+  const s = (n: number) => Math.round(n * scale)
+  const subjects = 57 * Math.ceil(Math.sqrt(scale))
+  write(root, 'allenai/ai2_arc', 'ARC-Challenge/test-00000-of-00001.parquet', arcRows(rng, s(REAL_ROWS.arcChallenge.test), 'ct'))
+  write(root, 'allenai/ai2_arc', 'ARC-Challenge/validation-00000-of-00001.parquet', arcRows(rng, s(REAL_ROWS.arcChallenge.validation), 'cv'))
+  write(root, 'allenai/ai2_arc', 'ARC-Easy/test-00000-of-00001.parquet', arcRows(rng, s(REAL_ROWS.arcEasy.test), 'et'))
+  write(root, 'allenai/ai2_arc', 'ARC-Easy/validation-00000-of-00001.parquet', arcRows(rng, s(REAL_ROWS.arcEasy.validation), 'ev'))
+  write(root, 'cais/mmlu', 'all/test-00000-of-00001.parquet', mmluRows(rng, s(REAL_ROWS.mmlu.test), subjects))
+  write(root, 'cais/mmlu', 'all/validation-00000-of-00001.parquet', mmluRows(rng, s(REAL_ROWS.mmlu.validation), subjects))
+  write(root, 'sbintuitions/JCommonsenseQA', 'data/validation-00000-of-00001.parquet',
+    Array.from({ length: s(REAL_ROWS.jcqa) }, (_, i) => ({
+      q_id: BigInt(i), question: words(rng, 5, 20),
+      choice0: words(rng, 1, 3), choice1: words(rng, 1, 3), choice2: words(rng, 1, 3), choice3: words(rng, 1, 3), choice4: words(rng, 1, 3),
+      label: BigInt(randInt(rng, 5)),
+    })))
+  // BoolQ-like: long passages, as upstream (about 100 words each)
+  write(root, 'google/boolq', 'data/validation-00000-of-00001.parquet',
+    Array.from({ length: s(REAL_ROWS.boolq) }, () => ({ question: words(rng, 5, 12), answer: randInt(rng, 2) === 0, passage: words(rng, 60, 160) })))
+  const quota = (q: Record<string, number>) => Object.fromEntries(Object.entries(q).map(([k, v]) => [k, s(v)]))
+  const recipe = structuredClone(base)
+  recipe.name = `${base.name}-x${scale}`
+  recipe.quotas = { test: quota(base.quotas.test) as never, val: quota(base.quotas.val) as never }
+  for (const src of recipe.sources) {
+    src.test.count = s(src.test.count)
+    src.val.count = s(src.val.count)
+  }
+  // rounding can leave the quota sums off by a few: settle the difference on 4 options
+  for (const split of ['test', 'val'] as const) {
+    const q = recipe.quotas[split] as Record<string, number>
+    const want = recipe.sources.reduce((a, x) => a + x[split].count, 0)
+    const have = Object.values(q).reduce((a, v) => a + v, 0)
+    q['4'] = q['4']! + want - have
+  }
+  delete recipe.$schema
+  return recipe
+}

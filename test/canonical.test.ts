@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { canonicalJson, codePointLength, compareStrings, normalize, rowsHash, setHash } from '../src/canonical.ts'
+import { randInt, rngFor } from '../src/rng.ts'
+
+describe('canonicalJson', () => {
+  test('sorts keys at every depth, keeps array order', () => {
+    assert.equal(canonicalJson({ b: 1, a: { d: [3, 1], c: 'x' } }), '{"a":{"c":"x","d":[3,1]},"b":1}')
+  })
+
+  test('key order of the input does not matter', () => {
+    assert.equal(canonicalJson({ x: 1, y: { p: true, q: null } }), canonicalJson({ y: { q: null, p: true }, x: 1 }))
+  })
+
+  test('sorts keys by code unit, not locale', () => {
+    // 'B' (0x42) < 'a' (0x61) < 'é' (0xe9); localeCompare would put 'a' first
+    assert.equal(canonicalJson({ a: 1, é: 2, B: 3 }), '{"B":3,"a":1,"é":2}')
+  })
+
+  test('writes bigint as a plain decimal number', () => {
+    assert.equal(canonicalJson({ n: 12345678901234567890n }), '{"n":12345678901234567890}')
+    assert.equal(canonicalJson(-7n), '-7')
+    // an int64 and the same small number canonicalise alike, whatever the decoder gave
+    assert.equal(canonicalJson([5n]), canonicalJson([5]))
+  })
+
+  test('rejects NaN and infinities', () => {
+    assert.throws(() => canonicalJson(Number.NaN), TypeError)
+    assert.throws(() => canonicalJson({ a: [1, Number.POSITIVE_INFINITY] }), TypeError)
+    assert.throws(() => canonicalJson(Number.NEGATIVE_INFINITY), TypeError)
+  })
+
+  test('escapes strings like JSON', () => {
+    assert.equal(canonicalJson('a"b\n'), '"a\\"b\\n"')
+  })
+})
+
+describe('rowsHash', () => {
+  const rows = [
+    { question: 'q1', answer: 1n, choices: ['a', 'b'] },
+    { question: 'q2', answer: 0n, choices: ['c', 'd'] },
+    { question: 'q3', answer: 2n, choices: ['e', 'f', 'g'] },
+  ]
+
+  test('does not depend on row order', () => {
+    assert.equal(rowsHash(rows), rowsHash([rows[2], rows[0], rows[1]]))
+  })
+
+  test('does not depend on key order within a row', () => {
+    const rekeyed = rows.map((r) => ({ choices: r.choices, answer: r.answer, question: r.question }))
+    assert.equal(rowsHash(rows), rowsHash(rekeyed))
+  })
+
+  test('changes when a value, a row or a repeat changes', () => {
+    const base = rowsHash(rows)
+    assert.notEqual(rowsHash([{ ...rows[0]!, answer: 0n }, rows[1], rows[2]]), base)
+    assert.notEqual(rowsHash(rows.slice(1)), base)
+    // a repeated row counts: the hash is over a multiset
+    assert.notEqual(rowsHash([...rows, rows[0]]), base)
+    // choice order inside a row is content
+    assert.notEqual(rowsHash([{ ...rows[0]!, choices: ['b', 'a'] }, rows[1], rows[2]]), base)
+  })
+
+  test('is a sha256 hex digest', () => {
+    assert.match(rowsHash(rows), /^[0-9a-f]{64}$/)
+    assert.match(setHash([]), /^[0-9a-f]{64}$/)
+  })
+})
+
+describe('setHash', () => {
+  test('is order independent', () => {
+    assert.equal(setHash(['c', 'a', 'b']), setHash(['a', 'b', 'c']))
+    assert.notEqual(setHash(['a', 'b']), setHash(['a', 'b', 'c']))
+  })
+})
+
+describe('normalize', () => {
+  const spec = (s: string) => s.normalize('NFKC').replace(/\s+/gu, ' ').trim().toLowerCase()
+
+  test('folds width, whitespace and case', () => {
+    // full-width letters and the ideographic space U+3000 fold under NFKC
+    assert.equal(normalize('  ＡＢＣ\u3000x\n\t y  '), 'abc x y')
+    assert.equal(normalize('Ⅻ'), 'xii')
+    assert.equal(normalize('ﬁne'), 'fine')
+    assert.equal(normalize('e\u0301'), 'é')
+  })
+
+  test('agrees with the spec formula', () => {
+    const samples = ['', ' ', 'Hello  World', '\u00a0non\u2003breaking\u00a0', 'İstanbul', 'ΣΑΣ', 'ｶﾀｶﾅ', '①②', 'a\r\nb', 'x\u200by']
+    for (const s of samples) assert.equal(normalize(s), spec(s), JSON.stringify(s))
+  })
+
+  test('agrees with the spec formula on random mixes of white space and text', () => {
+    // every ECMAScript \s code point, plus letters, a full-width letter, an astral one and a combining mark
+    const ws = [...'\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff']
+    const alphabet = [...ws, 'a', 'B', 'Ｃ', '😀', 'e\u0301', 'İ', '\u200b']
+    const rng = rngFor(1, 'unit', 'normalize')
+    for (let i = 0; i < 5000; i++) {
+      const len = randInt(rng, 8)
+      const s = Array.from({ length: len }, () => alphabet[randInt(rng, alphabet.length)]).join('')
+      assert.equal(normalize(s), spec(s), JSON.stringify(s))
+    }
+  })
+
+  test('is idempotent', () => {
+    for (const s of ['  ＡＢ  c ', 'Ⅻ', 'İ']) assert.equal(normalize(normalize(s)), normalize(s))
+  })
+})
+
+describe('codePointLength', () => {
+  test('counts astral characters once', () => {
+    assert.equal(codePointLength(''), 0)
+    assert.equal(codePointLength('abc'), 3)
+    assert.equal('😀'.length, 2)
+    assert.equal(codePointLength('😀'), 1)
+    assert.equal(codePointLength('a😀b𝕏'), 4)
+    assert.equal(codePointLength('日本語'), 3)
+  })
+
+  test('counts combining marks separately', () => {
+    assert.equal(codePointLength('e\u0301'), 2)
+  })
+})
+
+describe('compareStrings', () => {
+  test('orders by UTF-16 code unit', () => {
+    assert.deepEqual(['b', 'A', 'a', 'B', 'é'].sort(compareStrings), ['A', 'B', 'a', 'b', 'é'])
+    assert.equal(compareStrings('x', 'x'), 0)
+    assert.ok(compareStrings('ab', 'a') > 0)
+  })
+})

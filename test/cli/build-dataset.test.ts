@@ -1,0 +1,221 @@
+import assert from 'node:assert/strict'
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, test } from 'node:test'
+import { buildDatasetCli } from '../../src/cli/build-dataset.ts'
+import { runCli } from '../../src/cli/run.ts'
+import { Manifest } from '../../src/manifest.ts'
+import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, runNode, runNodeSync, STACK_FRAME } from '../helpers/cli.ts'
+import { startHubServer } from '../helpers/hub-server.ts'
+
+let tmp: string
+let badRecipe: string
+
+before(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'jev-cli-build-'))
+  const r = JSON.parse(await readFile(FIXTURE_RECIPE, 'utf8')) as Record<string, unknown> & {
+    sources: Record<string, unknown>[]
+    quotas: { test: Record<string, unknown> }
+  }
+  r.seed = -1
+  r.sources[1]!.revision = 'main'
+  r.quotas.test['2'] = 'x'
+  r.extra = true
+  badRecipe = join(tmp, 'bad-recipe.json')
+  await writeFile(badRecipe, JSON.stringify(r, null, 2))
+})
+
+after(async () => {
+  await rm(tmp, { recursive: true, force: true })
+})
+
+/** In-process: what `npm run build-dataset -- ...argv` does, with output collected. */
+async function build(argv: string[], env: NodeJS.ProcessEnv = {}, debug = false) {
+  const c = collectIo()
+  const status = await runCli(() => buildDatasetCli(argv, env, c.io), c.io, debug)
+  return { status, ...c }
+}
+
+const exists = (p: string) => stat(p).then(() => true, () => false)
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const out: string[] = []
+  for (const d of await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => [])) {
+    if (d.isFile()) out.push(join(d.parentPath, d.name))
+  }
+  return out
+}
+
+test('in-process build of the fixture recipe through --mirror: exit 0, the four files, a summary', async () => {
+  const out = join(tmp, 'inproc', 'out')
+  const r = await build(['--recipe', FIXTURE_RECIPE, '--mirror', FIXTURE_HUB, '--out', out])
+  assert.equal(r.status, 0, r.text())
+  assert.deepEqual(r.err, [])
+  assert.deepEqual((await readdir(out)).sort(), ['README.md', 'manifest.json', 'test.jsonl', 'val.jsonl'])
+  assert.equal(r.out[0], `built ${out}/`)
+  const m = Manifest.parse(JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8')))
+  assert.equal(r.out.at(-1), `dataset hash ${m.datasetHash}`)
+})
+
+test('subprocess build: exit 0 and stdout ends with counts per source × split, drops and output hashes', async () => {
+  const out = join(tmp, 'subproc', 'out')
+  const r = runNodeSync('build-dataset.ts', ['--recipe', 'test/fixtures/recipe.json', '--mirror', 'test/fixtures/hub', '--out', out])
+  assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`)
+  assert.equal(r.stderr, '')
+  assert.ok(r.stdout.endsWith('\n'))
+  const lines = r.stdout.slice(0, -1).split('\n')
+  const m = Manifest.parse(JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8')))
+
+  const start = lines.indexOf(`built ${out}/`)
+  assert.ok(start >= 0, r.stdout)
+  const summary = lines.slice(start)
+  const has = (re: RegExp, what: string) => assert.ok(summary.some((l) => re.test(l)), `${what}: no line matching ${re} in\n${r.stdout}`)
+  has(/^source\s+test\s+val$/, 'header')
+  let testTotal = 0
+  let valTotal = 0
+  for (const [source, c] of Object.entries(m.counts.bySource)) {
+    has(new RegExp(`^${source}\\s+${c.test}\\s+${c.val}$`), source)
+    testTotal += c.test
+    valTotal += c.val
+  }
+  has(new RegExp(`^total\\s+${testTotal}\\s+${valTotal}$`), 'total')
+  assert.equal(testTotal, 74)
+  assert.equal(valTotal, 32)
+  has(/^dropped:$/, 'drops header')
+  const drops = Object.entries(m.drops).flatMap(([s, d]) => Object.entries(d).map(([reason, n]) => `  ${s}: ${reason} ${n}`))
+  assert.ok(drops.length > 0, 'the fixtures have drops (MMLU duplicates, "all of the above", …)')
+  for (const d of drops) assert.ok(summary.includes(d), `drop line "${d}" in\n${r.stdout}`)
+  for (const o of m.outputs) {
+    const buf = await readFile(join(out, o.path))
+    assert.equal(buf.byteLength, o.bytes)
+    has(new RegExp(`^${o.path.replace('.', '\\.')}\\s+sha256 ${o.sha256}\\s+${o.bytes} bytes$`), o.path)
+  }
+  assert.equal(lines.at(-1), `dataset hash ${m.datasetHash}`, 'stdout ends with the dataset hash')
+  // the in-process CLI prints the same summary
+  const again = join(tmp, 'subproc2', 'out')
+  const inproc = await build(['--recipe', FIXTURE_RECIPE, '--mirror', FIXTURE_HUB, '--out', again])
+  assert.deepEqual(inproc.out.slice(1), summary.slice(1))
+})
+
+test('a bad recipe: error[RECIPE] with the JSON paths, a hint, no stack, exit 2; --debug adds a stack', async () => {
+  const out = join(tmp, 'bad', 'out')
+  const r = await build(['--recipe', badRecipe, '--mirror', FIXTURE_HUB, '--out', out])
+  assert.equal(r.status, 2)
+  assert.deepEqual(r.out, [])
+  assert.match(r.err[0]!, /^error\[RECIPE\]: invalid recipe .*bad-recipe\.json:$/)
+  for (const path of ['$.seed', '$.sources.1.revision', '$.quotas.test.2', '$'])
+    assert.ok(r.err.some((l) => l.startsWith(`  at ${path}: `)), `issue at ${path} listed:\n${r.text()}`)
+  assert.ok(r.err.some((l) => l.includes('Unrecognized key') && l.includes('extra')), r.text())
+  assert.equal(r.err.filter((l) => l.startsWith('hint: ')).length, 1)
+  assert.equal(r.err.at(-1), 'hint: fix the recipe at the JSON paths listed')
+  assert.ok(!r.err.some((l) => STACK_FRAME.test(l)), `no stack trace:\n${r.text()}`)
+  assert.equal(await exists(out), false, 'nothing written')
+
+  // --debug: runCli takes the flag from process.argv by default, so an in-process caller passes it
+  const d = await build(['--recipe', badRecipe, '--mirror', FIXTURE_HUB, '--out', out, '--debug'], {}, true)
+  assert.equal(d.status, 2)
+  assert.ok(d.err.some((l) => STACK_FRAME.test(l)), `a stack trace:\n${d.text()}`)
+  assert.ok(d.err.some((l) => /src\/recipe\.ts:\d+:\d+/.test(l)), 'the stack points into the source')
+
+  // and for real, as a subprocess
+  const plain = runNodeSync('build-dataset.ts', ['--recipe', badRecipe, '--mirror', FIXTURE_HUB, '--out', out])
+  assert.equal(plain.status, 2)
+  assert.equal(plain.stdout, '')
+  assert.match(plain.stderr, /^error\[RECIPE\]: /)
+  assert.match(plain.stderr, /\n {2}at \$\.sources\.1\.revision: /)
+  assert.match(plain.stderr, /\nhint: fix the recipe at the JSON paths listed\n$/)
+  assert.ok(!plain.stderr.split('\n').some((l) => STACK_FRAME.test(l)), plain.stderr)
+  const debug = runNodeSync('build-dataset.ts', ['--recipe', badRecipe, '--mirror', FIXTURE_HUB, '--out', out, '--debug'])
+  assert.equal(debug.status, 2)
+  assert.match(debug.stderr, /^error\[RECIPE\]: /)
+  assert.ok(debug.stderr.split('\n').some((l) => STACK_FRAME.test(l)), `a stack trace with --debug:\n${debug.stderr}`)
+})
+
+test('a recipe that is not JSON is a RECIPE error; a missing recipe file is IO (exit 7)', async () => {
+  const notJson = join(tmp, 'not-json.json')
+  await writeFile(notJson, '{ "name": "x", ')
+  const r = await build(['--recipe', notJson, '--mirror', FIXTURE_HUB, '--out', join(tmp, 'nj')])
+  assert.equal(r.status, 2)
+  assert.match(r.err[0]!, /^error\[RECIPE\]: recipe .*not-json\.json is not valid JSON/)
+  const missing = await build(['--recipe', join(tmp, 'nope.json'), '--mirror', FIXTURE_HUB, '--out', join(tmp, 'nj')])
+  assert.equal(missing.status, 7)
+  assert.match(missing.err[0]!, /^error\[IO\]: cannot read recipe /)
+})
+
+test('a file missing from the mirror: error[NOT_FOUND], exit 6, no output folder', async () => {
+  const mirror = join(tmp, 'empty-mirror')
+  await mkdir(join(mirror, 'datasets'), { recursive: true })
+  const out = join(tmp, 'nf', 'out')
+  const r = await build(['--recipe', FIXTURE_RECIPE, '--mirror', mirror, '--out', out])
+  assert.equal(r.status, 6, r.text())
+  assert.match(r.err[0]!, /^error\[NOT_FOUND\]: sbintuitions\/JCommonsenseQA\/data\/validation-00000-of-00001\.parquet is not in the mirror /)
+  assert.equal(r.err[1], 'hint: check the repo name, revision and file path in the recipe')
+  assert.ok(!r.err.some((l) => STACK_FRAME.test(l)))
+  assert.equal(await exists(out), false)
+})
+
+test('an unknown flag: error[USAGE], exit 2, with the usage text', async () => {
+  const r = await build(['--recipe', FIXTURE_RECIPE, '--mirror', FIXTURE_HUB, '--frobnicate'])
+  assert.equal(r.status, 2)
+  assert.match(r.err[0]!, /^error\[USAGE\]: .*--frobnicate/)
+  assert.ok(r.err.some((l) => l.startsWith('usage: npm run build-dataset')))
+  assert.equal(r.err.at(-1), 'hint: see --help')
+  const help = await build(['--help'])
+  assert.equal(help.status, 0)
+  assert.match(help.out[0]!, /^usage: npm run build-dataset/)
+})
+
+test('HF_TOKEN the Hub rejects: error[AUTH], exit 6, and the token is nowhere in the output or the cache', async () => {
+  const TOKEN = 'hf_jevClientSecretDoNotPrint7f3a9c2e'
+  const server = await startHubServer({ root: FIXTURE_HUB, token: 'hf_theServerWantsThisOneInstead0000' })
+  const cacheDir = join(tmp, 'auth-cache')
+  const out = join(tmp, 'auth', 'out')
+  const env = { HF_TOKEN: TOKEN, HF_ENDPOINT: `${server.url}/` }
+  try {
+    for (const debug of [false, true]) {
+      const r = await build(['--recipe', FIXTURE_RECIPE, '--out', out, '--cache-dir', cacheDir, ...(debug ? ['--debug'] : [])], env, debug)
+      assert.equal(r.status, 6, r.text())
+      assert.match(r.err[0]!, /^error\[AUTH\]: Hub answered HTTP 401 /)
+      assert.equal(r.err.filter((l) => l === 'hint: set HF_TOKEN to a token with access to the repo').length, 1)
+      assert.ok(!r.text().includes(TOKEN), `the token leaked:\n${r.text()}`)
+      assert.ok(!r.text().includes(TOKEN.slice(3)), 'not even without its prefix')
+      if (debug) assert.ok(r.err.some((l) => STACK_FRAME.test(l)), 'the --debug run printed a stack, still without the token')
+    }
+    assert.ok(server.requests.length > 0 && server.requests.every((q) => q.auth), 'the token was sent with every request')
+    // and as a real subprocess (stdio output)
+    const sub = await runNode('build-dataset.ts', ['--recipe', FIXTURE_RECIPE, '--out', out, '--cache-dir', cacheDir, '--debug'], env)
+    assert.equal(sub.status, 6, sub.stderr)
+    assert.match(sub.stderr, /^error\[AUTH\]: /)
+    assert.ok(!`${sub.stdout}${sub.stderr}`.includes(TOKEN), sub.stderr)
+    for (const f of await filesUnder(cacheDir)) assert.ok(!(await readFile(f, 'latin1')).includes(TOKEN), `${f} holds the token`)
+    assert.equal(await exists(out), false)
+  } finally {
+    await server.close()
+  }
+})
+
+test('through the loopback Hub with HF_ENDPOINT and --cache-dir; then --offline from the warm cache', async () => {
+  const server = await startHubServer({ root: FIXTURE_HUB })
+  const cacheDir = join(tmp, 'hub-cache')
+  const env = { HF_ENDPOINT: server.url }
+  try {
+    const hubOut = join(tmp, 'hub', 'out')
+    const r = await build(['--recipe', FIXTURE_RECIPE, '--out', hubOut, '--cache-dir', cacheDir], env)
+    assert.equal(r.status, 0, r.text())
+    assert.ok(server.requests.length > 0)
+    server.requests.length = 0
+    const offOut = join(tmp, 'hub-off', 'out')
+    const off = await build(['--recipe', FIXTURE_RECIPE, '--out', offOut, '--cache-dir', cacheDir, '--offline'], env)
+    assert.equal(off.status, 0, off.text())
+    assert.deepEqual(server.requests, [])
+    assert.deepEqual(off.out.slice(1), r.out.slice(1), 'the same summary, hashes included')
+    const cold = await build(['--recipe', FIXTURE_RECIPE, '--out', join(tmp, 'cold', 'out'), '--cache-dir', join(tmp, 'empty-cache'), '--offline'], env)
+    assert.equal(cold.status, 6)
+    assert.match(cold.err[0]!, /^error\[OFFLINE\]: /)
+    assert.equal(cold.err[1], 'hint: run once without --offline to fill the cache, or use --mirror')
+    assert.deepEqual(server.requests, [])
+  } finally {
+    await server.close()
+  }
+})

@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { normalize } from '../src/canonical.ts'
+import { ineligibility, refersToOptions, toCandidate } from '../src/eligibility.ts'
+import { uq } from './helpers/questions.ts'
+
+describe('refersToOptions', () => {
+  const refers = [
+    'All of the above',
+    'ALL of the above',
+    'All of the above are true.',
+    'none of these',
+    'None of the above.',
+    'Both A and B',
+    'Both A and B are correct.',
+    'both (a) and (c)',
+    'Neither (a) nor (b)',
+    'Neither A nor B.',
+    'Either a or b',
+    'A and C',
+    'a and b only',
+    'a, b, and c',
+    '(a), (b), and (c)',
+    'options a and b',
+    'both of these.',
+    'neither of the above',
+    'all of the options given are correct',
+    'Both',
+    'None.',
+  ]
+  for (const text of refers) test(`true for ${JSON.stringify(text)}`, () => assert.equal(refersToOptions(text), true))
+
+  const ordinary = [
+    'Both are renewable.',
+    'above average',
+    'below 20 million',
+    'inspect the nail-bed angle from above',
+    'A and B must be mutually exclusive.',
+    'a and b are equally good athletes.',
+    'both accurate and precise',
+    'neither larceny nor embezzlement.',
+    'they both hibernate.',
+    'all of the information on the site is current.',
+    'none of the offspring will be affected',
+    'Paris',
+    'multiply both sides by 6',
+  ]
+  for (const text of ordinary) test(`false for ${JSON.stringify(text)}`, () => assert.equal(refersToOptions(text), false))
+
+  test('compares normalised text (width, spacing, case)', () => {
+    assert.equal(refersToOptions('  ＡＬＬ  of   THE\tabove '), true)
+  })
+})
+
+describe('ineligibility', () => {
+  const check = (q: Parameters<typeof uq>[0], ids: string[] = [], texts: string[] = []) =>
+    ineligibility(toCandidate(uq(q)), new Set(ids), new Set(texts.map(normalize)))
+
+  test('an ordinary question is eligible', () => {
+    assert.equal(check({ id: 'q', options: ['Paris', 'Lyon', 'Nice'] }), null)
+  })
+
+  test('options that are equal after normalisation are not distinct', () => {
+    assert.equal(check({ id: 'q', options: ['manipulative', 'Manipulative ', 'reactive'] }), 'options_not_distinct')
+    assert.equal(check({ id: 'q', options: ['ＡＢ', 'ab', 'cd'] }), 'options_not_distinct')
+    assert.equal(check({ id: 'q', options: ['BB Bb', 'Bb bb', 'bb bb'] }), 'options_not_distinct')
+  })
+
+  test('an option that refers to other options', () => {
+    assert.equal(check({ id: 'q', options: ['red', 'blue', 'All of the above'] }), 'option_refers_to_options')
+  })
+
+  test('empty question or option text', () => {
+    assert.equal(check({ id: 'q', question: '  ', options: ['a1', 'b1'] }), 'empty_text')
+    assert.equal(check({ id: 'q', options: ['x', '\u3000'] }), 'empty_text')
+  })
+
+  test('excluded by id', () => {
+    assert.equal(check({ id: 'src-7' }, ['src-7']), 'excluded')
+    assert.equal(check({ id: 'src-8' }, ['src-7']), null)
+  })
+
+  test('excluded by normalised question text', () => {
+    const texts = ['What is  the CAPITAL of France?']
+    assert.equal(check({ id: 'q', question: 'what is the capital of france?' }, [], texts), 'excluded')
+    assert.equal(check({ id: 'q', question: 'What is the capital of Spain?' }, [], texts), null)
+  })
+})
+
+describe('toCandidate', () => {
+  const base = uq({ id: 'a', question: 'Which is a fruit?', options: ['Apple', 'Chair', 'Stone'], answer: 0 })
+
+  test('identity ignores option order', () => {
+    const permuted = { ...base, id: 'b', options: ['Stone', 'Apple', 'Chair'], answer: 1 }
+    assert.equal(toCandidate(permuted).identity, toCandidate(base).identity)
+  })
+
+  test('identity ignores whitespace, width and case', () => {
+    const variant = { ...base, id: 'c', question: '  which IS a   fruit? ', options: ['apple', ' CHAIR', 'Ｓｔｏｎｅ'] }
+    assert.equal(toCandidate(variant).identity, toCandidate(base).identity)
+    assert.equal(toCandidate(variant).textKey, toCandidate(base).textKey)
+  })
+
+  test('identity changes with the options, textKey does not', () => {
+    const other = { ...base, id: 'd', options: ['Apple', 'Table', 'Stone'] }
+    assert.notEqual(toCandidate(other).identity, toCandidate(base).identity)
+    assert.equal(toCandidate(other).textKey, toCandidate(base).textKey)
+  })
+
+  test('context is part of identity and textKey', () => {
+    const withContext = { ...base, id: 'e', context: 'A passage.' }
+    assert.notEqual(toCandidate(withContext).identity, toCandidate(base).identity)
+    assert.notEqual(toCandidate(withContext).textKey, toCandidate(base).textKey)
+    // an empty context is not the same as no context
+    assert.notEqual(toCandidate({ ...base, context: '' }).textKey, toCandidate(base).textKey)
+  })
+
+  test('question and options do not run together', () => {
+    const a = { ...base, question: 'x y', options: ['z', 'w'] }
+    const b = { ...base, question: 'x', options: ['y z', 'w'] }
+    assert.notEqual(toCandidate(a).identity, toCandidate(b).identity)
+  })
+
+  test('keeps the upstream texts verbatim and adds normalised options', () => {
+    const c = toCandidate({ ...base, options: ['  Apple ', 'Chair'] })
+    assert.deepEqual(c.options, ['  Apple ', 'Chair'])
+    assert.deepEqual(c.normOptions, ['apple', 'chair'])
+    assert.equal(c.question, base.question)
+  })
+})

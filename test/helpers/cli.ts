@@ -1,0 +1,78 @@
+/** Helpers for running the CLIs in-process (with a collecting Io) and as real subprocesses. */
+import { spawn, spawnSync } from 'node:child_process'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Io } from '../../src/cli/run.ts'
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
+export const FIXTURE_HUB = join(ROOT, 'test/fixtures/hub')
+export const FIXTURE_RECIPE = join(ROOT, 'test/fixtures/recipe.json')
+
+export interface Collected {
+  io: Io
+  out: string[]
+  err: string[]
+  /** stdout and stderr lines together, in the order they were written */
+  all: string[]
+  text(): string
+}
+
+/** An Io that records every line (multi-line writes are split into lines). */
+export function collectIo(): Collected {
+  const out: string[] = []
+  const err: string[] = []
+  const all: string[] = []
+  const push = (into: string[]) => (line: string) => {
+    const lines = line.split('\n')
+    into.push(...lines)
+    all.push(...lines)
+  }
+  return { io: { out: push(out), err: push(err) }, out, err, all, text: () => all.join('\n') }
+}
+
+/** A V8 stack frame line such as `    at fn (/x/y.ts:1:2)` (recipe issue lines `  at $.seed: …` are not). */
+export const STACK_FRAME = /^\s+at .*(\.[cm]?[jt]s|node:[\w/]+):\d+:\d+\)?$/
+
+export interface RunResult {
+  status: number | null
+  stdout: string
+  stderr: string
+}
+
+const cliArgs = (script: string, args: string[]) => ['--import', 'tsx', join('src/cli', script), ...args]
+
+/** Runs `node --import tsx src/cli/<script> ...args` from the project root, synchronously. */
+export function runNodeSync(script: string, args: string[], env: NodeJS.ProcessEnv = {}): RunResult {
+  const r = spawnSync(process.execPath, cliArgs(script, args), {
+    cwd: ROOT,
+    env: { ...cleanEnv(), ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  })
+  if (r.error) throw r.error
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr }
+}
+
+/** Same, without blocking the event loop (needed when this process serves the loopback Hub). */
+export function runNode(script: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<RunResult> {
+  return new Promise((ok, ko) => {
+    const child = spawn(process.execPath, cliArgs(script, args), { cwd: ROOT, env: { ...cleanEnv(), ...env } })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+    const timer = setTimeout(() => child.kill(), 60_000)
+    child.on('error', ko)
+    child.on('close', (status) => {
+      clearTimeout(timer)
+      ok({ status, stdout, stderr })
+    })
+  })
+}
+
+/** The parent's environment minus anything that would point the child at a real Hub or cache. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env }
+  for (const k of Object.keys(env)) if (k.startsWith('HF_') || k === 'XDG_CACHE_HOME' || k.startsWith('NODE_TEST')) delete env[k]
+  return env
+}

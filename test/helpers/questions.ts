@@ -1,0 +1,50 @@
+// Small hand-made inputs shared by the unit tests.
+import type { Recipe, SourceSpec } from '../../src/schema.ts'
+import type { UpstreamQuestion } from '../../src/sources/adapter.ts'
+
+/** An upstream question with sensible defaults; override any field. */
+export function uq(over: Partial<UpstreamQuestion> & Pick<UpstreamQuestion, 'id'>): UpstreamQuestion {
+  return {
+    source: 'src',
+    subject: null,
+    question: `Question ${over.id}?`,
+    context: null,
+    options: [`${over.id} right`, `${over.id} wrong 1`, `${over.id} wrong 2`, `${over.id} wrong 3`],
+    answer: 0,
+    split: 'test',
+    file: 'data/test.parquet',
+    row: 0,
+    ...over,
+  }
+}
+
+/** A source spec; `from` defaults to test/validation like ARC and MMLU. */
+export function sourceSpec(over: Partial<SourceSpec> & Pick<SourceSpec, 'name'>): SourceSpec {
+  return {
+    adapter: 'arc',
+    repo: 'acme/data',
+    revision: '0'.repeat(40),
+    config: 'default',
+    files: { test: ['data/test.parquet'], validation: ['data/validation.parquet'] },
+    test: { from: 'test', count: 0 },
+    val: { from: 'validation', count: 0 },
+    group: 'source',
+    shuffle: true,
+    ...over,
+  }
+}
+
+/** A recipe around the given sources; the quota tables are all zero unless given. */
+export function recipeOf(sources: SourceSpec[], over: Partial<Recipe> = {}): Recipe {
+  const zero = { '2': 0, '3': 0, '4': 0, '5': 0, '6': 0, '7': 0, '8': 0 }
+  return {
+    name: 'unit',
+    version: '1.0.0',
+    seed: 1234,
+    borrowMaxChars: 200,
+    quotas: { test: { ...zero }, val: { ...zero } },
+    sources,
+    exclude: { ids: [], texts: [] },
+    ...over,
+  }
+}

@@ -1,0 +1,155 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { isJevError } from '../src/errors.ts'
+import { rngFor, shuffle } from '../src/rng.ts'
+import { prepareSource, selectSplit } from '../src/select.ts'
+import type { UpstreamQuestion } from '../src/sources/adapter.ts'
+import { recipeOf, sourceSpec, uq } from './helpers/questions.ts'
+
+const arcLike = sourceSpec({ name: 'src', test: { from: 'test', count: 3 }, val: { from: 'validation', count: 2 } })
+const sameSplit = sourceSpec({
+  name: 'src',
+  files: { validation: ['data/validation.parquet'] },
+  test: { from: 'validation', count: 300 },
+  val: { from: 'validation', count: 100 },
+})
+const ids = (cs: readonly { id: string }[]) => cs.map((c) => c.id)
+
+function many(n: number, split: string, prefix = 'q'): UpstreamQuestion[] {
+  return Array.from({ length: n }, (_, i) => uq({ id: `src-${prefix}${i}`, split, row: i }))
+}
+
+describe('prepareSource', () => {
+  test('exact repeat rows collapse into one and are counted', () => {
+    const q = uq({ id: 'src-a', row: 3 })
+    const p = prepareSource(arcLike, [q, { ...q, row: 9 }, uq({ id: 'src-b' }), { ...q, row: 12 }], recipeOf([arcLike]))
+    assert.deepEqual(ids(p.sides.test).sort(), ['src-a', 'src-b'])
+    assert.equal(p.drops.get('duplicate_row'), 2)
+  })
+
+  test('the same id with different content is a DATA error naming file and row', () => {
+    const q = uq({ id: 'src-a', row: 3, file: 'data/test.parquet' })
+    const clash = { ...q, row: 17, options: [...q.options.slice(0, 3), 'something else'] }
+    assert.throws(
+      () => prepareSource(arcLike, [q, clash], recipeOf([arcLike])),
+      (e) => {
+        assert.ok(isJevError(e))
+        assert.equal(e.code, 'DATA')
+        assert.match(e.message, /data\/test\.parquet/)
+        assert.match(e.message, /\b17\b/)
+        assert.equal(e.context.file, 'data/test.parquet')
+        assert.equal(e.context.row, 17)
+        assert.equal(e.context.id, 'src-a')
+        return true
+      },
+    )
+  })
+
+  test('val questions found in the upstream test split are dropped', () => {
+    const t = uq({ id: 'src-t', question: 'Shared?', split: 'test' })
+    const sameRow = { ...t, split: 'validation' }
+    const sameText = uq({ id: 'src-v2', question: ' shared? ', split: 'validation' })
+    const fresh = uq({ id: 'src-v3', split: 'validation' })
+    const p = prepareSource(arcLike, [t, sameRow, sameText, fresh], recipeOf([arcLike]))
+    assert.deepEqual(ids(p.sides.test), ['src-t'])
+    assert.deepEqual(ids(p.sides.val), ['src-v3'])
+    assert.equal(p.drops.get('in_test_split'), 2)
+  })
+
+  test('ineligible questions are dropped with their reason', () => {
+    const qs = [
+      uq({ id: 'src-1', options: ['x', 'X ', 'y'] }),
+      uq({ id: 'src-2', options: ['x', 'y', 'None of the above'] }),
+      uq({ id: 'src-3' }),
+      uq({ id: 'src-4', question: 'Secret question' }),
+    ]
+    const recipe = recipeOf([arcLike], { exclude: { ids: ['src-3'], texts: ['SECRET  question'] } })
+    const p = prepareSource(arcLike, qs, recipe)
+    assert.deepEqual(p.sides.test, [])
+    assert.equal(p.drops.get('options_not_distinct'), 1)
+    assert.equal(p.drops.get('option_refers_to_options'), 1)
+    assert.equal(p.drops.get('excluded'), 2)
+  })
+
+  test('duplicates within a side (same identity or same text) are kept once', () => {
+    const a = uq({ id: 'src-a', question: 'Same?', options: ['1', '2', '3'] })
+    const sameIdentity = uq({ id: 'src-b', question: 'same?', options: ['3', '1', '2'] })
+    const sameText = uq({ id: 'src-c', question: 'Same?', options: ['4', '5', '6'] })
+    const p = prepareSource(arcLike, [a, sameIdentity, sameText, uq({ id: 'src-d' })], recipeOf([arcLike]))
+    assert.equal(p.sides.test.length, 2)
+    assert.ok(ids(p.sides.test).includes('src-d'))
+    assert.equal(p.drops.get('duplicate_question'), 2)
+  })
+
+  test('one upstream split feeding both sides is divided in the ratio of the counts', () => {
+    const qs = many(2000, 'validation')
+    const p = prepareSource(sameSplit, qs, recipeOf([sameSplit]))
+    assert.equal(p.sides.test.length + p.sides.val.length, 2000)
+    assert.equal(new Set([...ids(p.sides.test), ...ids(p.sides.val)]).size, 2000)
+    // binomial(2000, 0.75): mean 1500, sd ≈ 19
+    assert.ok(p.sides.test.length > 1420 && p.sides.test.length < 1580, String(p.sides.test.length))
+  })
+
+  test('the result does not depend on input order', () => {
+    const qs = [...many(300, 'test'), ...many(200, 'validation', 'v')]
+    const a = prepareSource(arcLike, qs, recipeOf([arcLike]))
+    const b = prepareSource(arcLike, shuffle(rngFor(1, 'test', 'permute'), qs), recipeOf([arcLike]))
+    assert.deepEqual(ids(b.sides.test), ids(a.sides.test))
+    assert.deepEqual(ids(b.sides.val), ids(a.sides.val))
+    // selection order is a keyed hash, not the input order
+    assert.notDeepEqual(ids(a.sides.test), ids(qs.slice(0, 300)))
+    const c = prepareSource(sameSplit, many(400, 'validation'), recipeOf([sameSplit]))
+    const d = prepareSource(sameSplit, many(400, 'validation').reverse(), recipeOf([sameSplit]))
+    assert.deepEqual(ids(d.sides.test), ids(c.sides.test))
+    assert.deepEqual(ids(d.sides.val), ids(c.sides.val))
+  })
+
+  test('another seed gives another selection order', () => {
+    const qs = many(50, 'test')
+    const a = prepareSource(arcLike, qs, recipeOf([arcLike]))
+    const b = prepareSource(arcLike, qs, recipeOf([arcLike], { seed: 99 }))
+    assert.notDeepEqual(ids(a.sides.test), ids(b.sides.test))
+  })
+})
+
+describe('selectSplit', () => {
+  test('meets each count and never takes the same question twice', () => {
+    const a = sourceSpec({ name: 'a', test: { from: 'test', count: 10 }, val: { from: 'validation', count: 4 } })
+    const b = sourceSpec({ name: 'b', test: { from: 'test', count: 10 }, val: { from: 'validation', count: 4 } })
+    // source b repeats some of a's questions: same identity (b-s*) or same text with other options (b-t*)
+    const qa = many(15, 'test', 'x').map((q, i) => ({ ...q, source: 'a', id: `a-${i}`, question: `Shared ${i}?` }))
+    const qb = [
+      ...qa.slice(0, 8).map((q, i) => ({ ...q, source: 'b', id: `b-s${i}` })),
+      ...qa.slice(8).map((q, i) => ({ ...q, source: 'b', id: `b-t${i}`, options: ['p', 'q', 'r'] })),
+      ...many(6, 'test', 'own').map((q) => ({ ...q, source: 'b' })),
+    ]
+    const recipe = recipeOf([a, b])
+    const prepared = [prepareSource(a, qa, recipe), prepareSource(b, qb, recipe)]
+    const taken = new Set<string>()
+    const chosen = selectSplit(prepared, 'test', taken, new Set())
+    assert.equal(chosen.get('a')!.length, 10)
+    assert.equal(chosen.get('b')!.length, 10)
+    const all = [...chosen.get('a')!, ...chosen.get('b')!]
+    assert.equal(new Set(all.map((c) => c.identity)).size, all.length)
+    assert.equal(new Set(all.map((c) => c.textKey)).size, all.length)
+    for (const c of all) assert.ok(taken.has(c.identity) && taken.has(c.textKey))
+  })
+
+  test('skips rejected ids', () => {
+    const spec = sourceSpec({ name: 'src', test: { from: 'test', count: 3 } })
+    const p = prepareSource(spec, many(5, 'test'), recipeOf([spec]))
+    const first = selectSplit([p], 'test', new Set(), new Set()).get('src')!
+    const again = selectSplit([p], 'test', new Set(), new Set([first[0]!.id])).get('src')!
+    assert.equal(again.length, 3)
+    assert.ok(!ids(again).includes(first[0]!.id))
+  })
+
+  test('throws QUOTA naming the source when too few are eligible', () => {
+    const spec = sourceSpec({ name: 'tiny', test: { from: 'test', count: 5 } })
+    const p = prepareSource(spec, many(4, 'test'), recipeOf([spec]))
+    assert.throws(
+      () => selectSplit([p], 'test', new Set(), new Set()),
+      (e) => isJevError(e) && e.code === 'QUOTA' && e.context.group === 'tiny' && /tiny/.test(e.message) && /\b4\b/.test(e.message),
+    )
+  })
+})

@@ -1,0 +1,161 @@
+import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
+import { describe, test } from 'node:test'
+import { isJevError } from '../../src/errors.ts'
+import { adaptRow, contentId } from '../../src/sources/adapter.ts'
+import { arc } from '../../src/sources/arc.ts'
+import { boolq } from '../../src/sources/boolq.ts'
+import { jcommonsenseqa } from '../../src/sources/jcommonsenseqa.ts'
+import { mmlu } from '../../src/sources/mmlu.ts'
+
+const at = (source: string, row = 7) => ({ source, file: 'x/test-00000-of-00001.parquet', row })
+
+/** Asserts a DATA error that names the field, the file and the row. */
+function dataError(field: string, row = 7) {
+  return (e: unknown) => {
+    assert.ok(isJevError(e), String(e))
+    assert.equal(e.code, 'DATA')
+    assert.equal(e.context.field, field)
+    assert.equal(e.context.row, row)
+    assert.equal(e.context.file, 'x/test-00000-of-00001.parquet')
+    assert.match(e.message, new RegExp(`row ${row}\\b.*field ${field}\\b`))
+    return true
+  }
+}
+
+describe('arc', () => {
+  const row = (answerKey: string, label = ['A', 'B', 'C', 'D']) => ({
+    id: 'Mercury_7175875',
+    question: 'Which is a gas?',
+    choices: { text: ['ice', 'steam', 'rock', 'sand'].slice(0, label.length), label },
+    answerKey,
+  })
+
+  test('letter keys map to the label index and the id is prefixed', () => {
+    const q = adaptRow(arc, row('C'), at('arc_challenge'))
+    assert.equal(q.id, 'arc_challenge-Mercury_7175875')
+    assert.equal(q.answer, 2)
+    assert.deepEqual(q.options, ['ice', 'steam', 'rock', 'sand'])
+    assert.equal(q.context, null)
+    assert.equal(q.subject, null)
+    assert.equal(q.question, 'Which is a gas?')
+  })
+
+  test('numeric keys "1"–"4" map to the label index', () => {
+    for (const k of ['1', '2', '3', '4']) assert.equal(adaptRow(arc, row(k, ['1', '2', '3', '4']), at('arc_easy')).answer, Number(k) - 1)
+    assert.equal(adaptRow(arc, row('2', ['1', '2', '3']), at('arc_easy')).answer, 1)
+  })
+
+  test('an answerKey that is not a label is a DATA error naming answerKey and the row', () => {
+    assert.throws(() => adaptRow(arc, row('E'), at('arc_challenge')), dataError('answerKey'))
+    // a letter key when the labels are numbers
+    assert.throws(() => adaptRow(arc, row('A', ['1', '2', '3', '4']), at('arc_challenge', 12)), dataError('answerKey', 12))
+  })
+
+  test('texts and labels of different lengths are a DATA error', () => {
+    const bad = { ...row('A'), choices: { text: ['a', 'b'], label: ['A', 'B', 'C'] } }
+    assert.throws(() => adaptRow(arc, bad, at('arc_easy')), dataError('choices'))
+  })
+
+  test('a missing column is a DATA error naming it', () => {
+    const { answerKey: _, ...bad } = row('A')
+    assert.throws(() => adaptRow(arc, bad, at('arc_easy')), dataError('answerKey'))
+  })
+})
+
+describe('mmlu', () => {
+  const row = (answer: bigint, over: Record<string, unknown> = {}) => ({
+    question: 'Which of the following statements is true?',
+    subject: 'public_relations',
+    choices: ['one', 'two', 'three', 'four'],
+    answer,
+    ...over,
+  })
+
+  test('maps the answer index and keeps the subject', () => {
+    const q = adaptRow(mmlu, row(3n), at('mmlu'))
+    assert.equal(q.answer, 3)
+    assert.equal(q.subject, 'public_relations')
+    assert.deepEqual(q.options, ['one', 'two', 'three', 'four'])
+    assert.equal(q.context, null)
+  })
+
+  test('an answer out of range is a DATA error naming answer', () => {
+    assert.throws(() => adaptRow(mmlu, row(4n), at('mmlu')), dataError('answer'))
+    assert.throws(() => adaptRow(mmlu, row(-1n), at('mmlu')), dataError('answer'))
+  })
+
+  test('the id is the source and 16 hex digits of the content hash', () => {
+    const q = adaptRow(mmlu, row(1n), at('mmlu', 1))
+    assert.match(q.id, /^mmlu-[0-9a-f]{16}$/)
+    // identical rows anywhere share the id; row position does not enter
+    assert.equal(adaptRow(mmlu, row(1n), at('mmlu', 900)).id, q.id)
+    // key order of the decoded row does not matter
+    const reordered = { answer: 1n, choices: row(1n).choices, subject: 'public_relations', question: row(1n).question }
+    assert.equal(adaptRow(mmlu, reordered, at('mmlu')).id, q.id)
+    // any change of content changes it
+    assert.notEqual(adaptRow(mmlu, row(2n), at('mmlu')).id, q.id)
+    assert.notEqual(adaptRow(mmlu, row(1n, { subject: 'us_foreign_policy' }), at('mmlu')).id, q.id)
+    assert.notEqual(adaptRow(mmlu, row(1n, { choices: ['two', 'one', 'three', 'four'] }), at('mmlu')).id, q.id)
+  })
+})
+
+describe('jcommonsenseqa', () => {
+  const row = (label: bigint) => ({
+    q_id: 8939n,
+    question: '電子機器で使用される最も主要な電子回路基板の事をなんと言う？',
+    choice0: '掲示板',
+    choice1: 'パソコン',
+    choice2: 'マザーボード',
+    choice3: '回路図',
+    choice4: 'モニター',
+    label,
+  })
+
+  test('maps the label to the choice columns in order', () => {
+    const q = adaptRow(jcommonsenseqa, row(2n), at('jcommonsenseqa'))
+    assert.equal(q.id, 'jcommonsenseqa-8939')
+    assert.equal(q.answer, 2)
+    assert.equal(q.options[q.answer], 'マザーボード')
+    assert.deepEqual(q.options, ['掲示板', 'パソコン', 'マザーボード', '回路図', 'モニター'])
+    assert.equal(q.context, null)
+  })
+
+  test('a label out of range is a DATA error naming label', () => {
+    assert.throws(() => adaptRow(jcommonsenseqa, row(5n), at('jcommonsenseqa')), dataError('label'))
+  })
+})
+
+describe('boolq', () => {
+  const row = (answer: boolean, question = 'is the sky blue') => ({ question, answer, passage: 'The sky is blue on clear days.' })
+
+  test('yes/no options, the answer and the passage as context', () => {
+    const yes = adaptRow(boolq, row(true), at('boolq'))
+    assert.deepEqual(yes.options, ['yes', 'no'])
+    assert.equal(yes.answer, 0)
+    assert.equal(yes.context, 'The sky is blue on clear days.')
+    assert.equal(yes.question, 'is the sky blue')
+    assert.equal(adaptRow(boolq, row(false), at('boolq')).answer, 1)
+  })
+
+  test('content-hash ids: equal for identical rows, different otherwise', () => {
+    const id = adaptRow(boolq, row(true), at('boolq', 1)).id
+    assert.match(id, /^boolq-[0-9a-f]{16}$/)
+    assert.equal(adaptRow(boolq, row(true), at('boolq', 2)).id, id)
+    assert.notEqual(adaptRow(boolq, row(false), at('boolq')).id, id)
+    assert.notEqual(adaptRow(boolq, row(true, 'is the sky green'), at('boolq')).id, id)
+  })
+
+  test('an answer that is not a boolean is a DATA error', () => {
+    assert.throws(() => adaptRow(boolq, { ...row(true), answer: 'true' }, at('boolq')), dataError('answer'))
+  })
+})
+
+describe('contentId', () => {
+  test('is the source, a dash and 16 hex digits of sha256 over the canonical content', () => {
+    // canonical JSON of { b: 'x', a: 1n } is {"a":1,"b":"x"}
+    const hex = createHash('sha256').update('{"a":1,"b":"x"}').digest('hex').slice(0, 16)
+    assert.equal(contentId('s', { b: 'x', a: 1n }), `s-${hex}`)
+    assert.equal(contentId('other', { a: 1n, b: 'x' }), `other-${hex}`)
+  })
+})
