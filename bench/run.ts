@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -20,7 +20,7 @@ const { values } = parseArgs({
 const RUNS = Number(values.runs)
 const root = resolve(import.meta.dirname, '..')
 const work = mkdtempSync(join(tmpdir(), 'jev-bench-'))
-const TSX = ['--import', 'tsx']
+const JEV = ['bin/jev.mjs']
 const RUSAGE = ['--import', join(root, 'bench/rusage.mjs')]
 
 interface Sample { wallMs: number; maxRssMb: number }
@@ -52,8 +52,10 @@ async function measure(name: string, args: string[], runs = RUNS, warmup = 1): P
 }
 
 const buildArgs = (recipe: string, lock: string, mirror: string, out: string) =>
-  [...TSX, 'src/cli/build-dataset.ts', '--recipe', recipe, '--lock', lock, '--mirror', mirror, '--out', out]
+  [...JEV, 'build-dataset', '--recipe', recipe, '--lock', lock, '--mirror', mirror, '--out', out]
 
+// the CLIs run from dist/ when it is current; measure what users run
+if (spawnSync('npm', ['run', '-s', 'compile'], { cwd: root, stdio: 'inherit' }).status !== 0) throw new Error('npm run compile failed')
 const results: Record<string, unknown> = { node: process.version }
 const rows: string[][] = []
 const failures: string[] = []
@@ -68,7 +70,8 @@ try {
     const read = await measure('floor: read + sha256', ['bench/floor.mjs', 'read', recipe, mirror])
     const decode = await measure('floor: Parquet decode', ['bench/floor.mjs', 'decode', recipe, mirror])
     const build = await measure('build-dataset (warm)', buildArgs(recipe, lock, mirror, join(work, 'out')))
-    const verify = await measure('verify-dataset', [...TSX, 'src/cli/verify-dataset.ts', '--mirror', mirror])
+    // against the folder the build above wrote, so a stale committed out/ cannot fail the bench
+    const verify = await measure('verify-dataset', [...JEV, 'verify-dataset', '--recipe', recipe, '--lock', lock, '--mirror', mirror, '--out', join(work, 'out')])
     rows.push(fmt(read), fmt(decode), fmt(build), fmt(verify))
     results.real = { read, decode, build, verify, buildOverRead: build.medianMs / read.medianMs, buildOverDecode: build.medianMs / decode.medianMs }
     rows.push(['build / read floor', (build.medianMs / read.medianMs).toFixed(1) + '×', '', ''])

@@ -26,9 +26,14 @@ function poolKey(source: string, split: Split, group: string): string {
  * Nothing here depends on row order, the clock or the locale.
  */
 export function buildRecords(recipe: Recipe, questionsBySource: ReadonlyMap<string, readonly UpstreamQuestion[]>): BuildOutput {
-  const prepared: PreparedSource[] = recipe.sources.map((spec) =>
-    prepareSource(spec, questionsBySource.get(spec.name) ?? [], recipe),
+  return buildFromPrepared(
+    recipe,
+    recipe.sources.map((spec) => prepareSource(spec, questionsBySource.get(spec.name) ?? [], recipe)),
   )
+}
+
+/** The same, from sources already prepared (so their raw questions can be let go early). */
+export function buildFromPrepared(recipe: Recipe, prepared: readonly PreparedSource[]): BuildOutput {
   const pools = new Map<string, Pool>()
   for (const p of prepared)
     for (const split of ['test', 'val'] as const)
@@ -37,10 +42,11 @@ export function buildRecords(recipe: Recipe, questionsBySource: ReadonlyMap<stri
   const rejected = new Set<string>()
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const taken = new Set<string>()
+    const skipped = new Map<string, DropCounts>()
     const records: Record<Split, DataRecord[]> = { test: [], val: [] }
     const failed: Candidate[] = []
     for (const split of ['test', 'val'] as const) {
-      const selected = selectSplit(prepared, split, taken, rejected)
+      const selected = selectSplit(prepared, split, taken, rejected, skipped)
       const items = prepared.flatMap((p) =>
         selected.get(p.spec.name)!.map((c) => ({ p, c, pool: pools.get(poolKey(p.spec.name, split, groupOf(p.spec, c))) })),
       )
@@ -72,6 +78,7 @@ export function buildRecords(recipe: Recipe, questionsBySource: ReadonlyMap<stri
     }
     if (failed.length === 0) {
       const drops = new Map(prepared.map((p) => [p.spec.name, new Map(p.drops)]))
+      for (const [source, counts] of skipped) for (const [reason, n] of counts) countDrop(drops.get(source)!, reason, n)
       for (const id of rejected) countDrop(drops.get(sourceOf(prepared, id))!, 'final_not_distinct')
       return { records, drops }
     }

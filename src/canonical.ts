@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { createHash, hash } from 'node:crypto'
 
 /** Text as the spec compares it; never used to rewrite text. */
 export function normalize(s: string): string {
@@ -13,7 +13,8 @@ const WHITESPACE = /\s+/g
 const NEEDS_COLLAPSE = /\s\s|[\t\n\v\f\r\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/
 
 export function sha256Hex(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex')
+  // the one-shot API: several times faster than createHash for short inputs
+  return hash('sha256', data, 'hex')
 }
 
 /** Code-unit order: the same on every machine and locale. */
@@ -26,51 +27,29 @@ export function compareStrings(a: string, b: string): number {
  * same values hash the same however they were encoded upstream.
  */
 export function canonicalJson(value: unknown): string {
-  const parts: string[] = []
-  writeCanonical(value, parts)
-  return parts.join('')
-}
-
-function writeCanonical(value: unknown, out: string[]): void {
-  if (value === null || value === undefined) {
-    out.push('null')
-    return
-  }
+  if (value === null || value === undefined) return 'null'
   switch (typeof value) {
     case 'string':
     case 'boolean':
-      out.push(JSON.stringify(value))
-      return
+      return JSON.stringify(value)
     case 'bigint':
-      out.push(value.toString(10))
-      return
+      return value.toString(10)
     case 'number':
       if (!Number.isFinite(value)) throw new TypeError(`cannot canonicalise ${value}`)
-      out.push(JSON.stringify(value))
-      return
+      return JSON.stringify(value)
     case 'object': {
       if (Array.isArray(value)) {
-        out.push('[')
-        value.forEach((v, i) => {
-          if (i) out.push(',')
-          writeCanonical(v, out)
-        })
-        out.push(']')
-        return
+        // strings are concatenated, not joined: V8 ropes make this the cheapest way
+        let out = '['
+        for (let i = 0; i < value.length; i++) out += (i ? ',' : '') + canonicalJson(value[i])
+        return `${out}]`
       }
-      if (value instanceof Date) {
-        out.push(JSON.stringify(value.toISOString()))
-        return
-      }
-      out.push('{')
-      Object.keys(value)
-        .sort(compareStrings)
-        .forEach((k, i) => {
-          out.push(i ? ',' : '', JSON.stringify(k), ':')
-          writeCanonical((value as Record<string, unknown>)[k], out)
-        })
-      out.push('}')
-      return
+      if (value instanceof Date) return JSON.stringify(value.toISOString())
+      const keys = Object.keys(value).sort(compareStrings)
+      let out = '{'
+      for (let i = 0; i < keys.length; i++)
+        out += `${i ? ',' : ''}${JSON.stringify(keys[i])}:${canonicalJson((value as Record<string, unknown>)[keys[i]!])}`
+      return `${out}}`
     }
     default:
       throw new TypeError(`cannot canonicalise a ${typeof value}`)
@@ -93,6 +72,8 @@ export function rowsHash(rows: readonly unknown[]): string {
 /** Unicode code points, as the borrow limit counts them. */
 export function codePointLength(s: string): number {
   let n = 0
+  // without surrogates every code unit is a code point
+  if (!/[\ud800-\udfff]/.test(s)) return s.length
   for (const _ of s) n++
   return n
 }

@@ -23,10 +23,12 @@ const UPSTREAM: Record<string, { title: string; licence: string; cite: string }>
 
 const LABELS = 'ABCDEFGH'
 
+/** The Hub's size category for n rows (its list goes in powers of ten up to 1T). */
 function sizeCategory(n: number): string {
-  const bounds: [number, string][] = [[1e3, 'n<1K'], [1e4, '1K<n<10K'], [1e5, '10K<n<100K'], [1e6, '100K<n<1M']]
-  for (const [b, label] of bounds) if (n < b) return label
-  return 'n>1M'
+  const names = ['1K', '10K', '100K', '1M', '10M', '100M', '1B', '10B', '100B', '1T']
+  if (n < 1e3) return 'n<1K'
+  for (let i = 1; i < names.length; i++) if (n < 10 ** (i + 3)) return `${names[i - 1]}<n<${names[i]}`
+  return 'n>1T'
 }
 
 function table(head: string[], rows: (string | number)[][]): string {

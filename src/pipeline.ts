@@ -1,11 +1,11 @@
-import { buildRecords } from './build.ts'
+import { buildFromPrepared } from './build.ts'
 import { renderCard } from './card.ts'
 import { checkAgainstLock, type Lock, lockedRevision, makeLock } from './lock.ts'
 import { buildManifest, type Manifest, manifestJson } from './manifest.ts'
 import { recipeHash } from './recipe.ts'
 import type { Recipe, Split } from './schema.ts'
-import type { DropCounts } from './select.ts'
-import { loadSources, type LoadedSource } from './sources/load.ts'
+import { type DropCounts, type PreparedSource, prepareSource } from './select.ts'
+import { loadSource, type LoadedSource } from './sources/load.ts'
 import type { FileFetcher } from './sources/types.ts'
 import { computeStats, type DatasetStats } from './stats.ts'
 import { BUILDER } from './version.ts'
@@ -32,9 +32,16 @@ export interface BuildOptions {
 /** Everything but the writing: sources in, the four output files out. */
 export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options: BuildOptions = {}): Promise<BuiltDataset> {
   const lock = options.lock ?? null
-  const sources = await loadSources(recipe, fetcher, (spec) => lockedRevision(lock, spec))
+  const sources: LoadedSource[] = []
+  const prepared: PreparedSource[] = []
+  // one source at a time: its raw questions can go once they are candidates
+  for (const spec of recipe.sources) {
+    const loaded = await loadSource(spec, lockedRevision(lock, spec), fetcher)
+    prepared.push(prepareSource(spec, loaded.questions, recipe))
+    sources.push({ ...loaded, questions: [] })
+  }
   const warnings = lock ? checkAgainstLock(lock, sources) : []
-  const { records, drops } = buildRecords(recipe, new Map(sources.map((s) => [s.spec.name, s.questions])))
+  const { records, drops } = buildFromPrepared(recipe, prepared)
   const jsonl: Record<Split, string> = { test: toJsonl(records.test), val: toJsonl(records.val) }
   const stats = computeStats(records, recipe.sources.map((s) => s.name))
   const hash = recipeHash(recipe)

@@ -17,7 +17,8 @@ export function buildPool(candidates: readonly Candidate[], maxChars: number): P
   const byNorm = new Map<string, string>()
   for (const c of candidates) {
     c.options.forEach((text, i) => {
-      if (codePointLength(text) > maxChars) return
+      // code points never outnumber code units, so only long texts need counting
+      if (text.length > maxChars && codePointLength(text) > maxChars) return
       const norm = c.normOptions[i]!
       const seen = byNorm.get(norm)
       // several spellings of one text: keep the smallest, whatever order rows came in

@@ -112,6 +112,7 @@ export function selectSplit(
   split: Split,
   taken: Set<string>,
   rejected: ReadonlySet<string>,
+  skipped: Map<string, DropCounts> = new Map(),
 ): Map<string, Candidate[]> {
   const out = new Map<string, Candidate[]>()
   for (const { spec, sides } of prepared) {
@@ -119,7 +120,13 @@ export function selectSplit(
     const chosen: Candidate[] = []
     for (const c of sides[split]) {
       if (chosen.length === want) break
-      if (rejected.has(c.id) || taken.has(c.identity) || taken.has(c.textKey)) continue
+      if (rejected.has(c.id)) continue
+      if (taken.has(c.identity) || taken.has(c.textKey)) {
+        // taken already by another source or by the test split
+        if (!skipped.has(spec.name)) skipped.set(spec.name, new Map())
+        countDrop(skipped.get(spec.name)!, 'duplicate_question')
+        continue
+      }
       taken.add(c.identity)
       taken.add(c.textKey)
       chosen.push(c)

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { link, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { sha256Hex } from './canonical.ts'
 import { JevError } from './errors.ts'
@@ -98,14 +98,50 @@ export async function writeOutDir(outDir: string, files: ReadonlyMap<string, str
         await handle.close()
       }
     }
-    const hadOld = await stat(dir).then(() => true, () => false)
-    if (hadOld) await rename(dir, old)
-    await rename(tmp, dir)
-    if (hadOld) await rm(old, { recursive: true, force: true })
+    await withSwapLock(parent, name, async () => {
+      const hadOld = await stat(dir).then(() => true, () => false)
+      if (hadOld) await rename(dir, old)
+      await rename(tmp, dir)
+      if (hadOld) await rm(old, { recursive: true, force: true })
+    })
   } catch (e) {
     await rm(tmp, { recursive: true, force: true })
     if (e instanceof JevError) throw e
     throw new JevError('IO', `cannot write ${dir}: ${(e as Error).message}`, { file: dir }, { cause: e })
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/**
+ * Two builds swapping the same folder at once would move each other's folders;
+ * the swap takes a lock file holding the pid, and a lock whose process is gone is stale.
+ */
+async function withSwapLock(parent: string, name: string, swap: () => Promise<void>): Promise<void> {
+  const lock = join(parent, `.${name}.lock`)
+  // link() of a file already holding the pid: the lock never exists empty
+  const mine = `${lock}.${process.pid}-${randomBytes(4).toString('hex')}`
+  await writeFile(mine, String(process.pid))
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await link(mine, lock)
+        break
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
+        const holder = Number(await readFile(lock, 'utf8').catch(() => ''))
+        if (holder && !pidAlive(holder)) await rm(lock, { force: true })
+        else if (attempt < 600) await sleep(100)
+        else throw new JevError('IO', `${join(parent, name)} is being replaced by process ${holder}; waited 60 s`, { file: lock })
+      }
+    }
+  } finally {
+    await rm(mine, { force: true })
+  }
+  try {
+    await swap()
+  } finally {
+    await rm(lock, { force: true })
   }
 }
 

@@ -26,7 +26,8 @@ describe('refersToOptions', () => {
     'neither of the above',
     'all of the options given are correct',
     'Both',
-    'None.',
+    'Neither.',
+    'Neither A nor. B.',
   ]
   for (const text of refers) test(`true for ${JSON.stringify(text)}`, () => assert.equal(refersToOptions(text), true))
 
@@ -44,6 +45,12 @@ describe('refersToOptions', () => {
     'none of the offspring will be affected',
     'Paris',
     'multiply both sides by 6',
+    // a bare "None" or "All" can be a real answer ("How many …?"), and numbered
+    // items refer to statements in the question, which shuffling leaves intact
+    'None.',
+    'All',
+    '1 and 2',
+    '1, 2, or 3',
   ]
   for (const text of ordinary) test(`false for ${JSON.stringify(text)}`, () => assert.equal(refersToOptions(text), false))
 

@@ -423,11 +423,10 @@ test('repairOutDir restores an out folder moved aside by a crashed build and rem
   await repairOutDir(join(tmp, 'no-such-parent', 'out'))
 })
 
-// ---------------------------------------------------------------- known gaps in src (kept as todo)
+// ---------------------------------------------------------------- crash repair and tampering behind the manifest
 
 test(
   'writeOutDir recovers when two crashed builds each left an .old folder',
-  { todo: 'bug: repairOutDir decides `exists` once, restores the first .old, then renames the second onto the now non-empty out dir (ENOTEMPTY → IO error)' },
   async () => {
     const parent = join(tmp, 'two-olds')
     await mkdir(parent, { recursive: true })
@@ -443,7 +442,6 @@ test(
 
 test(
   'checkDataset notices records edited behind a manifest whose output hashes were fixed up',
-  { todo: 'bug (gap): checkManifest checks outputs sha256/bytes/rows only, not datasetHash, counts, or that outputs lists test.jsonl/val.jsonl/README.md' },
   async () => {
     const dir = await freshCopy('tamper-behind-manifest')
     const lines = recordLines(await readFile(join(dir, 'test.jsonl'), 'utf8'))

@@ -80,7 +80,6 @@ describe('parseRecipe', () => {
 
   test(
     'lists the cross-field problems too when a field has the wrong type',
-    { todo: 'bug: zod skips the superRefine checks (quota sums, fixed counts, files per split) once any field fails its type' },
     () => {
       const bad = realJson()
       bad.seed = '1234'

@@ -56,8 +56,18 @@ export function safeRepoPath(path: unknown): path is string {
     path !== '' &&
     !path.includes('\\') &&
     !path.includes('\0') &&
-    path.split('/').every((p) => p !== '' && p !== '.' && p !== '..')
+    path.split('/').every((p) => p !== '' && p !== '.' && p !== '..' && p !== '__proto__')
   )
 }
 
+/** Repo owner and name parts. */
 export const NAME_RE = /^[A-Za-z0-9][\w.-]{0,95}$/
+/** Branch and tag names (a conservative subset of git's rules). */
+export const REF_RE = /^(?!.*\.\.)(?!.*\/\/)(?!__proto__$)[A-Za-z0-9][\w.\-/]{0,199}(?<![/.])$/
+
+/** 'status:<code>' answers with that status; 'reset' drops the connection; 'truncate' and
+ * 'corrupt' apply to full (non-Range) file bodies only: half the body then a dropped
+ * connection, or the same length with one byte flipped. */
+export type FaultKind = `status:${number}` | 'reset' | 'truncate' | 'corrupt'
+
+export interface Fault { match: string; kind: FaultKind; left: number }

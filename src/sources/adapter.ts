@@ -25,6 +25,8 @@ export interface RowAt {
   source: string
   file: string
   row: number
+  /** sha256 of the raw row's canonical JSON, computed once for the lock and for content ids */
+  rowHash: string
 }
 
 /** Maps one upstream dataset's rows to questions; `columns` are checked before any row. */
@@ -35,8 +37,12 @@ export interface Adapter<Row> {
 }
 
 /** For datasets without an upstream id: a hash of the row's canonical content. */
-export function contentId(source: string, row: unknown): string {
-  return `${source}-${sha256Hex(canonicalJson(row)).slice(0, 16)}`
+export function contentId(at: RowAt): string {
+  return `${at.source}-${at.rowHash.slice(0, 16)}`
+}
+
+export function rowHash(row: unknown): string {
+  return sha256Hex(canonicalJson(row))
 }
 
 export function dataError(at: RowAt, field: string, message: string): JevError {
@@ -49,7 +55,8 @@ export function dataError(at: RowAt, field: string, message: string): JevError {
 }
 
 /** Parses one row with the adapter's schema, naming the first bad field. */
-export function adaptRow<Row>(adapter: Adapter<Row>, raw: unknown, at: RowAt): AdaptedRow {
+export function adaptRow<Row>(adapter: Adapter<Row>, raw: unknown, where: Omit<RowAt, 'rowHash'> & { rowHash?: string }): AdaptedRow {
+  const at: RowAt = { ...where, rowHash: where.rowHash ?? rowHash(raw) }
   const parsed = adapter.row.safeParse(raw)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]

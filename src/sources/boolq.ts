@@ -14,7 +14,7 @@ export const boolq: Adapter<BoolqRow> = {
   row: BoolqRow,
   toQuestion(row, at) {
     return {
-      id: contentId(at.source, row),
+      id: contentId(at),
       subject: null,
       question: row.question,
       context: row.passage,

@@ -1,8 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto'
-import { mkdir, readFile, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises'
-import { basename, dirname, join, relative, resolve } from 'node:path'
-import { datasetInfo, downloadFile, HubApiError, pathsInfo } from '@huggingface/hub'
+import { readFile, readlink, rm } from 'node:fs/promises'
+import { basename, dirname, join, resolve } from 'node:path'
+import { datasetInfo, downloadFile, HubApiError, InvalidApiResponseFormatError, pathsInfo } from '@huggingface/hub'
 import { type ErrorContext, JevError, isJevError } from '../errors.ts'
+import { atomicWrite, hashLike, isOid, linkSnapshot, readVerifiedBlob, SHA1_RE, sha256Hex, withBlobLock } from './hub-cache.ts'
+import { AttemptsFailed, type Fetch, MAX_RETRY_AFTER_MS, type ResponseNote, type RetryPolicy, TransientError, withRetries } from './retry.ts'
 import type { FileFetcher, SourceFile } from './types.ts'
 
 export interface HubFetcherOptions {
@@ -12,10 +13,19 @@ export interface HubFetcherOptions {
   offline?: boolean
   fetch?: typeof fetch
   log?: (line: string) => void
+  /** extra attempts after the first for 429, 5xx, broken/stalled/short/wrong bodies (default 4) */
+  retries?: number
+  /** per request: no headers, or no body bytes, for this long is a failed attempt (default 30000) */
+  timeoutMs?: number
+  /** waits between attempts and for another build's blob lock (default setTimeout) */
+  sleep?: (ms: number) => Promise<void>
+  /** jitter source in [0, 1) (default Math.random) */
+  random?: () => number
+  /** clock for Retry-After dates and lock ages (default Date.now) */
+  now?: () => number
+  /** how long to wait for a live process holding a blob's download lock (default 10 minutes) */
+  lockWaitMs?: number
 }
-
-const SHA1_RE = /^[0-9a-f]{40}$/
-const SHA256_RE = /^[0-9a-f]{64}$/
 
 /** Same lookup order as Python huggingface_hub, so both share one cache. */
 export function resolveCacheDir(env: NodeJS.ProcessEnv, homedir: string): string {
@@ -34,25 +44,6 @@ export function hubOptionsFromEnv(env: NodeJS.ProcessEnv): { endpoint?: string; 
   }
 }
 
-const sha256Hex = (b: Uint8Array) => createHash('sha256').update(b).digest('hex')
-const gitBlobSha1 = (b: Uint8Array) => createHash('sha1').update(`blob ${b.length}\0`).update(b).digest('hex')
-const isOid = (s: string) => SHA1_RE.test(s) || SHA256_RE.test(s)
-/** A blob's name says how to check it: 64 hex = LFS sha256, 40 hex = git blob sha1. */
-const hashLike = (etag: string, b: Uint8Array) => (SHA256_RE.test(etag) ? sha256Hex(b) : gitBlobSha1(b))
-
-/** Write via a unique temp name + rename, so readers and concurrent writers never see a partial file. */
-async function atomicWrite(dest: string, data: Uint8Array | string): Promise<void> {
-  await mkdir(dirname(dest), { recursive: true })
-  const tmp = `${dest}.${process.pid}.${randomBytes(6).toString('hex')}.incomplete`
-  try {
-    await writeFile(tmp, data)
-    await rename(tmp, dest)
-  } catch (e) {
-    await rm(tmp, { force: true })
-    throw e
-  }
-}
-
 function checkNames(repo: string, revision: string, path: string): void {
   const bad = (s: string) => s === '' || s.includes('\\') || s.startsWith('/') || s.split('/').some((p) => p === '' || p === '.' || p === '..')
   if (!/^[\w.-]+\/[\w.-]+$/.test(repo) || bad(repo) || bad(revision) || bad(path)) {
@@ -60,18 +51,37 @@ function checkNames(repo: string, revision: string, path: string): void {
   }
 }
 
+const realSleep = (ms: number) => new Promise<void>((ok) => setTimeout(ok, ms))
+const oneLine = (s: string) => s.replace(/\s*[\r\n]+\s*/g, ' ')
+const looksLikeHtml = (b: Uint8Array) => /^\s*<(!doctype html|html)/i.test(Buffer.from(b.subarray(0, 64)).toString('latin1'))
+
 export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
   const endpoint = (options.endpoint ?? 'https://huggingface.co').replace(/\/+$/, '')
   const token = options.token || undefined
-  const scrub = (s: string) => (token ? s.split(token).join('hf_***') : s)
+  const scrub = (s: string) => oneLine(token ? s.split(token).join('hf_***') : s)
   const say = (line: string) => options.log?.(scrub(line))
-  const client = {
-    hubUrl: endpoint,
-    ...(token ? { accessToken: token } : {}),
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+  const policy: RetryPolicy = {
+    retries: options.retries ?? 4,
+    timeoutMs: options.timeoutMs ?? 30_000,
+    sleep: options.sleep ?? realSleep,
+    random: options.random ?? Math.random,
+    now: options.now ?? Date.now,
   }
+  const baseFetch: Fetch = (input, init) => (options.fetch ?? globalThis.fetch)(input, init)
+  const client = (f: Fetch) => ({ hubUrl: endpoint, fetch: f, ...(token ? { accessToken: token } : {}) })
   // One commit per repo@revision for the fetcher's lifetime: every file of a build comes from the same snapshot.
   const commits = new Map<string, Promise<string>>()
+
+  /** Every Hub call goes through here: a fresh guarded fetch per attempt, bounded retries, one log line per retry. */
+  function retried<T>(ctx: ErrorContext, run: (f: Fetch) => Promise<T>, htmlExpected = false): Promise<T> {
+    return withRetries(policy, baseFetch, run, {
+      htmlExpected,
+      onRetry: (ev) => {
+        const asked = ev.retryAfterMs !== undefined ? ` (the Hub asked to wait ${Math.ceil(ev.retryAfterMs / 1000)} s)` : ''
+        say(`hub: ${ctx.repo}@${ctx.revision} ${ctx.file}: ${ev.why}; retrying (attempt ${ev.attempt} of ${ev.of})${asked}`)
+      },
+    })
+  }
 
   const result = (repo: string, revision: string, commit: string, path: string, bytes: Uint8Array): SourceFile => ({
     repo, revision, commit, path, bytes, size: bytes.length, sha256: sha256Hex(bytes),
@@ -105,12 +115,13 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
     return null
   }
 
-  function resolveCommit(repo: string, revision: string): Promise<string> {
+  function resolveCommit(repo: string, revision: string, ctx: ErrorContext): Promise<string> {
     const key = `${repo}@${revision}`
     let p = commits.get(key)
     if (!p) {
-      p = datasetInfo({ ...client, name: repo, revision, additionalFields: ['sha'] }).then((info) => {
-        if (!SHA1_RE.test(info.sha ?? '')) throw new Error(`Hub reported no commit sha for ${key}`)
+      p = retried(ctx, async (f) => {
+        const info = await datasetInfo({ ...client(f), name: repo, revision, additionalFields: ['sha'] })
+        if (!SHA1_RE.test(info.sha ?? '')) throw new TransientError('NETWORK', `the Hub reported no commit sha for ${key}`)
         return info.sha
       })
       p.catch(() => commits.delete(key))
@@ -119,73 +130,115 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
     return p
   }
 
+  /** One attempt at the bytes: checked for length and hash before anything touches the disk. */
+  async function downloadVerified(f: Fetch, ctx: ErrorContext, commit: string, etag: string, size: number): Promise<Uint8Array> {
+    const path = String(ctx.file)
+    let bytes = new Uint8Array()
+    if (size !== 0) {
+      // xet: false keeps to plain HTTP resolve (+ CDN redirect); the hash check below covers integrity either way.
+      const encoded = path.split('/').map(encodeURIComponent).join('/')
+      const blob = await downloadFile({ ...client(f), repo: { type: 'dataset', name: String(ctx.repo) }, revision: commit, path: encoded, xet: false })
+      if (!blob) throw new JevError('NOT_FOUND', `Hub answered HTTP 404 (not found) for ${ctx.repo}@${ctx.revision} ${path}: check the recipe's path`, { status: 404 })
+      bytes = new Uint8Array(await blob.arrayBuffer())
+    }
+    const html = looksLikeHtml(bytes) && !/\.html?$/i.test(path) ? ' (an HTML page, not the file)' : ''
+    if (bytes.length !== size) {
+      throw new TransientError('NETWORK', `received ${bytes.length} bytes where the Hub lists ${size}${html}`, { expectedSize: size, receivedSize: bytes.length })
+    }
+    const got = hashLike(etag, bytes)
+    if (got !== etag) throw new TransientError('INTEGRITY', `expected ${etag} (${size} bytes), received ${got}${html}`, { expected: etag, received: got })
+    return bytes
+  }
+
   async function download(repoDir: string, repo: string, revision: string, path: string, ctx: ErrorContext): Promise<SourceFile> {
     // Resolve the branch first and pin every later request to the commit, so a push mid-build cannot mix snapshots.
-    const commit = SHA1_RE.test(revision) ? revision : await resolveCommit(repo, revision)
-    const repoId = { type: 'dataset' as const, name: repo }
-    const infos = await pathsInfo({ ...client, repo: repoId, revision: commit, paths: [path] })
-    const info = infos.find((i) => i.path === path && i.type === 'file')
-    if (!info) throw new JevError('NOT_FOUND', `no file ${path} in dataset ${repo}@${revision}`, { ...ctx, status: 404 })
-    const etag = info.lfs?.oid ?? info.oid ?? ''
-    const size = info.lfs?.size ?? info.size
-    if (!isOid(etag)) throw new JevError('NETWORK', `Hub sent an unexpected oid for ${repo}@${revision} ${path}`, ctx)
+    const commit = SHA1_RE.test(revision) ? revision : await resolveCommit(repo, revision, ctx)
+    const { etag, size } = await retried(ctx, async (f) => {
+      const infos = await pathsInfo({ ...client(f), repo: { type: 'dataset', name: repo }, revision: commit, paths: [path] })
+      const info = infos.find((i) => i.path === path && i.type === 'file')
+      if (!info) throw new JevError('NOT_FOUND', `no file ${path} in dataset ${repo}@${revision}; check the recipe's path`, { ...ctx, status: 404 })
+      const oid = info.lfs?.oid ?? info.oid ?? ''
+      if (!isOid(oid)) throw new TransientError('NETWORK', `the Hub sent an unexpected oid ${JSON.stringify(oid.slice(0, 80))}`)
+      return { etag: oid, size: info.lfs?.size ?? info.size }
+    })
     const blobPath = join(repoDir, 'blobs', etag)
-
-    // Another revision may already have fetched the same blob.
-    const existing = await readFile(blobPath).catch(() => null)
-    let bytes: Uint8Array
-    if (existing && existing.length === size && hashLike(etag, existing) === etag) {
-      bytes = new Uint8Array(existing.buffer, existing.byteOffset, existing.byteLength)
-    } else {
-      say(`hub: downloading ${repo}@${revision} ${path} (${size} bytes)`)
-      // xet: false keeps to plain HTTP resolve (+ CDN redirect); the sha256 check below covers integrity either way.
-      const encoded = path.split('/').map(encodeURIComponent).join('/')
-      const blob = size === 0 ? null : await downloadFile({ ...client, repo: repoId, revision: commit, path: encoded, xet: false })
-      if (size !== 0 && !blob) throw new JevError('NOT_FOUND', `no file ${path} in dataset ${repo}@${revision}`, { ...ctx, status: 404 })
-      bytes = blob ? new Uint8Array(await blob.arrayBuffer()) : new Uint8Array()
-      const got = hashLike(etag, bytes)
-      if (got !== etag || bytes.length !== size) {
-        // Checked before anything touches the disk, so a bad download leaves neither blob nor temp file.
-        throw new JevError(
-          'INTEGRITY',
-          `downloaded ${repo}@${revision} ${path} does not match the Hub: expected ${etag} (${size} bytes), received ${got} (${bytes.length} bytes)`,
-          { ...ctx, expected: etag, received: got },
-        )
-      }
-      await atomicWrite(blobPath, bytes)
-    }
-
-    const pointer = join(repoDir, 'snapshots', commit, ...path.split('/'))
-    const target = relative(dirname(pointer), blobPath)
-    if ((await readlink(pointer).catch(() => null)) !== target) {
-      await mkdir(dirname(pointer), { recursive: true })
-      const tmp = `${pointer}.${process.pid}.${randomBytes(6).toString('hex')}.incomplete`
-      await symlink(target, tmp)
-      await rename(tmp, pointer).catch(async (e) => { await rm(tmp, { force: true }); throw e })
-    }
+    // Another revision, or another build on this cache, may already have the blob; the lock makes the second one wait for it.
+    const bytes = await withBlobLock(
+      blobPath,
+      () => readVerifiedBlob(blobPath, etag, size),
+      async () => {
+        say(`hub: downloading ${repo}@${revision} ${path} (${size} bytes)`)
+        const got = await retried(ctx, (f) => downloadVerified(f, ctx, commit, etag, size), /\.html?$/i.test(path))
+        await atomicWrite(blobPath, got)
+        return got
+      },
+      { sleep: policy.sleep, now: policy.now, maxWaitMs: options.lockWaitMs ?? 600_000, log: say },
+    )
+    await linkSnapshot(join(repoDir, 'snapshots', commit, ...path.split('/')), blobPath)
     if (commit !== revision) await atomicWrite(join(repoDir, 'refs', ...revision.split('/')), commit)
     return result(repo, revision, commit, path, bytes)
   }
 
-  function toJevError(e: unknown, ctx: ErrorContext): JevError {
-    if (isJevError(e)) return new JevError(e.code, scrub(e.message), e.context)
+  function httpError(status: number, note: ResponseNote | undefined, detail: string, ctx: ErrorContext, after: string, retryAfterMs?: number): JevError {
     const where = `${ctx.repo}@${ctx.revision} ${ctx.file}`
-    if (e instanceof HubApiError) {
-      const status = e.statusCode
-      const code = status === 401 || status === 403 ? 'AUTH' : status === 404 ? 'NOT_FOUND' : 'NETWORK'
-      const why = code === 'AUTH' ? ' (the repo may be gated, private or missing, or the token lacks access)' : ''
-      return new JevError(code, scrub(`Hub answered HTTP ${status} for ${where}${why}: ${e.message}`), { ...ctx, status })
+    const head = `Hub answered HTTP ${status}`
+    const c = { ...ctx, status }
+    if (status === 401) {
+      const what = token ? 'HF_TOKEN was rejected; check that it is valid and not expired' : 'the repo needs a token; set HF_TOKEN'
+      return new JevError('AUTH', `${head} (unauthorized) for ${where}: ${what}`, c)
     }
+    if (status === 403) {
+      const what = token
+        ? 'HF_TOKEN has no access; accept the dataset\'s terms on its Hub page with that account, or use a token that can read it'
+        : 'the repo is gated or private; set HF_TOKEN to a token with access'
+      return new JevError('AUTH', `${head} (forbidden) for ${where}: ${what}`, c)
+    }
+    if (status === 404) {
+      const kind = note?.status === 404 ? note.errorCode : null
+      const what = kind === 'RepoNotFound' ? `no dataset repo ${ctx.repo}; check the recipe's repo${token ? '' : ' (a private repo also answers 404 without HF_TOKEN)'}`
+        : kind === 'RevisionNotFound' ? `no revision ${ctx.revision} in ${ctx.repo}; check the recipe's revision`
+        : kind === 'EntryNotFound' ? `no file ${ctx.file} at that revision; check the recipe's path`
+        : 'check the recipe\'s repo, revision and path'
+      return new JevError('NOT_FOUND', `${head} (not found) for ${where}: ${what}`, c)
+    }
+    if (retryAfterMs !== undefined) {
+      const s = Math.ceil(retryAfterMs / 1000)
+      return new JevError('NETWORK', `${head} for ${where}${after} and asked to wait ${s} s, longer than the ${MAX_RETRY_AFTER_MS / 1000} s this builder waits; try again later`, c)
+    }
+    // Signed CDN URLs carry credentials in their query; the path is enough to say where.
+    const why = status === 429 ? 'rate limited; wait a few minutes, or set HF_TOKEN for a higher limit'
+      : status >= 500 ? 'the Hub or HF_ENDPOINT is failing; try again later'
+      : detail.replace(/(https?:\/\/[^\s?]+)\?\S*/g, '$1')
+    return new JevError('NETWORK', `${head} for ${where}${after}: ${why}`, c)
+  }
+
+  function toJevError(caught: unknown, ctx: ErrorContext): JevError {
+    const failed = caught instanceof AttemptsFailed ? caught : null
+    const e = failed ? failed.cause : caught
+    const attempts = failed?.attempts ?? 1
+    const after = attempts > 1 ? ` after ${attempts} attempts` : ''
+    const where = `${ctx.repo}@${ctx.revision} ${ctx.file}`
+    const withCtx = (j: JevError) => new JevError(j.code, scrub(j.message), { ...j.context, ...(attempts > 1 ? { attempts } : {}) })
+    if (isJevError(e)) return withCtx(new JevError(e.code, e.message, { ...ctx, ...e.context }))
+    if (e instanceof TransientError) {
+      const c = { ...ctx, ...e.detail, attempts }
+      if (e.code === 'INTEGRITY') return withCtx(new JevError('INTEGRITY', `downloaded ${where} does not match the Hub${after}: ${e.message}; nothing was written to the cache`, c))
+      return withCtx(new JevError('NETWORK', `could not fetch ${where} from ${endpoint}${after}: ${e.message}`, c))
+    }
+    if (e instanceof HubApiError) return withCtx(httpError(e.statusCode, failed?.note, e.message, ctx, after, failed?.retryAfterMs))
     const err = e instanceof Error ? e : new Error(String(e))
     if (err instanceof TypeError && err.message.includes("must start with 'hf_'")) {
       return new JevError('AUTH', 'the Hugging Face token is malformed: it must start with hf_', ctx)
     }
+    if (err instanceof InvalidApiResponseFormatError || err instanceof SyntaxError) {
+      return withCtx(new JevError('NETWORK', `could not fetch ${where} from ${endpoint}${after}: malformed response: ${err.message}`, ctx))
+    }
     const errno = err as NodeJS.ErrnoException
-    if (!(err instanceof TypeError) && typeof errno.syscall === 'string') {
+    if (typeof errno.syscall === 'string') {
       return new JevError('IO', scrub(`cache write failed for ${where}: ${errno.message}`), { ...ctx, path: errno.path })
     }
     const cause = err.cause instanceof Error ? `: ${err.cause.message}` : ''
-    return new JevError('NETWORK', scrub(`could not fetch ${where} from ${endpoint}: ${err.message}${cause}`), ctx)
+    return withCtx(new JevError('NETWORK', `could not fetch ${where} from ${endpoint}${after}: ${err.message}${cause}`, ctx))
   }
 
   return {

@@ -1,8 +1,8 @@
-import { rowsHash } from '../canonical.ts'
+import { setHash } from '../canonical.ts'
 import { JevError } from '../errors.ts'
 import { decodeParquet } from '../parquet.ts'
 import type { Recipe, SourceSpec } from '../schema.ts'
-import { type Adapter, adaptRow, type UpstreamQuestion } from './adapter.ts'
+import { type Adapter, adaptRow, rowHash, type UpstreamQuestion } from './adapter.ts'
 import { arc } from './arc.ts'
 import { boolq } from './boolq.ts'
 import { jcommonsenseqa } from './jcommonsenseqa.ts'
@@ -28,7 +28,7 @@ export interface LoadedSource {
   questions: UpstreamQuestion[]
 }
 
-async function loadSource(spec: SourceSpec, revision: string, fetcher: FileFetcher): Promise<LoadedSource> {
+export async function loadSource(spec: SourceSpec, revision: string, fetcher: FileFetcher): Promise<LoadedSource> {
   const adapter = ADAPTERS[spec.adapter]
   const wanted = Object.keys(spec.files).sort()
   const jobs = wanted.flatMap((split) => (spec.files[split] ?? []).map((path) => ({ split, path })))
@@ -48,11 +48,13 @@ async function loadSource(spec: SourceSpec, revision: string, fetcher: FileFetch
           field: c,
         })
     }
-    files.push({ split: job.split, path: job.path, size: file.size, sha256: file.sha256, rows: rows.length, rowsHash: rowsHash(rows) })
-    rows.forEach((raw, row) => {
-      const at = { source: spec.name, file: job.path, row }
-      questions.push({ source: spec.name, split: job.split, file: job.path, row, ...adaptRow(adapter, raw, at) })
+    const hashes = rows.map((raw, row) => {
+      const at = { source: spec.name, file: job.path, row, rowHash: rowHash(raw) }
+      const q = adaptRow(adapter, raw, at)
+      questions.push({ source: spec.name, id: q.id, subject: q.subject, question: q.question, context: q.context, options: q.options, answer: q.answer, split: job.split, file: job.path, row })
+      return at.rowHash
     })
+    files.push({ split: job.split, path: job.path, size: file.size, sha256: file.sha256, rows: rows.length, rowsHash: setHash(hashes) })
   }
   return { spec, commit, files, questions }
 }

@@ -17,7 +17,7 @@ export const mmlu: Adapter<MmluRow> = {
     if (row.answer < 0n || row.answer >= BigInt(row.choices.length))
       throw dataError(at, 'answer', `index ${row.answer} is outside the ${row.choices.length} choices`)
     return {
-      id: contentId(at.source, row),
+      id: contentId(at),
       subject: row.subject,
       question: row.question,
       context: null,

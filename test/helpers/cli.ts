@@ -39,7 +39,9 @@ export interface RunResult {
   stderr: string
 }
 
-const cliArgs = (script: string, args: string[]) => ['--import', 'tsx', join('src/cli', script), ...args]
+// absolute, so a child started in another folder still finds tsx and the CLI
+const TSX = import.meta.resolve('tsx')
+const cliArgs = (script: string, args: string[]) => ['--import', TSX, join(ROOT, 'src/cli', script), ...args]
 
 /** Runs `node --import tsx src/cli/<script> ...args` from the project root, synchronously. */
 export function runNodeSync(script: string, args: string[], env: NodeJS.ProcessEnv = {}): RunResult {
@@ -54,9 +56,9 @@ export function runNodeSync(script: string, args: string[], env: NodeJS.ProcessE
 }
 
 /** Same, without blocking the event loop (needed when this process serves the loopback Hub). */
-export function runNode(script: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<RunResult> {
+export function runNode(script: string, args: string[], env: NodeJS.ProcessEnv = {}, cwd = ROOT): Promise<RunResult> {
   return new Promise((ok, ko) => {
-    const child = spawn(process.execPath, cliArgs(script, args), { cwd: ROOT, env: { ...cleanEnv(), ...env } })
+    const child = spawn(process.execPath, cliArgs(script, args), { cwd, env: { ...cleanEnv(), ...env } })
     let stdout = ''
     let stderr = ''
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))

@@ -1,7 +1,8 @@
 /**
  * Fetches files through createHubFetcher in its own process, for cache-concurrency tests:
  *   node --import tsx test/helpers/hub-fetch-child.ts <endpoint> <cacheDir> '<json [[repo, revision, path], ...]>'
- * Prints one JSON line: [{ path, sha256, commit }, ...]; on failure prints `error[CODE]: message` to stderr and exits 1.
+ * Prints one JSON line: [{ path, sha256, commit }, ...]; its log lines go to stderr; on failure
+ * it prints `error[CODE]: message` to stderr and exits 1.
  */
 import { isJevError } from '../../src/errors.ts'
 import { createHubFetcher } from '../../src/sources/hub.ts'
@@ -12,7 +13,7 @@ if (!endpoint || !cacheDir || !list) {
   process.exit(2)
 }
 // Instant waits: the lock is polled without delay, so the test is bounded by the downloads, not the poll interval.
-const hub = createHubFetcher({ endpoint, cacheDir, sleep: () => new Promise((ok) => setImmediate(ok)), ...(process.env.HF_TOKEN ? { token: process.env.HF_TOKEN } : {}) })
+const hub = createHubFetcher({ endpoint, cacheDir, sleep: () => new Promise((ok) => setImmediate(ok)), log: (l) => process.stderr.write(`${l}\n`), ...(process.env.HF_TOKEN ? { token: process.env.HF_TOKEN } : {}) })
 const files = JSON.parse(list) as Array<[string, string, string]>
 try {
   const got = await Promise.all(files.map(([repo, revision, path]) => hub.fetchFile(repo, revision, path)))

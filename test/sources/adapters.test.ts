@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { describe, test } from 'node:test'
 import { isJevError } from '../../src/errors.ts'
-import { adaptRow, contentId } from '../../src/sources/adapter.ts'
+import { adaptRow, contentId, rowHash } from '../../src/sources/adapter.ts'
 import { arc } from '../../src/sources/arc.ts'
 import { boolq } from '../../src/sources/boolq.ts'
 import { jcommonsenseqa } from '../../src/sources/jcommonsenseqa.ts'
@@ -155,7 +155,9 @@ describe('contentId', () => {
   test('is the source, a dash and 16 hex digits of sha256 over the canonical content', () => {
     // canonical JSON of { b: 'x', a: 1n } is {"a":1,"b":"x"}
     const hex = createHash('sha256').update('{"a":1,"b":"x"}').digest('hex').slice(0, 16)
-    assert.equal(contentId('s', { b: 'x', a: 1n }), `s-${hex}`)
-    assert.equal(contentId('other', { a: 1n, b: 'x' }), `other-${hex}`)
+    const where = (source: string) => ({ source, file: 'f', row: 0, rowHash: rowHash({ b: 'x', a: 1n }) })
+    assert.equal(contentId(where('s')), `s-${hex}`)
+    assert.equal(contentId(where('other')), `other-${hex}`)
+    assert.equal(rowHash({ a: 1n, b: 'x' }), rowHash({ b: 'x', a: 1n }))
   })
 })

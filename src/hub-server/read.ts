@@ -1,0 +1,151 @@
+/**
+ * The Hub's read API over any RepoView: repo info, tree, paths-info, refs,
+ * commits, resolve (with the LFS redirect to a CDN URL) and byte ranges — what
+ * @huggingface/hub and Python's huggingface_hub use to list and download.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { type Fault, HubHttpError, json, readBody } from './http.ts'
+import { type RepoFile, type RepoView, sha1Hex, treeOf } from './repo.ts'
+
+export function commitOf(view: RepoView, revision: string): string {
+  const commit = view.resolve(revision)
+  if (!commit) throw new HubHttpError(404, `Invalid rev id: ${revision}`, 'RevisionNotFound')
+  return commit
+}
+
+const fileEntry = (f: RepoFile) => ({
+  type: 'file', path: f.path, size: f.size, oid: f.oid,
+  ...(f.lfs ? { lfs: { oid: f.sha256, size: f.size, pointerSize: f.pointerSize } } : {}),
+})
+const dirEntry = (path: string) => ({ type: 'directory', path, size: 0, oid: sha1Hex(`tree:${path}`) })
+
+export async function repoInfo(res: ServerResponse, view: RepoView, revision: string): Promise<void> {
+  const commit = commitOf(view, revision)
+  const [owner = ''] = view.id.split('/')
+  json(res, {
+    _id: sha1Hex(view.id).slice(0, 24), id: view.id, author: owner, sha: commit,
+    private: view.private, gated: false, disabled: false, downloads: 0, likes: 0, tags: [],
+    lastModified: view.log(commit)[0]?.date ?? '2024-01-01T00:00:00.000Z',
+    siblings: (await view.paths(commit)).map((rfilename) => ({ rfilename })),
+  })
+}
+
+export async function tree(res: ServerResponse, view: RepoView, revision: string, dir: string, recursive: boolean): Promise<void> {
+  const commit = commitOf(view, revision)
+  const entries = treeOf(await view.paths(commit), dir, recursive)
+  if (!entries) throw new HubHttpError(404, `Entry not found: ${dir}`, 'EntryNotFound')
+  const out: object[] = []
+  for (const e of entries) {
+    if (e.type === 'directory') out.push(dirEntry(e.path))
+    else {
+      const f = await view.file(commit, e.path)
+      if (f) out.push(fileEntry(f))
+    }
+  }
+  json(res, out)
+}
+
+async function pathsBody(req: IncomingMessage): Promise<{ paths: string[]; expand: boolean }> {
+  const text = (await readBody(req)).toString('utf8')
+  if ((req.headers['content-type'] ?? '').includes('json')) {
+    let b: { paths?: string[] | string; expand?: boolean }
+    try {
+      b = JSON.parse(text) as typeof b
+    } catch {
+      throw new HubHttpError(400, 'request body is not valid JSON')
+    }
+    return { paths: ([] as string[]).concat(b.paths ?? []), expand: !!b.expand }
+  }
+  const f = new URLSearchParams(text) // Python huggingface_hub posts form data
+  return { paths: f.getAll('paths'), expand: f.get('expand') === 'true' || f.get('expand') === 'True' }
+}
+
+export async function pathsInfo(req: IncomingMessage, res: ServerResponse, view: RepoView, revision: string): Promise<void> {
+  const commit = commitOf(view, revision)
+  const body = await pathsBody(req)
+  const all = await view.paths(commit)
+  const last = view.log(commit)[0]
+  const extra = body.expand
+    ? { lastCommit: { id: commit, title: last?.title ?? '', date: last?.date ?? '' }, securityFileStatus: { status: 'safe' } }
+    : {}
+  const out: object[] = []
+  for (const p of body.paths) {
+    const f = all.includes(p) ? await view.file(commit, p) : null
+    if (f) out.push({ ...fileEntry(f), ...extra })
+    else if (all.some((q) => q.startsWith(`${p}/`))) out.push({ ...dirEntry(p), ...extra })
+  }
+  json(res, out)
+}
+
+export function refs(res: ServerResponse, view: RepoView): void {
+  const r = view.refs()
+  const list = (kind: string, m: Record<string, string>) =>
+    Object.entries(m).sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, targetCommit]) => ({ name, ref: `refs/${kind}/${name}`, targetCommit }))
+  json(res, { branches: list('heads', r.branches), tags: list('tags', r.tags), converts: [] })
+}
+
+export function commits(res: ServerResponse, view: RepoView, revision: string): void {
+  const log = view.log(commitOf(view, revision))
+  json(res, log.map((c) => ({ id: c.id, title: c.title, message: c.message, authors: [{ user: 'local', avatar: '' }], date: c.date, parents: c.parents })))
+}
+
+export interface ResolveOptions {
+  redirectLfs: boolean
+  /** a body fault (truncate/corrupt) pending for this request */
+  fault: Fault | undefined
+}
+
+/** `GET|HEAD /datasets/<repo>/resolve/<rev>/<path>`: small files directly, LFS files by redirect unless disabled. */
+export async function resolveFile(req: IncomingMessage, res: ServerResponse, view: RepoView, revision: string, path: string, o: ResolveOptions): Promise<void> {
+  const commit = commitOf(view, revision)
+  const f = await view.file(commit, path)
+  if (!f) throw new HubHttpError(404, 'Entry not found', 'EntryNotFound')
+  const common = { 'X-Repo-Commit': commit }
+  if (!f.lfs) return sendFile(req, res, f, { ...common, ETag: `"${f.oid}"` }, o.fault)
+  const linked = { ...common, 'X-Linked-Etag': `"${f.sha256}"`, 'X-Linked-Size': String(f.size) }
+  if (!o.redirectLfs) return sendFile(req, res, f, { ...linked, ETag: `"${f.sha256}"` }, o.fault)
+  const loc = `/cdn-lfs/${[...view.id.split('/'), commit, ...path.split('/')].map(encodeURIComponent).join('/')}`
+  res.writeHead(302, { ...linked, ETag: `"${f.oid}"`, Location: loc, 'Content-Length': '0' })
+  res.end()
+}
+
+/** `/cdn-lfs/<owner>/<name>/<commit>/<path>`: the bytes, as a CDN serves them (no auth, ETag = sha256). */
+export async function cdnFile(req: IncomingMessage, res: ServerResponse, view: RepoView, commit: string, path: string, fault: Fault | undefined): Promise<void> {
+  const f = await view.file(commitOf(view, commit), path)
+  if (!f) throw new HubHttpError(404, 'Entry not found', 'EntryNotFound')
+  return sendFile(req, res, f, { ETag: `"${f.sha256}"` }, fault)
+}
+
+async function sendFile(req: IncomingMessage, res: ServerResponse, f: RepoFile, headers: Record<string, string>, pending?: Fault): Promise<void> {
+  const all = await f.read()
+  let body: Uint8Array = all
+  let status = 200
+  const h: Record<string, string> = { ...headers, 'Accept-Ranges': 'bytes', 'Content-Type': 'application/octet-stream' }
+  const m = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? '')
+  if (m && f.size > 0) {
+    const start = m[1] ? Number(m[1]) : Math.max(0, f.size - Number(m[2]))
+    const end = m[1] && m[2] ? Math.min(Number(m[2]), f.size - 1) : f.size - 1
+    if (start >= f.size || start > end) {
+      res.writeHead(416, { 'Content-Range': `bytes */${f.size}` })
+      return void res.end()
+    }
+    body = all.subarray(start, end + 1)
+    status = 206
+    h['Content-Range'] = `bytes ${start}-${end}/${f.size}`
+  }
+  h['Content-Length'] = String(body.length)
+  // Body faults are spent only on full bodies, so the client's 1-byte Range probe passes untouched.
+  const fault = status === 200 && req.method === 'GET' && pending && pending.left > 0 ? pending.kind : undefined
+  if (fault && pending) pending.left--
+  if (fault === 'corrupt' && body.length > 0) {
+    body = Uint8Array.from(body)
+    body[body.length >> 1]! ^= 0xff
+  }
+  res.writeHead(status, h)
+  if (req.method === 'HEAD') return void res.end()
+  if (fault === 'truncate') {
+    res.write(body.subarray(0, body.length >> 1), () => res.destroy())
+    return
+  }
+  res.end(body)
+}

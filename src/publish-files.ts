@@ -1,0 +1,88 @@
+/** The files a publish uploads from the output folder, their hashes, and the checks they must pass first. */
+import { createHash } from 'node:crypto'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { DataFileFacts } from './card-check.ts'
+import { JevError } from './errors.ts'
+import { datasetHash, Manifest, recordLines } from './manifest.ts'
+
+/** Exactly these go up, nothing else from the output folder. */
+export const PUBLISHED_FILES = ['test.jsonl', 'val.jsonl', 'README.md', 'manifest.json'] as const
+
+export interface LocalFile {
+  path: string
+  bytes: Buffer
+  size: number
+  sha256: string
+  /** git blob sha1: what the Hub reports as the oid of a file not stored through LFS */
+  gitSha1: string
+}
+
+export function describeLocal(path: string, bytes: Buffer): LocalFile {
+  return {
+    path,
+    bytes,
+    size: bytes.length,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    gitSha1: createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex'),
+  }
+}
+
+export async function readPublishFiles(outDir: string): Promise<LocalFile[]> {
+  const files: LocalFile[] = []
+  for (const path of PUBLISHED_FILES) {
+    const abs = join(outDir, path)
+    const bytes = await readFile(abs).catch((e: NodeJS.ErrnoException) => {
+      const why = e.code === 'ENOENT' ? 'is missing; build it first (npm run build-dataset)' : `cannot be read: ${e.message}`
+      throw new JevError('IO', `${abs} ${why}`, { file: abs })
+    })
+    files.push(describeLocal(path, bytes))
+  }
+  return files
+}
+
+/** Row count, size and record keys of each JSONL file, for the card check. */
+export function dataFileFacts(files: readonly LocalFile[]): DataFileFacts[] {
+  return files
+    .filter((f) => f.path.endsWith('.jsonl'))
+    .map((f) => {
+      const lines = recordLines(f.bytes.toString('utf8'))
+      let keys: string[] = []
+      try {
+        keys = lines[0] ? Object.keys(JSON.parse(lines[0]) as object) : []
+      } catch {
+        // an unparsable record is the verify step's to report
+      }
+      return { path: f.path, bytes: f.size, rows: lines.length, keys }
+    })
+}
+
+/**
+ * The `--no-verify` floor: the folder must match its own manifest — every
+ * output's sha256, size and rows, the dataset hash, and no file unaccounted for.
+ */
+export function checkOwnManifest(files: readonly LocalFile[]): string[] {
+  const byPath = new Map(files.map((f) => [f.path, f]))
+  let m: Manifest
+  try {
+    const parsed = Manifest.safeParse(JSON.parse(byPath.get('manifest.json')?.bytes.toString('utf8') ?? ''))
+    if (!parsed.success) return [`manifest.json: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`]
+    m = parsed.data
+  } catch {
+    return ['manifest.json: not JSON']
+  }
+  const problems: string[] = []
+  const listed = new Set(m.outputs.map((o) => o.path))
+  for (const path of PUBLISHED_FILES)
+    if (path !== 'manifest.json' && !listed.has(path)) problems.push(`${path}: not listed in manifest.json`)
+  for (const o of m.outputs) {
+    const f = byPath.get(o.path)
+    if (!f) problems.push(`${o.path}: listed in manifest.json but not published`)
+    else if (f.sha256 !== o.sha256 || f.size !== o.bytes) problems.push(`${o.path}: sha256 ${f.sha256} (${f.size} bytes), manifest.json says ${o.sha256} (${o.bytes} bytes)`)
+    else if (o.rows !== undefined && recordLines(f.bytes.toString('utf8')).length !== o.rows) problems.push(`${o.path}: row count differs from manifest.json`)
+  }
+  const lines = (p: string) => recordLines(byPath.get(p)?.bytes.toString('utf8') ?? '')
+  if (problems.length === 0 && datasetHash({ test: lines('test.jsonl'), val: lines('val.jsonl') }) !== m.datasetHash)
+    problems.push('manifest.json: datasetHash does not match the records in test.jsonl and val.jsonl')
+  return problems
+}

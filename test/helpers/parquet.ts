@@ -1,0 +1,22 @@
+import { readFile, writeFile } from 'node:fs/promises'
+import { parquetMetadata, parquetReadObjects, parquetSchema } from 'hyparquet'
+import { compressors } from 'hyparquet-compressors'
+import { parquetWriteBuffer } from 'hyparquet-writer'
+
+export type Row = Record<string, unknown>
+
+export async function readRows(file: string): Promise<Row[]> {
+  const buf = await readFile(file)
+  return (await parquetReadObjects({ file: buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer, compressors })) as Row[]
+}
+
+/** Rewrites a Parquet file in place with other rows, keeping its own schema. */
+export async function rewriteRows(file: string, change: (rows: Row[]) => Row[]): Promise<void> {
+  const buf = await readFile(file)
+  const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer
+  const { schema } = parquetMetadata(ab)
+  const rows = change((await parquetReadObjects({ file: ab, compressors })) as Row[])
+  const names = parquetSchema({ schema } as Parameters<typeof parquetSchema>[0]).children.map((c) => c.element.name)
+  const out = parquetWriteBuffer({ columnData: names.map((name) => ({ name, data: rows.map((r) => r[name]) })), schema, codec: 'SNAPPY' })
+  await writeFile(file, new Uint8Array(out))
+}

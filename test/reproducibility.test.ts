@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict'
+import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, test } from 'node:test'
+import { type Lock, readLock } from '../src/lock.ts'
+import { buildDataset, buildToDir } from '../src/pipeline.ts'
+import { loadRecipe } from '../src/recipe.ts'
+import type { DataRecord, Recipe } from '../src/schema.ts'
+import { createMirrorFetcher } from '../src/sources/mirror.ts'
+import { FIXTURE_HUB, FIXTURE_RECIPE, ROOT, runNode } from './helpers/cli.ts'
+import { readRows, rewriteRows } from './helpers/parquet.ts'
+
+const FILES = ['test.jsonl', 'val.jsonl', 'README.md', 'manifest.json']
+const LOCK = join(ROOT, 'test/fixtures/recipe.lock.json')
+let tmp: string
+let recipe: Recipe
+let lock: Lock
+let reference: Map<string, string>
+
+before(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'jev-repro-'))
+  recipe = await loadRecipe(FIXTURE_RECIPE)
+  lock = (await readLock(LOCK))!
+  reference = (await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB), { lock })).files
+})
+after(() => rm(tmp, { recursive: true, force: true }))
+
+async function assertReference(dir: string, what: string): Promise<void> {
+  for (const f of FILES) assert.equal(await readFile(join(dir, f), 'utf8'), reference.get(f), `${what}: ${f}`)
+}
+
+const cliBuild = (out: string) => ['--recipe', FIXTURE_RECIPE, '--lock', LOCK, '--mirror', FIXTURE_HUB, '--out', out]
+
+test('the same bytes whatever the time zone, locale and working folder', async () => {
+  const out = join(tmp, 'env-out')
+  const r = await runNode('build-dataset.ts', cliBuild(out), { TZ: 'Pacific/Chatham', LANG: 'tr_TR.UTF-8', LC_ALL: 'tr_TR.UTF-8', LC_COLLATE: 'tr_TR.UTF-8' }, tmpdir())
+  assert.equal(r.status, 0, r.stderr)
+  await assertReference(out, 'TZ/LANG/cwd')
+})
+
+test('two builds at once into the same folder both succeed and leave one complete build', async () => {
+  const out = join(tmp, 'shared-out')
+  const [a, b] = await Promise.all([runNode('build-dataset.ts', cliBuild(out)), runNode('build-dataset.ts', cliBuild(out))])
+  assert.equal(a.status, 0, a.stderr)
+  assert.equal(b.status, 0, b.stderr)
+  await assertReference(out, 'concurrent')
+  assert.deepEqual((await readdir(tmp)).filter((e) => e.startsWith('.shared-out.')), [], 'no temp folders left')
+})
+
+function recordsOf(files: Map<string, string>): DataRecord[] {
+  return ['test.jsonl', 'val.jsonl'].flatMap((f) => files.get(f)!.trimEnd().split('\n').map((l) => JSON.parse(l) as DataRecord))
+}
+
+test('dropping an unselected row of one source leaves every other source\'s records byte-identical', async () => {
+  const hub = join(tmp, 'one-row-less')
+  await cp(FIXTURE_HUB, hub, { recursive: true })
+  const file = join(hub, 'datasets/allenai/ai2_arc/ARC-Easy/test-00000-of-00001.parquet')
+  const chosen = new Set(recordsOf(reference).map((r) => r.id))
+  const victim = (await readRows(file)).find((r) => !chosen.has(`arc_easy-${String(r.id)}`))!
+  await rewriteRows(file, (rows) => rows.filter((r) => r.id !== victim.id))
+  const changed = recordsOf((await buildDataset(recipe, createMirrorFetcher(hub), { lock: null })).files)
+  const others = (rs: DataRecord[]) => rs.filter((r) => r.source !== 'arc_easy').map((r) => JSON.stringify(r)).sort()
+  assert.deepEqual(others(changed), others(recordsOf(reference)))
+  assert.ok(!changed.some((r) => r.id === `arc_easy-${String(victim.id)}`))
+})
+
+test('another seed gives other output; the same seed the same', async () => {
+  const again = await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB), { lock })
+  assert.equal(again.files.get('test.jsonl'), reference.get('test.jsonl'))
+  const other = await buildDataset({ ...recipe, seed: 4321 }, createMirrorFetcher(FIXTURE_HUB), { lock })
+  assert.notEqual(other.files.get('test.jsonl'), reference.get('test.jsonl'))
+})
+
+test('a written build matches the in-memory one', async () => {
+  const out = join(tmp, 'written')
+  await buildToDir(recipe, createMirrorFetcher(FIXTURE_HUB), out, { lock })
+  await assertReference(out, 'buildToDir')
+})

@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict'
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { isJevError } from '../src/errors.ts'
+import { type Lock, readLock } from '../src/lock.ts'
+import { buildDataset, buildToDir } from '../src/pipeline.ts'
+import { loadRecipe } from '../src/recipe.ts'
+import type { Recipe } from '../src/schema.ts'
+import { createMirrorFetcher } from '../src/sources/mirror.ts'
+import { diffRecords, formatVerify, verifyDataset } from '../src/verify.ts'
+import { rewriteRows } from './helpers/parquet.ts'
+
+const HUB = 'test/fixtures/hub'
+let tmp: string
+let recipe: Recipe
+let lock: Lock
+let reference: string
+
+before(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'jev-verify-'))
+  recipe = await loadRecipe('test/fixtures/recipe.json')
+  lock = (await readLock('test/fixtures/recipe.lock.json'))!
+  reference = join(tmp, 'reference')
+  await buildToDir(recipe, createMirrorFetcher(HUB), reference, { lock })
+})
+after(() => rm(tmp, { recursive: true, force: true }))
+
+/** A fresh copy of the reference build, edited by `edit`, verified against a rebuild. */
+async function verifyEdited(name: string, edit: (dir: string) => Promise<void>, r = recipe) {
+  const dir = join(tmp, name)
+  await cp(reference, dir, { recursive: true })
+  await edit(dir)
+  return verifyDataset(dir, await buildDataset(r, createMirrorFetcher(HUB), { lock }))
+}
+
+async function editFile(dir: string, file: string, change: (text: string) => string): Promise<void> {
+  await writeFile(join(dir, file), change(await readFile(join(dir, file), 'utf8')))
+}
+
+describe('verifyDataset', () => {
+  test('an untouched build is identical to its rebuild', async () => {
+    const r = await verifyEdited('same', async () => {})
+    assert.equal(r.identical, true)
+    assert.deepEqual(formatVerify('out', r).length, 1)
+  })
+
+  test('one flipped byte: out-edited, and the changed record is named', async () => {
+    let id = ''
+    const r = await verifyEdited('flip', (dir) =>
+      editFile(dir, 'test.jsonl', (t) => {
+        const first = JSON.parse(t.slice(0, t.indexOf('\n')))
+        id = first.id
+        const at = t.indexOf('"question":"') + 12
+        return t.slice(0, at) + (t[at] === 'X' ? 'Y' : 'X') + t.slice(at + 1)
+      }),
+    )
+    assert.equal(r.identical, false)
+    assert.equal(r.cause, 'out-edited')
+    const test = r.files.find((f) => f.file === 'test.jsonl')!
+    assert.deepEqual(test.records?.changed, [{ id, fields: ['question'] }])
+    assert.match(formatVerify('out', r).join('\n'), /cause: out-edited/)
+  })
+
+  test('a deleted record: out-edited, the record is missing from out/', async () => {
+    let id = ''
+    const r = await verifyEdited('delete', (dir) =>
+      editFile(dir, 'val.jsonl', (t) => {
+        const lines = t.split('\n')
+        id = JSON.parse(lines[2]!).id
+        lines.splice(2, 1)
+        return lines.join('\n')
+      }),
+    )
+    assert.equal(r.cause, 'out-edited')
+    const val = r.files.find((f) => f.file === 'val.jsonl')!
+    assert.deepEqual(val.records?.added, [id])
+    assert.deepEqual(val.records?.removed, [])
+  })
+
+  test('reordered lines: out-edited, recognised as the same records', async () => {
+    const r = await verifyEdited('reorder', (dir) => editFile(dir, 'test.jsonl', (t) => {
+      const lines = t.trimEnd().split('\n')
+      return `${[...lines.slice(1), lines[0]].join('\n')}\n`
+    }))
+    assert.equal(r.cause, 'out-edited')
+    assert.equal(r.files.find((f) => f.file === 'test.jsonl')!.records?.reordered, true)
+    assert.match(formatVerify('out', r).join('\n'), /same records in another order/)
+  })
+
+  test('an edited card: out-edited, README.md named', async () => {
+    const r = await verifyEdited('card', (dir) => editFile(dir, 'README.md', (t) => t.replace('## Caveats', '## Caveats (edited)')))
+    assert.equal(r.cause, 'out-edited')
+    assert.deepEqual(r.files.filter((f) => f.status !== 'identical').map((f) => f.file), ['README.md'])
+    assert.ok(r.reasons.some((x) => x.includes('README.md')))
+  })
+
+  test('a changed recipe: recipe-changed', async () => {
+    const changed = structuredClone(recipe)
+    changed.seed = recipe.seed + 1
+    const r = await verifyEdited('recipe', async () => {}, changed)
+    assert.equal(r.cause, 'recipe-changed')
+  })
+
+  test('the same inputs with another builder version: builder-changed', async () => {
+    const r = await verifyEdited('builder', (dir) =>
+      editFile(dir, 'manifest.json', (t) => t.replace(/"version": "(\d+)\.(\d+)\.(\d+)"\n  \}/, '"version": "0.0.0-old"\n  }')),
+    )
+    assert.equal(r.cause, 'builder-changed')
+    assert.match(r.reasons.join('\n'), /0\.0\.0-old/)
+  })
+
+  test('changed upstream rows: the frozen build refuses them; after --update-lock, verify says sources-changed', async () => {
+    const hub = join(tmp, 'changed-hub')
+    await cp(HUB, hub, { recursive: true })
+    const file = join(hub, 'datasets/allenai/ai2_arc/ARC-Easy/test-00000-of-00001.parquet')
+    await rewriteRows(file, (rows) => rows.slice(1))
+    await assert.rejects(buildDataset(recipe, createMirrorFetcher(hub), { lock }), (e) => {
+      assert.ok(isJevError(e))
+      assert.equal(e.code, 'LOCK')
+      assert.match(e.message, /arc_easy: ARC-Easy\/test-00000-of-00001\.parquet/)
+      assert.match(e.message, /expected 40 rows hashing [0-9a-f]{64}, received 39 rows hashing [0-9a-f]{64}/)
+      return true
+    })
+    const rebuilt = await buildDataset(recipe, createMirrorFetcher(hub), { lock: null })
+    const r = await verifyDataset(reference, rebuilt)
+    assert.equal(r.cause, 'sources-changed')
+    assert.match(r.reasons.join('\n'), /source arc_easy changed: ARC-Easy\/test-00000-of-00001\.parquet/)
+  })
+
+  test('bytes that differ over the same rows only warn', async () => {
+    const relocked = structuredClone(lock)
+    relocked.sources[0]!.files[0]!.sha256 = '0'.repeat(64)
+    const built = await buildDataset(recipe, createMirrorFetcher(HUB), { lock: relocked })
+    assert.equal(built.warnings.length, 1)
+    assert.match(built.warnings[0]!, /other bytes than the lock .* same \d+ rows/)
+    assert.equal((await verifyDataset(reference, built)).identical, true)
+  })
+})
+
+describe('diffRecords', () => {
+  test('reports added, removed and changed records by id', () => {
+    const line = (id: string, q: string) => JSON.stringify({ id, question: q })
+    const d = diffRecords([line('a', 'x'), line('b', 'y')].join('\n') + '\n', [line('b', 'z'), line('c', 'w')].join('\n') + '\n')
+    assert.deepEqual(d, { added: ['c'], removed: ['a'], changed: [{ id: 'b', fields: ['question'] }], reordered: false })
+  })
+})
