@@ -1,17 +1,15 @@
 import { readFile } from 'node:fs/promises'
 import { z } from 'zod'
 import { JevError } from './errors.ts'
-import type { Recipe } from './schema.ts'
+import { BuilderRef, Hex64, type Recipe, RecipeRef } from './schema.ts'
 import type { LoadedSource } from './sources/load.ts'
 import { writeFileAtomic } from './write.ts'
-
-const Hex64 = z.string().regex(/^[0-9a-f]{64}$/)
 
 /** What a build was made from, byte for byte and row for row; committed next to its recipe. */
 export const Lock = z.strictObject({
   lockVersion: z.literal(1),
-  recipe: z.strictObject({ name: z.string(), version: z.string(), hash: Hex64 }),
-  builder: z.strictObject({ name: z.string(), version: z.string() }),
+  recipe: RecipeRef,
+  builder: BuilderRef,
   sources: z.array(
     z.strictObject({
       name: z.string(),

@@ -1,17 +1,15 @@
 import { z } from 'zod'
 import { setHash, sha256Hex } from './canonical.ts'
 import type { DropCounts } from './select.ts'
-import type { DataRecord, Split } from './schema.ts'
+import { BuilderRef, Hex64, RecipeRef, type Split } from './schema.ts'
 import type { LoadedSource } from './sources/load.ts'
 import type { DatasetStats } from './stats.ts'
 import type { OutputFile } from './write.ts'
 
-const Hex64 = z.string().regex(/^[0-9a-f]{64}$/)
-
 export const Manifest = z.strictObject({
-  recipe: z.strictObject({ name: z.string(), version: z.string(), hash: Hex64 }),
+  recipe: RecipeRef,
   seed: z.int(),
-  builder: z.strictObject({ name: z.string(), version: z.string() }),
+  builder: BuilderRef,
   sources: z.array(
     z.strictObject({
       name: z.string(),

@@ -108,6 +108,11 @@ function crossFieldChecks(value: unknown, ctx: z.RefinementCtx): void {
 export type Recipe = z.infer<typeof Recipe>
 export type RecipeInput = z.input<typeof Recipe>
 
+export const Hex64 = z.string().regex(/^[0-9a-f]{64}$/)
+/** How the lock and the manifest name the recipe and the builder they came from. */
+export const RecipeRef = z.strictObject({ name: z.string(), version: z.string(), hash: Hex64 })
+export const BuilderRef = z.strictObject({ name: z.string(), version: z.string() })
+
 /** One line of test.jsonl / val.jsonl; key order is the output order. */
 export const DataRecord = z
   .strictObject({
