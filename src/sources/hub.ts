@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto'
 import { readFile, readlink, rm } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { datasetInfo, downloadFile, HubApiError, InvalidApiResponseFormatError, pathsInfo } from '@huggingface/hub'
@@ -19,7 +20,7 @@ export interface HubFetcherOptions {
   timeoutMs?: number
   /** waits between attempts and for another build's blob lock (default setTimeout) */
   sleep?: (ms: number) => Promise<void>
-  /** jitter source in [0, 1) (default Math.random) */
+  /** jitter source in [0, 1) (default: crypto; jitter never reaches the output) */
   random?: () => number
   /** clock for Retry-After dates and lock ages (default Date.now) */
   now?: () => number
@@ -64,7 +65,7 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
     retries: options.retries ?? 4,
     timeoutMs: options.timeoutMs ?? 30_000,
     sleep: options.sleep ?? realSleep,
-    random: options.random ?? Math.random,
+    random: options.random ?? (() => randomInt(2 ** 32) / 2 ** 32),
     now: options.now ?? Date.now,
   }
   const baseFetch: Fetch = (input, init) => (options.fetch ?? globalThis.fetch)(input, init)
