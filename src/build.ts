@@ -53,8 +53,9 @@ export function buildFromPrepared(recipe: Recipe, prepared: readonly PreparedSou
       const counts = assignQuotas(
         items.map(({ p, c, pool }) => ({
           id: c.id,
+          key: c.identity,
           group: `${p.spec.name}/${groupOf(p.spec, c)}`,
-          capacity: p.spec.fixedChoices ?? capacity(c, pool),
+          capacity: capacity(c, pool),
           fixed: p.spec.fixedChoices,
         })),
         recipe.quotas[split],

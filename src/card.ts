@@ -2,6 +2,7 @@ import { DROP_REASONS, type DropReason } from './eligibility.ts'
 import type { Recipe } from './schema.ts'
 import { N_CHOICES, SPLITS } from './schema.ts'
 import type { DropCounts } from './select.ts'
+import { sizeCategoryFor } from './hub-metadata.ts'
 import type { DatasetStats } from './stats.ts'
 
 export interface CardInput {
@@ -23,15 +24,7 @@ const UPSTREAM: Record<string, { title: string; licence: string; cite: string }>
 
 const LABELS = 'ABCDEFGH'
 
-/** The Hub's size category for n rows (its list goes in powers of ten up to 1T). */
-function sizeCategory(n: number): string {
-  const names = ['1K', '10K', '100K', '1M', '10M', '100M', '1B', '10B', '100B', '1T']
-  if (n < 1e3) return 'n<1K'
-  for (let i = 1; i < names.length; i++) if (n < 10 ** (i + 3)) return `${names[i - 1]}<n<${names[i]}`
-  return 'n>1T'
-}
-
-function table(head: string[], rows: (string | number)[][]): string {
+export function table(head: string[], rows: (string | number)[][]): string {
   const line = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`
   // right-align the columns that hold only numbers
   const numeric = head.map((_, i) => i > 0 && rows.every((r) => /^[\d.]+$/.test(String(r[i]))))
@@ -56,7 +49,7 @@ function frontMatter(c: CardInput): string {
     'task_ids:',
     '- multiple-choice-qa',
     'size_categories:',
-    `- ${sizeCategory(total)}`,
+    `- ${sizeCategoryFor(total)}`,
     'source_datasets:',
     ...repos.map((r) => `- ${r}`),
     'configs:',
@@ -96,18 +89,43 @@ function dropTable(c: CardInput): string {
   return table(['reason', ...sources, 'total'], rows)
 }
 
-export function renderCard(c: CardInput): string {
-  const { stats, recipe } = c
-  const sources = Object.keys(stats.bySource)
-  const countRows = sources.map((s) => [s, stats.bySource[s]!.test, stats.bySource[s]!.val])
-  countRows.push(['total', stats.total.test, stats.total.val])
-  const nRows = SPLITS.map((s) => [s, ...N_CHOICES.map((n) => stats.byChoices[s][String(n)] ?? 0)])
-  const posRows = SPLITS.flatMap((s) => [
+/** The card's count tables; check-dataset recomputes them from the records. */
+export function countsTable(stats: DatasetStats): string {
+  const rows = Object.entries(stats.bySource).map(([s, n]) => [s, n.test, n.val])
+  return table(['source', 'test', 'val'], [...rows, ['total', stats.total.test, stats.total.val]])
+}
+
+export function choicesTable(stats: DatasetStats): string {
+  return table(['split', ...N_CHOICES.map(String)], SPLITS.map((s) => [s, ...N_CHOICES.map((n) => stats.byChoices[s][String(n)] ?? 0)]))
+}
+
+export function positionsTable(stats: DatasetStats): string {
+  const rows = SPLITS.flatMap((s) => [
     [`${s} observed`, ...stats.answerPositions[s]],
     [`${s} expected if uniform`, ...stats.expectedPositions[s].map((x) => x.toFixed(1))],
   ])
+  return table(['split', ...LABELS.split('')], rows)
+}
+
+export function renderCard(c: CardInput): string {
+  const { stats, recipe } = c
+  const sources = Object.keys(stats.bySource)
   const families = [...new Set(recipe.sources.map((s) => s.adapter))]
-  const pinned = recipe.sources.map((s) => [s.name, `\`${s.repo}\``, s.config, `\`${s.revision}\``, s.test.from, s.val.from])
+  const pinned = recipe.sources.map((s) => [
+    s.name,
+    `\`${s.repo}\``,
+    s.config,
+    `\`${s.revision}\``,
+    s.test.from,
+    s.val.from,
+    s.fixedChoices === undefined ? (s.group === 'subject' ? 'the subject' : 'the source') : '(never grown)',
+  ])
+  const files = recipe.sources.flatMap((s) => Object.entries(s.files).flatMap(([split, paths]) => paths.map((p) => `\`${s.repo}/${p}\` (${split})`)))
+  const names = (list: Recipe['sources']) => list.map((s) => s.name).join(', ')
+  const twoSplits = recipe.sources.filter((s) => s.test.from !== s.val.from)
+  const oneSplit = recipe.sources.filter((s) => s.test.from === s.val.from)
+  const fixed = recipe.sources.filter((s) => s.fixedChoices !== undefined)
+  const unshuffled = recipe.sources.filter((s) => !s.shuffle)
   const excluded = recipe.exclude.ids.length + recipe.exclude.texts.length
   return `${frontMatter(c)}
 
@@ -119,19 +137,19 @@ A multiple-choice set for models that return a probability for every option inst
 
 ## Splits and counts
 
-${table(['source', 'test', 'val'], countRows)}
+${countsTable(stats)}
 
 ## Option counts
 
-${table(['split', ...N_CHOICES.map(String)], nRows)}
+${choicesTable(stats)}
 
 Chance floor (the mean of 1/n, what always guessing scores): **${stats.chanceFloor.test.toFixed(3)}** on test, ${stats.chanceFloor.val.toFixed(3)} on val.
 
 ## Answer positions
 
-Where the right option sits (A = first), against what a uniform placement would give for these option counts. BoolQ keeps its options in the fixed order "yes", "no", so its answers sit at A or B as upstream has them:
+Where the right option sits (A = first), against what a uniform placement would give for these option counts${unshuffled.length ? `. ${names(unshuffled)} keep${unshuffled.length === 1 ? 's' : ''} the upstream option order, so ${unshuffled.length === 1 ? 'its' : 'their'} answers sit where upstream has them` : ''}:
 
-${table(['split', ...LABELS.split('')], posRows)}
+${positionsTable(stats)}
 
 ## Record format
 
@@ -149,7 +167,7 @@ ${table(['field', 'type', 'meaning'], [
 
 ## What was dropped, and why
 
-${excluded ? `The exclusion list named ${recipe.exclude.ids.length} ids and ${recipe.exclude.texts.length} question texts.` : 'No exclusion list was used.'} Upstream questions that were not eligible, by reason:
+${excluded ? `The exclusion list named ${recipe.exclude.ids.length} ids and ${recipe.exclude.texts.length} question texts.` : 'No exclusion list was used.'} Upstream rows removed before or during selection, by reason, counted over every row read:
 
 ${dropTable(c)}
 
@@ -157,14 +175,16 @@ ${dropTable(c)}
 
 Built by jev-bench builder ${c.builderVersion} from recipe \`${recipe.name}\` ${recipe.version} (content hash \`${c.recipeHash}\`), seed **${recipe.seed}**. The same recipe over the same upstream rows gives byte-identical files on any machine.
 
-${table(['source', 'Hub repo', 'config', 'pinned revision', 'test side from', 'val side from'], pinned)}
+${table(['source', 'Hub repo', 'config', 'pinned revision', 'test side from', 'val side from', 'group for borrowing'], pinned)}
+
+Files read: ${files.join(', ')}. No other split (no train split) is used.
 
 - Eligibility: options all distinct after normalisation (NFKC, whitespace collapsed, trimmed, lower-cased — used only to compare, never to rewrite); no option that refers to other options ("all of the above", "both A and B", …); not on the exclusion list. Exact repeats of an upstream row count once.
-- Sides: for ARC and MMLU the test side is the upstream test split and the val side the validation split, minus any question that also appears in the test split. JCommonsenseQA and BoolQ have only a validation split here; each question goes to one side by a keyed hash, in the ratio of the two counts.
+- Sides:${twoSplits.length ? ` for ${names(twoSplits)} the test side and the val side are different upstream splits, and a val-side question that also appears anywhere in the test-side split is dropped.` : ''}${oneSplit.length ? ` ${names(oneSplit)} draw${oneSplit.length === 1 ? 's' : ''} both sides from one upstream split: each question goes to one side by a keyed hash of its text, in the ratio of the two counts.` : ''}
 - Selection: each split takes its items from its side in the order of a keyed hash of their identity (normalised question, context and sorted options), so the upstream row order cannot change which items are chosen. No question appears twice, by identity or by question-plus-context text.
-- Option counts: BoolQ items have 2 options ("yes", "no", in that order). The rest of each split's quota is dealt to the other items by a seeded shuffle; an item dealt more options than it can have trades with another item.
-- Shrinking keeps the right option and a uniformly random subset of the wrong ones. Growing keeps every upstream option and borrows distractors uniformly from the item's group on the same side (the same MMLU subject, or the same source), at most ${recipe.borrowMaxChars} characters long and not already among its options. Nothing is borrowed across the test/val divide.
-- Options are shuffled with a seeded Fisher–Yates shuffle. All randomness comes from seed ${recipe.seed} through seedrandom (alea) streams keyed by purpose and item.
+- Option counts:${fixed.length ? ` ${fixed.map((s) => `${s.name} items always have ${s.fixedChoices} options`).join('; ')}.` : ''} The rest of each split's quota is dealt to the other items by a seeded shuffle; an item dealt more options than it can have (its own plus what its group can lend, at most 8) trades with others, so the table is met exactly.
+- Shrinking keeps the right option and a uniformly random subset of the wrong ones. Growing keeps every upstream option and borrows distractors uniformly from the item's group on the same side (see the table above), at most ${recipe.borrowMaxChars} characters long and not already among its options. Nothing is borrowed across the test/val divide.
+- Options are shuffled with a seeded Fisher–Yates shuffle${unshuffled.length ? ` (except ${names(unshuffled)}, which keep${unshuffled.length === 1 ? 's' : ''} the upstream order)` : ''}. All randomness comes from seed ${recipe.seed} through seedrandom (alea) streams keyed by purpose and upstream identity.
 
 ## Evaluating
 

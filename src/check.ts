@@ -1,5 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { choicesTable, countsTable, positionsTable } from './card.ts'
+import { checkCardMetadata } from './card-check.ts'
 import { normalize, sha256Hex } from './canonical.ts'
 import { datasetHash, Manifest, recordLines } from './manifest.ts'
 import { DataRecord, N_CHOICES, type Recipe, SPLITS, type Split } from './schema.ts'
@@ -51,7 +53,7 @@ export async function checkDataset(dir: string, recipe: Recipe): Promise<string[
     })
   }
   problems.push(...checkRecords(records, recipe))
-  if (raw['README.md']) problems.push(...checkCard(raw['README.md'].toString('utf8'), records))
+  if (raw['README.md']) problems.push(...checkCard(raw['README.md'].toString('utf8'), records, recipe, raw))
   if (raw['manifest.json']) problems.push(...checkManifest(raw['manifest.json'].toString('utf8'), raw, records))
   return problems
 }
@@ -68,6 +70,8 @@ export function checkRecords(records: Record<Split, readonly DataRecord[]>, reci
       else if (!r.id.startsWith(`${r.source}-`)) problems.push(`${split} ${r.id}: id is not prefixed with its source`)
       if (spec?.fixedChoices !== undefined && r.n_choices !== spec.fixedChoices)
         problems.push(`${split} ${r.id}: ${r.source} items must have ${spec.fixedChoices} options`)
+      if (spec?.adapter === 'boolq' && JSON.stringify(r.choices) !== '["yes","no"]')
+        problems.push(`${split} ${r.id}: BoolQ choices must be ["yes","no"] in that order`)
       if ((r.context !== null) !== (spec?.adapter === 'boolq')) problems.push(`${split} ${r.id}: context must be ${spec?.adapter === 'boolq' ? 'the passage' : 'null'}`)
       if (new Set(r.choices.map(normalize)).size !== r.choices.length) problems.push(`${split} ${r.id}: options not all distinct`)
       const seen = ids.get(r.id)
@@ -93,15 +97,22 @@ export function checkRecords(records: Record<Split, readonly DataRecord[]>, reci
   return problems
 }
 
-function checkCard(card: string, records: Record<Split, readonly DataRecord[]>): string[] {
+function checkCard(card: string, records: Record<Split, readonly DataRecord[]>, recipe: Recipe, raw: Record<string, Buffer | null>): string[] {
   const problems: string[] = []
-  if (!card.startsWith('---\n') || card.indexOf('\n---\n', 4) < 0) problems.push('README.md: no YAML front matter')
-  for (const key of ['pretty_name:', 'license: cc-by-sa-4.0', 'task_categories:', 'task_ids:', 'size_categories:', 'source_datasets:', 'configs:', 'dataset_info:'])
-    if (!card.includes(key)) problems.push(`README.md: front matter lacks ${key}`)
+  const facts = SPLITS.flatMap((split) => {
+    const buf = raw[`${split}.jsonl`]
+    return buf ? [{ path: `${split}.jsonl`, bytes: buf.byteLength, rows: records[split].length, keys: KEY_ORDER }] : []
+  })
+  problems.push(...checkCardMetadata(card, facts).map((p) => `README.md: ${p}`))
   for (const h of CARD_SECTIONS) if (!card.includes(h)) problems.push(`README.md: no section "${h}"`)
-  const stats = computeStats(records, [])
+  // every table and figure the card states must be what the records give
+  const stats = computeStats(records, recipe.sources.map((s) => s.name))
+  const tables: [string, string][] = [['counts', countsTable(stats)], ['option-count', choicesTable(stats)], ['answer-position', positionsTable(stats)]]
+  for (const [name, t] of tables) if (!card.includes(t)) problems.push(`README.md: the ${name} table does not match the records`)
   const floor = stats.chanceFloor.test.toFixed(3)
   if (!card.includes(`**${floor}**`)) problems.push(`README.md: does not state the test chance floor ${floor} computed from test.jsonl`)
+  if (!card.includes(`seed **${recipe.seed}**`)) problems.push(`README.md: does not state the seed ${recipe.seed}`)
+  for (const s of recipe.sources) if (!card.includes(s.revision)) problems.push(`README.md: does not name the pinned revision of ${s.name}`)
   if (/\b(19|20)\d\d[-/]\d\d[-/]\d\d\b|\b\d\d:\d\d(:\d\d)?\b|\b(January|February|March|April|May|June|July|August|September|October|November|December) \d{1,2},? (19|20)\d\d\b/.test(card))
     problems.push('README.md: contains a date or time')
   return problems

@@ -19,7 +19,7 @@ export const DROP_REASONS: Record<DropReason, string> = {
   option_refers_to_options: 'an option refers to other options ("all of the above", "both A and B", …)',
   excluded: 'on the exclusion list',
   in_test_split: 'val-side question that also appears in the upstream test split',
-  duplicate_question: 'same question (identity or question-plus-context text) as one already taken',
+  duplicate_question: 'same question (identity or question-plus-context text) as another on its side, or as one already taken',
   final_not_distinct: 'final options not all distinct (replaced by the next candidate)',
 }
 
@@ -32,6 +32,8 @@ const REFERS_TO_OPTIONS: readonly RegExp[] = [
   /^(all|none|both|neither|nither|nether|either|any|each) (one )?of (these|those|them)\b/u,
   /\b(all|none|both|neither|any) (of )?(the )?(options|choices|answers)\b/u,
   /^(both|neither)\.?$/u,
+  /^(both|neither|either) \d+ (and|nor|or) \d+\.?$/u,
+  /\bcombination of (these|those|the above)\b/u,
   new RegExp(String.raw`\b(both|neither|nither|nether|either) ${LETTER} (and|nor|or|&)\.? ${LETTER}(\s|$)`, 'u'),
   new RegExp(
     String.raw`^((options?|choices?|answers?) )?${LETTER}(,? ${LETTER})*,? (and|or|&|nor) ${LETTER}( (only|both|above|are (both )?(correct|true)|both .*))?\.?$`,

@@ -5,6 +5,8 @@ import { N_CHOICES, type QuotaTable, type Split } from './schema.ts'
 
 export interface QuotaItem {
   id: string
+  /** what keys its place in the deal (the upstream identity); the id when absent */
+  key?: string
   /** `<source>/<group>`, named when the group cannot hold its share */
   group: string
   capacity: number
@@ -29,7 +31,9 @@ export function assignQuotas(items: readonly QuotaItem[], quota: QuotaTable, see
     }
     const left = remaining.get(item.fixed) ?? 0
     if (left === 0)
-      throw new JevError('QUOTA', `${split}: more items with a fixed ${item.fixed} options than the quota allows`, { group: item.group })
+      throw new JevError('QUOTA', `${split}: group ${item.group} has more items with a fixed ${item.fixed} options than the quota allows`, { group: item.group })
+    if (item.fixed > item.capacity)
+      throw new JevError('QUOTA', `${split}: group ${item.group} must have ${item.fixed} options but ${item.id} can have at most ${item.capacity}`, { group: item.group, id: item.id })
     remaining.set(item.fixed, left - 1)
     out.set(item.id, item.fixed)
   }
@@ -40,7 +44,7 @@ export function assignQuotas(items: readonly QuotaItem[], quota: QuotaTable, see
   if (deal.length !== free.length)
     throw new JevError('QUOTA', `${split}: the quota table holds ${deal.length + out.size} items but ${items.length} were selected`, {})
   const order = free
-    .map((item) => ({ item, key: keyedHash(seed, 'quota', `${split}\u0000${item.id}`) }))
+    .map((item) => ({ item, key: keyedHash(seed, 'quota', `${split}\u0000${item.key ?? item.id}`) }))
     .sort((a, b) => compareStrings(a.key, b.key) || compareStrings(a.item.id, b.item.id))
     .map((x) => x.item)
   const n = order.map((_, i) => deal[i]!)

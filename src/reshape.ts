@@ -42,7 +42,8 @@ function borrow(rng: Rng, pool: Pool, own: ReadonlySet<string>, k: number): stri
  * then a seeded shuffle unless the source keeps a fixed order.
  */
 export function reshape(c: Candidate, n: number, pool: Pool | undefined, seed: number, keepOrder: boolean): Reshaped {
-  const key = c.id
+  // streams are keyed by the upstream identity, as the spec says, not by position or id
+  const key = c.identity
   let options: Option[] = c.options.map((text, i) => ({ text, right: i === c.answer }))
   if (n < options.length) {
     const wrong = options.filter((o) => !o.right)

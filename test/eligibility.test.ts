@@ -28,6 +28,8 @@ describe('refersToOptions', () => {
     'Both',
     'Neither.',
     'Neither A nor. B.',
+    'Both 2 and 3.',
+    'a combination of these three processes.',
   ]
   for (const text of refers) test(`true for ${JSON.stringify(text)}`, () => assert.equal(refersToOptions(text), true))
 
