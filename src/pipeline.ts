@@ -32,12 +32,23 @@ export interface BuildOptions {
 /** Everything but the writing: sources in, the four output files out. */
 export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options: BuildOptions = {}): Promise<BuiltDataset> {
   const lock = options.lock ?? null
+  const trusted = new Set(lock?.sources.flatMap((s) => s.files.map((f) => f.sha256)) ?? [])
   const sources: LoadedSource[] = []
   const prepared: PreparedSource[] = []
-  // one source at a time: its raw questions can go once they are candidates
-  for (const spec of recipe.sources) {
-    const loaded = await loadSource(spec, lockedRevision(lock, spec), fetcher)
-    prepared.push(prepareSource(spec, loaded.questions, recipe))
+  // one source at a time, so its raw questions can go once they are candidates;
+  // the next source is fetched and decoded (in the decoder's thread) meanwhile
+  const load = (i: number) => {
+    const spec = recipe.sources[i]!
+    const p = loadSource(spec, lockedRevision(lock, spec), fetcher, trusted)
+    p.catch(() => {}) // awaited below; a failure of the prefetch must not go unobserved meanwhile
+    return p
+  }
+  const AHEAD = 1
+  const pending = recipe.sources.slice(0, AHEAD).map((_, i) => load(i))
+  for (let i = 0; i < recipe.sources.length; i++) {
+    const loaded = await pending[i]!
+    if (i + AHEAD < recipe.sources.length) pending.push(load(i + AHEAD))
+    prepared.push(prepareSource(loaded.spec, loaded.questions, recipe))
     sources.push({ ...loaded, questions: [] })
   }
   const warnings = lock ? checkAgainstLock(lock, sources) : []

@@ -1,7 +1,8 @@
 import { z } from 'zod'
 
 const COMMIT = /^[0-9a-f]{40}$/
-const REPO = /^[A-Za-z0-9][\w.-]*\/[\w.-]+$/
+// owner/name; the name may not be "." or "..", which would leave the repo's folder in a mirror or cache
+const REPO = /^[A-Za-z0-9][\w.-]*\/(?!\.\.?$)[\w.-]+$/
 /** A path inside a repo: relative, no `..`, no backslashes. */
 const repoPath = z
   .string()

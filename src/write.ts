@@ -49,7 +49,8 @@ function pidAlive(pid: number): boolean {
 
 /**
  * Repairs what an interrupted swap left behind: an output folder moved aside
- * but not replaced comes back; temp folders of builds that are gone are removed.
+ * but not replaced comes back; temp folders and swap locks of builds that are
+ * gone are removed.
  */
 export async function repairOutDir(outDir: string): Promise<void> {
   const { dir, parent, name } = siblings(outDir)
@@ -74,6 +75,16 @@ export async function repairOutDir(outDir: string): Promise<void> {
     stale.splice(stale.indexOf(newest), 1)
   }
   for (const s of stale) await rm(s.path, { recursive: true, force: true })
+  // swap locks of builds that are gone: `.<name>.lock` holds its pid, `.<name>.lock.<pid>-<hex>` names it
+  for (const e of entries) {
+    const path = join(parent, e)
+    const m = /^\.(.+)\.lock\.(\d+)-[0-9a-f]+$/.exec(e)
+    if (m && m[1] === name && !pidAlive(Number(m[2]))) await rm(path, { force: true })
+    if (e === `.${name}.lock`) {
+      const holder = Number(await readFile(path, 'utf8').catch(() => ''))
+      if (holder && !pidAlive(holder)) await rm(path, { force: true })
+    }
+  }
 }
 
 /**

@@ -45,6 +45,23 @@ export function rowHash(row: unknown): string {
   return sha256Hex(canonicalJson(row))
 }
 
+/** rowHash of an upstream row, or a DATA error naming the field JSON cannot hold (NaN, ±Infinity). */
+export function hashRow(row: unknown, at: Omit<RowAt, 'rowHash'>): string {
+  try {
+    return rowHash(row)
+  } catch (e) {
+    const bad = Object.entries(typeof row === 'object' && row !== null ? row : {}).find(([, v]) => {
+      try {
+        canonicalJson(v)
+        return false
+      } catch {
+        return true
+      }
+    })
+    throw dataError({ ...at, rowHash: '' }, bad?.[0] ?? '(row)', (e as Error).message)
+  }
+}
+
 export function dataError(at: RowAt, field: string, message: string): JevError {
   return new JevError('DATA', `${at.source}: ${at.file} row ${at.row}, field ${field}: ${message}`, {
     source: at.source,

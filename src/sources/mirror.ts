@@ -1,13 +1,19 @@
 import { lstat, readFile, realpath } from 'node:fs/promises'
-import { isAbsolute, relative, resolve, sep } from 'node:path'
+import { isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { sha256Hex } from '../canonical.ts'
 import { JevError } from '../errors.ts'
 import type { FileFetcher, SourceFile } from './types.ts'
 
-/** True when `child` is `root` or below it. */
+/** True when `child` is `root` or below it (a name that merely starts with ".." is below it). */
 function within(root: string, child: string): boolean {
   const rel = relative(root, child)
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel) && !rel.startsWith(`..${sep}`))
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))
+}
+
+/** `owner/name`, neither part empty, "." or "..". */
+function plainRepo(repo: string): boolean {
+  const parts = repo.split('/')
+  return parts.length === 2 && parts.every((p) => p !== '' && p !== '.' && p !== '..' && !p.includes('\\'))
 }
 
 /**
@@ -20,8 +26,11 @@ export function createMirrorFetcher(dir: string): FileFetcher {
     kind: 'mirror',
     async fetchFile(repo, revision, path): Promise<SourceFile> {
       const ctx = { repo, revision, file: path }
-      const full = resolve(root, 'datasets', repo, path)
-      if (!within(root, full)) throw new JevError('IO', `mirror path ${repo}/${path} escapes ${root}`, ctx)
+      const repoDir = resolve(root, 'datasets', repo)
+      const full = resolve(repoDir, path)
+      // the repo's own folder: not another repo's, not elsewhere in the mirror, not outside it
+      if (!plainRepo(repo) || isAbsolute(path) || !within(repoDir, full))
+        throw new JevError('IO', `mirror path ${repo}/${path} leaves the repo's folder under ${join(root, 'datasets')}`, ctx)
       let bytes: Uint8Array
       try {
         await lstat(full)

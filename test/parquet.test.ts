@@ -1,0 +1,85 @@
+/**
+ * The Parquet boundary (src/parquet.ts): whatever hyparquet does with corrupt
+ * bytes — loop for ever, leave a rejection unobserved — decodeParquet ends in
+ * the rows or a DATA error, and the process goes on. The two files here are
+ * fixture files with a few bytes xor-ed, found by the fuzzing in fuzz.test.ts.
+ */
+import assert from 'node:assert/strict'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { isJevError } from '../src/errors.ts'
+import { decodeParquet, decodeTimeoutMs } from '../src/parquet.ts'
+import { FIXTURE_HUB } from './helpers/cli.ts'
+
+async function corrupted(file: string, flips: [number, number][]): Promise<Uint8Array> {
+  const bytes = new Uint8Array(await readFile(join(FIXTURE_HUB, 'datasets', file)))
+  for (const [at, mask] of flips) bytes[at] = bytes[at]! ^ mask
+  return bytes
+}
+
+const MMLU_VAL = 'cais/mmlu/all/validation-00000-of-00001.parquet'
+const ARC_EASY_VAL = 'allenai/ai2_arc/ARC-Easy/validation-00000-of-00001.parquet'
+const at = { source: 's', file: 'f.parquet' }
+
+test('a column whose rejection hyparquet leaves unobserved: DATA, and no unhandled rejection reaches this process', async () => {
+  // 6863: the answer column's path in the footer no longer matches the schema; 1153: a page that no longer decompresses
+  const bytes = await corrupted(MMLU_VAL, [[1153, 42], [6863, 104]])
+  const unhandled: unknown[] = []
+  const listen = (e: unknown) => void unhandled.push(e)
+  process.on('unhandledRejection', listen)
+  try {
+    await assert.rejects(decodeParquet(bytes, at), (e: unknown) => {
+      assert.ok(isJevError(e), String(e))
+      assert.equal(e.code, 'DATA')
+      assert.match(e.message, /^s: cannot decode f\.parquet: /)
+      assert.deepEqual(e.context, at)
+      return true
+    })
+    await new Promise((r) => setTimeout(r, 50))
+  } finally {
+    process.off('unhandledRejection', listen)
+  }
+  assert.deepEqual(unhandled, [])
+})
+
+test('a decode that never ends is stopped at its time limit: DATA; the next decode works', async () => {
+  // a count read from a flipped byte sends hyparquet round a loop that does not end (it did not in 60 s)
+  const bytes = await corrupted(ARC_EASY_VAL, [[2165, 28], [1151, 37], [304, 192], [2406, 102], [801, 82], [2133, 103]])
+  const t0 = performance.now()
+  await assert.rejects(decodeParquet(bytes, at, { timeoutMs: 400 }), (e: unknown) => {
+    assert.ok(isJevError(e), String(e))
+    assert.equal(e.code, 'DATA')
+    assert.match(e.message, /^s: cannot decode f\.parquet: decoding did not finish in 0\.4 s; the file is probably corrupt$/)
+    return true
+  })
+  const ms = performance.now() - t0
+  assert.ok(ms >= 400 && ms < 5_000, `stopped after ${Math.round(ms)} ms`)
+  // the stuck decoder was replaced
+  const clean = new Uint8Array(await readFile(join(FIXTURE_HUB, 'datasets', ARC_EASY_VAL)))
+  assert.equal((await decodeParquet(clean, at)).rows.length, 20)
+})
+
+test('decodes run one at a time and each gets its own answer', async () => {
+  const files = [MMLU_VAL, ARC_EASY_VAL, 'google/boolq/data/validation-00000-of-00001.parquet']
+  const bytes = await Promise.all(files.map((f) => readFile(join(FIXTURE_HUB, 'datasets', f))))
+  const bad = new Uint8Array(bytes[1]!.subarray(0, 100))
+  const results = await Promise.allSettled([...bytes.map((b) => decodeParquet(new Uint8Array(b), at)), decodeParquet(bad, at)])
+  assert.deepEqual(
+    results.map((r) => (r.status === 'fulfilled' ? r.value.rows.length : (r.reason as Error).message)),
+    [33, 20, 50, 's: f.parquet is not a readable Parquet file: parquet file invalid (footer != PAR1)'],
+  )
+})
+
+test('the time limit grows with the file: 5 s, plus 1 s per MB', () => {
+  assert.equal(decodeTimeoutMs(0), 5_000)
+  assert.equal(decodeTimeoutMs(3_410_189), 8_411)
+})
+
+test('bytes the lock vouches for decode on this thread to the same rows as in the worker', async () => {
+  const bytes = new Uint8Array(await readFile(join(FIXTURE_HUB, 'datasets', MMLU_VAL)))
+  const isolated = await decodeParquet(bytes, at)
+  const trusted = await decodeParquet(bytes, at, { trusted: true })
+  assert.deepEqual(trusted, isolated)
+  assert.ok(trusted.rows.length > 0)
+})
