@@ -18,28 +18,39 @@ export interface PreparedSource {
   drops: DropCounts
 }
 
+/** What an id stands for; the MMLU subject is not part of it (the same row filed under two subjects is one question). */
 function sameContent(a: UpstreamQuestion, b: UpstreamQuestion): boolean {
-  const pick = (q: UpstreamQuestion) => canonicalJson([q.subject, q.question, q.context, q.options, q.answer])
+  const pick = (q: UpstreamQuestion) => canonicalJson([q.question, q.context, q.options, q.answer])
   return pick(a) === pick(b)
 }
 
-/** Exact repeats of a row share an id and count once; the same id with other content is an error. */
+/**
+ * Exact repeats of a row share an id and count once; of repeats filed under
+ * several subjects, the first subject in code-unit order is kept, whatever
+ * order the rows came in. The same id with other content, in any split, is an error.
+ */
 function collapseRepeats(questions: readonly UpstreamQuestion[], drops: DropCounts): UpstreamQuestion[] {
-  const seen = new Map<string, UpstreamQuestion>()
+  const firstById = new Map<string, UpstreamQuestion>()
+  const kept = new Map<string, UpstreamQuestion>()
   for (const q of questions) {
+    const first = firstById.get(q.id)
+    if (!first) firstById.set(q.id, q)
+    else if (!sameContent(first, q))
+      throw new JevError(
+        'DATA',
+        `${q.source}: ${first.file} row ${first.row} and ${q.file} row ${q.row} share the id ${q.id} but differ`,
+        { source: q.source, file: q.file, row: q.row, field: 'id', id: q.id, otherFile: first.file, otherRow: first.row },
+      )
     const key = `${q.split}\u0000${q.id}`
-    const first = seen.get(key)
-    if (!first) seen.set(key, q)
-    else if (sameContent(first, q)) countDrop(drops, 'duplicate_row')
-    else
-      throw new JevError('DATA', `${q.source}: ${q.file} rows ${first.row} and ${q.row} share the id ${q.id} but differ`, {
-        source: q.source,
-        file: q.file,
-        row: q.row,
-        id: q.id,
-      })
+    const held = kept.get(key)
+    if (!held) {
+      kept.set(key, q)
+      continue
+    }
+    countDrop(drops, 'duplicate_row')
+    if (compareStrings(q.subject ?? '', held.subject ?? '') < 0) kept.set(key, q)
   }
-  return [...seen.values()]
+  return [...kept.values()]
 }
 
 /** Selection order of a candidate on a side: a keyed hash of its identity, ties by id. */

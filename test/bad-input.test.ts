@@ -255,7 +255,8 @@ describe('errors: the build stops, naming source, file, row and field', () => {
     const id = String(rows[2]!.id)
     await rewrite(hub, F.arcC, { rows: editRow(17, (r) => (r.id = id)) })
     const e = await expectError(build(hub), 'DATA', { source: 'arc_challenge', file: F.arcC.file, row: 17 })
-    assert.match(e.message, new RegExp(`rows 2 and 17 share the id arc_challenge-${id} but differ`))
+    assert.match(e.message, new RegExp(`${F.arcC.file} row 2 and ${F.arcC.file} row 17 share the id arc_challenge-${id} but differ`))
+    assert.equal(e.context.field, 'id')
     assert.equal(e.context.id, `arc_challenge-${id}`)
   })
 
@@ -264,7 +265,7 @@ describe('errors: the build stops, naming source, file, row and field', () => {
     const rows = await readRowsOf(F.jcqa)
     await rewrite(hub, F.jcqa, { rows: editRow(40, (r) => (r.q_id = rows[1]!.q_id)) })
     const e = await expectError(build(hub), 'DATA', { source: 'jcommonsenseqa', file: F.jcqa.file, row: 40 })
-    assert.match(e.message, /rows 1 and 40 share the id jcommonsenseqa-\d+ but differ/)
+    assert.match(e.message, /row 1 and .* row 40 share the id jcommonsenseqa-\d+ but differ/)
   })
 
   test('a value JSON cannot hold (NaN in an extra DOUBLE column): DATA naming the row and that column, not a crash', async () => {

@@ -45,6 +45,26 @@ describe('prepareSource', () => {
     )
   })
 
+  test('a row filed under two subjects is one question, kept under the first subject whatever the row order', () => {
+    const bySubject = sourceSpec({ ...arcLike, group: 'subject' })
+    const a = uq({ id: 'src-m', subject: 'nutrition', row: 1 })
+    const b = { ...a, subject: 'clinical_knowledge', row: 40 }
+    for (const order of [[a, b], [b, a]]) {
+      const p = prepareSource(bySubject, order, recipeOf([bySubject]))
+      assert.deepEqual(p.sides.test.map((c) => c.subject), ['clinical_knowledge'])
+      assert.equal(p.drops.get('duplicate_row'), 1)
+    }
+  })
+
+  test('the same id with other content in another split is an error too, naming both files', () => {
+    const t = uq({ id: 'src-x', split: 'test', file: 't.parquet', row: 4 })
+    const v = { ...t, split: 'validation', file: 'v.parquet', row: 8, answer: (t.answer + 1) % t.options.length }
+    assert.throws(
+      () => prepareSource(arcLike, [t, v], recipeOf([arcLike])),
+      (e) => isJevError(e) && e.code === 'DATA' && /t\.parquet row 4 and v\.parquet row 8/.test(e.message),
+    )
+  })
+
   test('val questions found in the upstream test split are dropped', () => {
     const t = uq({ id: 'src-t', question: 'Shared?', split: 'test' })
     const sameRow = { ...t, split: 'validation' }

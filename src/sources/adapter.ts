@@ -25,7 +25,7 @@ export interface RowAt {
   source: string
   file: string
   row: number
-  /** sha256 of the raw row's canonical JSON, computed once for the lock and for content ids */
+  /** sha256 of the raw row's canonical JSON, for the lock's decoded-rows hash */
   rowHash: string
 }
 
@@ -36,9 +36,9 @@ export interface Adapter<Row> {
   toQuestion(row: Row, at: RowAt): AdaptedRow
 }
 
-/** For datasets without an upstream id: a hash of the row's canonical content. */
-export function contentId(at: RowAt): string {
-  return `${at.source}-${at.rowHash.slice(0, 16)}`
+/** For datasets without an upstream id: a hash of the canonical content that makes the question. */
+export function contentId(source: string, content: Record<string, unknown>): string {
+  return `${source}-${sha256Hex(canonicalJson(content)).slice(0, 16)}`
 }
 
 export function rowHash(row: unknown): string {

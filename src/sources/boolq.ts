@@ -14,7 +14,7 @@ export const boolq: Adapter<BoolqRow> = {
   row: BoolqRow,
   toQuestion(row, at) {
     return {
-      id: contentId(at),
+      id: contentId(at.source, { question: row.question, answer: row.answer, passage: row.passage }),
       subject: null,
       question: row.question,
       context: row.passage,

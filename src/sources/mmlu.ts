@@ -17,7 +17,8 @@ export const mmlu: Adapter<MmluRow> = {
     if (row.answer < 0n || row.answer >= BigInt(row.choices.length))
       throw dataError(at, 'answer', `index ${row.answer} is outside the ${row.choices.length} choices`)
     return {
-      id: contentId(at),
+      // the subject is not content: MMLU files some questions under two subjects
+      id: contentId(at.source, { question: row.question, choices: row.choices, answer: row.answer }),
       subject: row.subject,
       question: row.question,
       context: null,
