@@ -1,4 +1,5 @@
 import { buildFromPrepared } from './build.ts'
+import { normalize } from './canonical.ts'
 import { renderCard } from './card.ts'
 import { checkAgainstLock, type Lock, lockedRevision, makeLock } from './lock.ts'
 import { buildManifest, type Manifest, manifestJson } from './manifest.ts'
@@ -9,7 +10,7 @@ import { loadSource, type LoadedSource } from './sources/load.ts'
 import type { FileFetcher } from './sources/types.ts'
 import { computeStats, type DatasetStats } from './stats.ts'
 import { BUILDER } from './version.ts'
-import { describeFile, toJsonl, writeOutDir } from './write.ts'
+import { describeFile, repairOutDir, toJsonl, writeOutDir } from './write.ts'
 
 export interface BuiltDataset {
   /** file name → content, exactly as written to the output folder */
@@ -52,6 +53,11 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
     sources.push({ ...loaded, questions: [] })
   }
   const warnings = lock ? checkAgainstLock(lock, sources) : []
+  // an exclusion entry that matches nothing is most likely a typo
+  const hits = new Set(prepared.flatMap((p) => [...p.excludedHits]))
+  for (const id of recipe.exclude.ids) if (!hits.has(id)) warnings.push(`exclusion list: no upstream question has the id ${id}`)
+  for (const text of recipe.exclude.texts)
+    if (!hits.has(normalize(text))) warnings.push(`exclusion list: no upstream question has the text ${JSON.stringify(text)}`)
   const { records, drops } = buildFromPrepared(recipe, prepared)
   const jsonl: Record<Split, string> = { test: toJsonl(records.test), val: toJsonl(records.val) }
   const stats = computeStats(records, recipe.sources.map((s) => s.name))
@@ -87,6 +93,8 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
 }
 
 export async function buildToDir(recipe: Recipe, fetcher: FileFetcher, outDir: string, options: BuildOptions = {}): Promise<BuiltDataset> {
+  // a swap a killed build left half done is put right first, whatever happens next
+  await repairOutDir(outDir)
   const built = await buildDataset(recipe, fetcher, options)
   await writeOutDir(outDir, built.files)
   return built

@@ -16,6 +16,8 @@ export interface PreparedSource {
   spec: SourceSpec
   sides: Record<Split, Candidate[]>
   drops: DropCounts
+  /** exclusion-list entries (ids, or normalised texts) that matched a question of this source */
+  excludedHits: ReadonlySet<string>
 }
 
 /** What an id stands for; the MMLU subject is not part of it (the same row filed under two subjects is one question). */
@@ -85,9 +87,11 @@ export function prepareSource(spec: SourceSpec, questions: readonly UpstreamQues
   const excludedIds = new Set(recipe.exclude.ids)
   const excludedTexts = new Set(recipe.exclude.texts.map(normalize))
   const all = collapseRepeats(questions, drops).map(toCandidate)
+  const excludedHits = new Set<string>()
   const eligible = all.filter((c) => {
     const reason = ineligibility(c, excludedIds, excludedTexts)
     if (reason) countDrop(drops, reason)
+    if (reason === 'excluded') for (const key of [c.id, c.normQuestion]) if (excludedIds.has(key) || excludedTexts.has(key)) excludedHits.add(key)
     return reason === null
   })
   const sides: Record<Split, Candidate[]> = { test: [], val: [] }
@@ -111,7 +115,7 @@ export function prepareSource(spec: SourceSpec, questions: readonly UpstreamQues
   for (const split of ['test', 'val'] as const) {
     sides[split] = dedupe(sides[split].sort(bySelectionOrder(recipe.seed, spec.name, split)), drops)
   }
-  return { spec, sides, drops }
+  return { spec, sides, drops, excludedHits }
 }
 
 /**

@@ -77,3 +77,16 @@ test('a written build matches the in-memory one', async () => {
   await buildToDir(recipe, createMirrorFetcher(FIXTURE_HUB), out, { lock })
   await assertReference(out, 'buildToDir')
 })
+
+test('the exclusion list removes what it names and warns about entries that match nothing', async () => {
+  const victim = recordsOf(reference).find((r) => r.source === 'arc_easy')!
+  const excluding = { ...recipe, exclude: { ids: [victim.id, 'arc_easy-NO_SUCH_ID'], texts: ['A question nobody asked?'] } }
+  const built = await buildDataset(excluding, createMirrorFetcher(FIXTURE_HUB), { lock })
+  assert.ok(!recordsOf(built.files).some((r) => r.id === victim.id))
+  assert.equal(built.drops.get('arc_easy')?.get('excluded'), 1)
+  assert.deepEqual(built.warnings.filter((w) => w.startsWith('exclusion list')), [
+    'exclusion list: no upstream question has the id arc_easy-NO_SUCH_ID',
+    'exclusion list: no upstream question has the text "A question nobody asked?"',
+  ])
+  assert.match(built.files.get('README.md')!, /The exclusion list named 2 ids and 1 question texts/)
+})
