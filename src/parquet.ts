@@ -67,22 +67,29 @@ type Reply =
   | { id: number; ok: false; stage: 'internal' | 'metadata' | 'decode'; message: string }
   | { id: number; ok: false; stage: 'codec'; column: string; codec: string | null; supported: string[] }
 
-const WORKER_HEAP_MB = 1024
+/**
+ * A count read from a corrupt byte can make hyparquet fill an array of
+ * billions; the heap cap stops that. Decoded rows take up to ~16 times their
+ * file's size (MMLU all/test, 3.4 MB, needs ~25 MB), so the cap grows with the file.
+ */
+export function workerHeapMb(bytes: number): number {
+  return Math.max(1024, Math.ceil((bytes / 2 ** 20) * 16))
+}
 
 let worker: Worker | null = null
+let workerHeap = 0
 let nextId = 0
 /** One decode at a time through the one worker. */
 let queue: Promise<unknown> = Promise.resolve()
 
-function startWorker(): Worker {
+function startWorker(heapMb: number): Worker {
+  workerHeap = heapMb
   const w = new Worker(WORKER_SOURCE, {
     eval: true,
     // plain JS: none of the parent's loaders (tsx) needed
     execArgv: [],
     workerData: { hyparquet: import.meta.resolve('hyparquet'), compressors: import.meta.resolve('hyparquet-compressors') },
-    // a count read from a corrupt byte can make hyparquet fill an array of billions;
-    // the largest upstream file (MMLU all/test, 3.4 MB) needs ~25 MB of heap
-    resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+    resourceLimits: { maxOldGenerationSizeMb: heapMb },
   })
   // an idle decoder does not keep the process alive; a pending decode's timer does
   w.unref()
@@ -114,7 +121,10 @@ function stopWorker(w: Worker): void {
 }
 
 function runInWorker(buffer: ArrayBuffer, timeoutMs: number): Promise<Reply | { id: number; ok: false; stage: 'timeout' | 'crash'; message: string }> {
-  const w = (worker ??= startWorker())
+  const heapMb = workerHeapMb(buffer.byteLength)
+  // a file too big for the running decoder's cap gets a new decoder with a bigger one
+  if (worker && workerHeap < heapMb) stopWorker(worker)
+  const w = (worker ??= startWorker(heapMb))
   const id = nextId++
   return new Promise((resolve) => {
     const done = (r: Parameters<typeof resolve>[0]) => {
