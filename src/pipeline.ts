@@ -47,9 +47,11 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
   const AHEAD = 1
   const pending = recipe.sources.slice(0, AHEAD).map((_, i) => load(i))
   for (let i = 0; i < recipe.sources.length; i++) {
-    const loaded = await pending[i]!
+    const { questions, ...loaded } = await pending[i]!
+    // the settled promise would keep every raw question alive to the end
+    pending[i] = undefined as never
     if (i + AHEAD < recipe.sources.length) pending.push(load(i + AHEAD))
-    prepared.push(prepareSource(loaded.spec, loaded.questions, recipe))
+    prepared.push(prepareSource(loaded.spec, questions, recipe))
     sources.push({ ...loaded, questions: [] })
   }
   const warnings = lock ? checkAgainstLock(lock, sources) : []
