@@ -182,6 +182,7 @@ export class StoreRepo implements RepoView {
       for (const p of hits) delete files[p]
     }
     for (const { path, file } of change.put) files[path] = file
+    // a commit's date, as the Hub reports it; server state only, never dataset output
     const date = new Date().toISOString()
     const tree = Object.keys(files).sort().map((p) => `${p}\0${files[p]!.oid}`).join('\n')
     const id = sha1Hex(`${tree}\n${head ?? ''}\n${change.title}\n${date}\n${randomBytes(8).toString('hex')}`)
