@@ -25,8 +25,6 @@ export interface RowAt {
   source: string
   file: string
   row: number
-  /** sha256 of the raw row's canonical JSON, for the lock's decoded-rows hash */
-  rowHash: string
 }
 
 /** Maps one upstream dataset's rows to questions; `columns` are checked before any row. */
@@ -46,7 +44,7 @@ export function rowHash(row: unknown): string {
 }
 
 /** rowHash of an upstream row, or a DATA error naming the field JSON cannot hold (NaN, ±Infinity). */
-export function hashRow(row: unknown, at: Omit<RowAt, 'rowHash'>): string {
+export function hashRow(row: unknown, at: RowAt): string {
   try {
     return rowHash(row)
   } catch (e) {
@@ -58,7 +56,7 @@ export function hashRow(row: unknown, at: Omit<RowAt, 'rowHash'>): string {
         return true
       }
     })
-    throw dataError({ ...at, rowHash: '' }, bad?.[0] ?? '(row)', (e as Error).message)
+    throw dataError(at, bad?.[0] ?? '(row)', (e as Error).message)
   }
 }
 
@@ -72,8 +70,7 @@ export function dataError(at: RowAt, field: string, message: string): JevError {
 }
 
 /** Parses one row with the adapter's schema, naming the first bad field. */
-export function adaptRow<Row>(adapter: Adapter<Row>, raw: unknown, where: Omit<RowAt, 'rowHash'> & { rowHash?: string }): AdaptedRow {
-  const at: RowAt = { ...where, rowHash: where.rowHash ?? rowHash(raw) }
+export function adaptRow<Row>(adapter: Adapter<Row>, raw: unknown, at: RowAt): AdaptedRow {
   const parsed = adapter.row.safeParse(raw)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]

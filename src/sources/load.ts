@@ -54,12 +54,12 @@ export async function loadSource(
           field: c,
         })
     }
-    const hashes = rows.map((raw, row) => {
-      const where = { source: spec.name, file: job.path, row }
-      const at = { ...where, rowHash: hashRow(raw, where) }
+    const hashes: string[] = []
+    rows.forEach((raw, row) => {
+      const at = { source: spec.name, file: job.path, row }
+      hashes.push(hashRow(raw, at))
       const q = adaptRow(adapter, raw, at)
       questions.push({ source: spec.name, id: q.id, subject: q.subject, question: q.question, context: q.context, options: q.options, answer: q.answer, split: job.split, file: job.path, row })
-      return at.rowHash
     })
     files.push({ split: job.split, path: job.path, size: file.size, sha256: file.sha256, rows: rows.length, rowsHash: setHash(hashes) })
   }
