@@ -6,12 +6,13 @@ import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { isJevError, type JevError } from '../../src/errors.ts'
+import { isJevError } from '../../src/errors.ts'
 import { createHubFetcher, type HubFetcherOptions } from '../../src/sources/hub.ts'
 import { backoffMs, parseRetryAfter } from '../../src/sources/retry.ts'
 import type { FileFetcher } from '../../src/sources/types.ts'
 import { type FaultProxy, type FaultRule, startFaultProxy } from '../helpers/fault-proxy.ts'
 import { type HubServer, startHubServer } from '../helpers/hub-server.ts'
+import { rejectsWith } from '../helpers/errors.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const FIXTURE_HUB = join(ROOT, 'test', 'fixtures', 'hub')
@@ -71,17 +72,6 @@ async function withRig(fn: (r: Rig) => Promise<void>, opts: { root?: string; tok
   }
 }
 
-async function rejectsWith(p: Promise<unknown>, code: string): Promise<JevError> {
-  try {
-    await p
-  } catch (e) {
-    assert.ok(isJevError(e), `expected JevError, got ${String(e)}`)
-    assert.equal(e.code, code, e.message)
-    assert.ok(!e.message.includes('\n'), `one line: ${e.message}`)
-    return e
-  }
-  assert.fail(`expected ${code} error`)
-}
 
 async function listAll(dir: string): Promise<string[]> {
   return ((await readdir(dir, { recursive: true }).catch(() => [])) as string[]).map(String).sort()
@@ -183,7 +173,7 @@ for (const c of PERMANENT) {
     withRig(async ({ proxy, cacheDir, sleeps, fetcher }) => {
       const rule = proxy.addFault(c.rule)
       const revision = c.revision ?? ARC_REV
-      const e = await rejectsWith(fetcher(c.timeoutMs ? { timeoutMs: c.timeoutMs } : {}).fetchFile(ARC, revision, FILE), c.code)
+      const e = await rejectsWith(fetcher(c.timeoutMs ? { timeoutMs: c.timeoutMs } : {}).fetchFile(ARC, revision, FILE), c.code, { oneLine: true })
       for (const part of [ARC, revision, FILE, 'after 5 attempts']) assert.ok(e.message.includes(part), `${part} missing: ${e.message}`)
       assert.match(e.message, c.says)
       if (c.status) assert.equal(e.context.status, c.status)
@@ -221,7 +211,7 @@ test('without Retry-After the waits back off exponentially, with jitter from the
 test('a Retry-After longer than 5 minutes ends the retries at once, saying so', () =>
   withRig(async ({ proxy, cacheDir, sleeps, fetcher }) => {
     const rule = proxy.addFault({ match: 'paths-info', fault: 'status:429', retryAfter: '3600' })
-    const e = await rejectsWith(fetcher().fetchFile(ARC, ARC_REV, FILE), 'NETWORK')
+    const e = await rejectsWith(fetcher().fetchFile(ARC, ARC_REV, FILE), 'NETWORK', { oneLine: true })
     assert.match(e.message, /HTTP 429 for allenai\/ai2_arc@210d026\S+ ARC-Challenge\/test-00000-of-00001\.parquet and asked to wait 3600 s/)
     assert.equal(rule.applied, 1)
     assert.deepEqual(sleeps, [])
@@ -231,7 +221,7 @@ test('a Retry-After longer than 5 minutes ends the retries at once, saying so', 
 test('retries: 0 makes one attempt', () =>
   withRig(async ({ proxy, sleeps, fetcher }) => {
     const rule = proxy.addFault({ match: FILE, fault: 'status:503', times: 1 })
-    const e = await rejectsWith(fetcher({ retries: 0 }).fetchFile(ARC, ARC_REV, FILE), 'NETWORK')
+    const e = await rejectsWith(fetcher({ retries: 0 }).fetchFile(ARC, ARC_REV, FILE), 'NETWORK', { oneLine: true })
     assert.ok(!e.message.includes('attempts'), e.message)
     assert.equal(rule.applied, 1)
     assert.deepEqual(sleeps, [])
@@ -251,7 +241,7 @@ for (const c of ONCE) {
   test(`${c.name}: ${c.code} after exactly one attempt, one line saying what to check`, () =>
     withRig(async ({ proxy, cacheDir, sleeps, fetcher }) => {
       const rule = c.rule ? proxy.addFault(c.rule) : undefined
-      const e = await rejectsWith(fetcher().fetchFile(c.repo ?? ARC, c.revision ?? ARC_REV, c.path ?? FILE), c.code)
+      const e = await rejectsWith(fetcher().fetchFile(c.repo ?? ARC, c.revision ?? ARC_REV, c.path ?? FILE), c.code, { oneLine: true })
       assert.match(e.message, c.says)
       assert.equal(e.context.status, c.code === 'AUTH' ? Number(c.name) : 404)
       if (rule) assert.equal(rule.applied, 1)
@@ -265,7 +255,7 @@ for (const c of ONCE) {
 test('with a token, a rejected one says HF_TOKEN was rejected', () =>
   withRig(async ({ proxy, fetcher }) => {
     proxy.addFault({ match: 'paths-info', fault: 'status:401' })
-    const e = await rejectsWith(fetcher({ token: SECRET }).fetchFile(ARC, ARC_REV, FILE), 'AUTH')
+    const e = await rejectsWith(fetcher({ token: SECRET }).fetchFile(ARC, ARC_REV, FILE), 'AUTH', { oneLine: true })
     assert.match(e.message, /HF_TOKEN was rejected/)
     assert.ok(!e.message.includes(SECRET))
   }))
@@ -332,7 +322,7 @@ test("a dead process's lock is removed; a live one is waited for, bounded, then 
     await mkdir(join(repoDir, 'blobs'), { recursive: true })
 
     await writeFile(lock, `${process.pid}@${hostname()} 0123456789abcdef\n`) // this process is alive
-    const e = await rejectsWith(fetcher({ lockWaitMs: 2000 }).fetchFile(ARC, ARC_REV, FILE), 'IO')
+    const e = await rejectsWith(fetcher({ lockWaitMs: 2000 }).fetchFile(ARC, ARC_REV, FILE), 'IO', { oneLine: true })
     assert.ok(e.message.includes(lock) && e.message.includes(String(process.pid)), e.message)
     assert.equal(sleeps.reduce((a, b) => a + b, 0), 2000)
     assert.equal(fullDownloads(proxy).size, 0)
@@ -383,7 +373,7 @@ test('small (non-LFS) files: wrong bytes are checked against the git blob sha1',
         assert.equal((await fetcher().fetchFile('acme/tiny', 'main', 'notes.txt')).sha256, sha256(notes))
         await rm(cacheDir, { recursive: true })
         proxy.addFault({ match: 'notes.txt', fault: 'corrupt' })
-        const e = await rejectsWith(fetcher().fetchFile('acme/tiny', 'main', 'notes.txt'), 'INTEGRITY')
+        const e = await rejectsWith(fetcher().fetchFile('acme/tiny', 'main', 'notes.txt'), 'INTEGRITY', { oneLine: true })
         assert.ok(e.message.includes(`expected ${gitSha1(notes)}`), e.message)
         await assertClean(cacheDir, true)
       },

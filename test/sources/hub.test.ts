@@ -5,9 +5,9 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { isJevError, type JevError } from '../../src/errors.ts'
 import { createHubFetcher, hubOptionsFromEnv, resolveCacheDir, type HubFetcherOptions } from '../../src/sources/hub.ts'
 import { startHubServer, type HubServer, type HubServerOptions } from '../helpers/hub-server.ts'
+import { rejectsWith } from '../helpers/errors.ts'
 
 const REPO = 'acme/tiny'
 const PINNED = '210d026faf9955653af8916fad021475a3f00453'
@@ -42,16 +42,6 @@ async function withHub(fn: (c: Ctx) => Promise<void>, serverOpts: Partial<HubSer
   }
 }
 
-async function rejectsWith(p: Promise<unknown>, code: string): Promise<JevError> {
-  try {
-    await p
-  } catch (e) {
-    assert.ok(isJevError(e), `expected JevError, got ${String(e)}`)
-    assert.equal(e.code, code, e.message)
-    return e
-  }
-  assert.fail(`expected ${code} error`)
-}
 
 async function listAll(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true }).catch(() => [] as string[])
