@@ -60,7 +60,9 @@ export interface Candidate extends UpstreamQuestion {
 }
 
 export function toCandidate(q: UpstreamQuestion): Candidate {
-  const normOptions = q.options.map(normalize)
+  let normOptions = q.options.map(normalize)
+  // often nothing changes: then one array serves both
+  if (normOptions.every((n, i) => n === q.options[i])) normOptions = q.options
   const nq = normalize(q.question)
   const nc = q.context === null ? null : normalize(q.context)
   // an explicit literal: object spread is several times slower here

@@ -115,6 +115,50 @@ async function decodeTrusted(bytes: Uint8Array, at: At): Promise<DecodedFile> {
   }
 }
 
+/** Where decoded rows go, a row group at a time; columns come first. */
+export interface RowSink {
+  columns(names: string[]): void
+  rows(rows: Record<string, unknown>[], firstRow: number): void
+}
+
+/**
+ * Trusted bytes are decoded a row group at a time, so a big file's rows are
+ * never all held at once; anything else is decoded whole, in the worker.
+ * A sink's own error passes through unchanged.
+ */
+export async function streamParquet(bytes: Uint8Array, at: At, options: { trusted?: boolean }, sink: RowSink): Promise<void> {
+  if (!options.trusted) {
+    const { columns, rows } = await decodeParquet(bytes, at, options)
+    sink.columns(columns)
+    sink.rows(rows, 0)
+    return
+  }
+  const { parquetMetadata, parquetReadObjects, parquetSchema } = await import('hyparquet')
+  const { compressors } = await import('hyparquet-compressors')
+  const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
+  const fail = (e: unknown) => new JevError('DATA', `${at.source}: cannot decode ${at.file}: ${(e as Error).message}`, { ...at })
+  let metadata, columns
+  try {
+    metadata = parquetMetadata(buffer)
+    columns = parquetSchema(metadata).children.map((c) => c.element.name)
+  } catch (e) {
+    throw fail(e)
+  }
+  sink.columns(columns)
+  let start = 0
+  for (const group of metadata.row_groups) {
+    const end = start + Number(group.num_rows)
+    let rows: Record<string, unknown>[]
+    try {
+      rows = (await parquetReadObjects({ file: buffer, metadata, compressors, rowStart: start, rowEnd: end })) as Record<string, unknown>[]
+    } catch (e) {
+      throw fail(e)
+    }
+    sink.rows(rows, start)
+    start = end
+  }
+}
+
 function stopWorker(w: Worker): void {
   if (worker === w) worker = null
   void w.terminate()

@@ -5,7 +5,7 @@ import { checkAgainstLock, type Lock, lockedRevision, makeLock } from './lock.ts
 import { buildManifest, type Manifest, manifestJson } from './manifest.ts'
 import { recipeHash } from './recipe.ts'
 import type { Recipe, Split } from './schema.ts'
-import { type DropCounts, type PreparedSource, prepareSource } from './select.ts'
+import { type DropCounts, type PreparedSource, SourcePreparer } from './select.ts'
 import { loadSource, type LoadedSource } from './sources/load.ts'
 import type { FileFetcher } from './sources/types.ts'
 import { computeStats, type DatasetStats } from './stats.ts'
@@ -36,23 +36,12 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
   const trusted = new Set(lock?.sources.flatMap((s) => s.files.map((f) => f.sha256)) ?? [])
   const sources: LoadedSource[] = []
   const prepared: PreparedSource[] = []
-  // one source at a time, so its raw questions can go once they are candidates;
-  // the next source is fetched and decoded (in the decoder's thread) meanwhile
-  const load = (i: number) => {
-    const spec = recipe.sources[i]!
-    const p = loadSource(spec, lockedRevision(lock, spec), fetcher, trusted)
-    p.catch(() => {}) // awaited below; a failure of the prefetch must not go unobserved meanwhile
-    return p
-  }
-  const AHEAD = 1
-  const pending = recipe.sources.slice(0, AHEAD).map((_, i) => load(i))
-  for (let i = 0; i < recipe.sources.length; i++) {
-    const { questions, ...loaded } = await pending[i]!
-    // the settled promise would keep every raw question alive to the end
-    pending[i] = undefined as never
-    if (i + AHEAD < recipe.sources.length) pending.push(load(i + AHEAD))
-    prepared.push(prepareSource(loaded.spec, questions, recipe))
-    sources.push({ ...loaded, questions: [] })
+  // one source at a time, each question prepared as its row is decoded, so
+  // neither a file's rows nor a source's raw questions are ever all held
+  for (const spec of recipe.sources) {
+    const preparer = new SourcePreparer(spec, recipe)
+    sources.push(await loadSource(spec, lockedRevision(lock, spec), fetcher, trusted, (q) => preparer.add(q)))
+    prepared.push(preparer.finish())
   }
   const warnings = lock ? checkAgainstLock(lock, sources) : []
   // an exclusion entry that matches nothing is most likely a typo

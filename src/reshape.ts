@@ -17,21 +17,20 @@ interface Option {
 function borrow(rng: Rng, pool: Pool, own: ReadonlySet<string>, k: number): string[] {
   let excluded = 0
   for (const o of own) if (pool.has(o)) excluded++
-  const available = pool.entries.length - excluded
+  const available = pool.norms.length - excluded
   if (available < k) throw new RangeError(`pool has ${available} options, ${k} needed`)
   if (available < 4 * k + 16) {
     // small pool: draw from the explicit list rather than rejecting most draws
-    const list = pool.entries.filter((e) => !own.has(e.norm))
-    return sample(rng, list, k).map((e) => e.text)
+    const list = pool.texts.filter((_, i) => !own.has(pool.norms[i]!))
+    return sample(rng, list, k)
   }
   const chosen = new Set<number>()
   const out: string[] = []
   while (out.length < k) {
-    const i = randInt(rng, pool.entries.length)
-    const e = pool.entries[i]!
-    if (chosen.has(i) || own.has(e.norm)) continue
+    const i = randInt(rng, pool.norms.length)
+    if (chosen.has(i) || own.has(pool.norms[i]!)) continue
     chosen.add(i)
-    out.push(e.text)
+    out.push(pool.texts[i]!)
   }
   return out
 }

@@ -1,4 +1,4 @@
-import { canonicalJson, compareStrings, normalize } from './canonical.ts'
+import { compareStrings, normalize } from './canonical.ts'
 import { type Candidate, type DropReason, ineligibility, toCandidate } from './eligibility.ts'
 import { JevError } from './errors.ts'
 import { keyedHash, keyedUnit } from './rng.ts'
@@ -22,48 +22,17 @@ export interface PreparedSource {
 
 /** What an id stands for; the MMLU subject is not part of it (the same row filed under two subjects is one question). */
 function sameContent(a: UpstreamQuestion, b: UpstreamQuestion): boolean {
-  const pick = (q: UpstreamQuestion) => canonicalJson([q.question, q.context, q.options, q.answer])
-  return pick(a) === pick(b)
+  if (a.question !== b.question || a.context !== b.context || a.answer !== b.answer || a.options.length !== b.options.length) return false
+  for (let i = 0; i < a.options.length; i++) if (a.options[i] !== b.options[i]) return false
+  return true
 }
 
-/**
- * Exact repeats of a row share an id and count once; of repeats filed under
- * several subjects, the first subject in code-unit order is kept, whatever
- * order the rows came in. The same id with other content, in any split, is an error.
- */
-function collapseRepeats(questions: readonly UpstreamQuestion[], drops: DropCounts): UpstreamQuestion[] {
-  const firstById = new Map<string, UpstreamQuestion>()
-  const kept = new Map<string, UpstreamQuestion>()
-  for (const q of questions) {
-    const first = firstById.get(q.id)
-    if (!first) firstById.set(q.id, q)
-    else if (!sameContent(first, q))
-      throw new JevError(
-        'DATA',
-        `${q.source}: ${first.file} row ${first.row} and ${q.file} row ${q.row} share the id ${q.id} but differ`,
-        { source: q.source, file: q.file, row: q.row, field: 'id', id: q.id, otherFile: first.file, otherRow: first.row },
-      )
-    const key = `${q.split}\u0000${q.id}`
-    const held = kept.get(key)
-    if (!held) {
-      kept.set(key, q)
-      continue
-    }
-    countDrop(drops, 'duplicate_row')
-    if (compareStrings(q.subject ?? '', held.subject ?? '') < 0) kept.set(key, q)
-  }
-  return [...kept.values()]
-}
-
-/** Selection order of a candidate on a side: a keyed hash of its identity, ties by id. */
-function bySelectionOrder(seed: number, source: string, split: Split) {
-  const keys = new Map<Candidate, string>()
-  const key = (c: Candidate) => {
-    let k = keys.get(c)
-    if (k === undefined) keys.set(c, (k = keyedHash(seed, 'select', `${source}\u0000${split}\u0000${c.identity}`)))
-    return k
-  }
-  return (a: Candidate, b: Candidate) => compareStrings(key(a), key(b)) || compareStrings(a.id, b.id)
+/** Selection order of a side: a keyed hash of each candidate's identity, ties by id. */
+function inSelectionOrder(side: readonly Candidate[], seed: number, source: string, split: Split): Candidate[] {
+  return side
+    .map((c) => ({ c, k: keyedHash(seed, 'select', `${source}\u0000${split}\u0000${c.identity}`) }))
+    .sort((a, b) => compareStrings(a.k, b.k) || compareStrings(a.c.id, b.c.id))
+    .map((x) => x.c)
 }
 
 /** Keeps the first candidate of each identity and of each question-plus-context text. */
@@ -82,40 +51,99 @@ function dedupe(sorted: readonly Candidate[], drops: DropCounts): Candidate[] {
   return out
 }
 
-export function prepareSource(spec: SourceSpec, questions: readonly UpstreamQuestion[], recipe: Recipe): PreparedSource {
-  const drops: DropCounts = new Map()
-  const excludedIds = new Set(recipe.exclude.ids)
-  const excludedTexts = new Set(recipe.exclude.texts.map(normalize))
-  const all = collapseRepeats(questions, drops).map(toCandidate)
-  const excludedHits = new Set<string>()
-  const eligible = all.filter((c) => {
-    const reason = ineligibility(c, excludedIds, excludedTexts)
-    if (reason) countDrop(drops, reason)
-    if (reason === 'excluded') for (const key of [c.id, c.normQuestion]) if (excludedIds.has(key) || excludedTexts.has(key)) excludedHits.add(key)
-    return reason === null
-  })
-  const sides: Record<Split, Candidate[]> = { test: [], val: [] }
-  if (spec.test.from !== spec.val.from) {
-    // a val question must not appear anywhere in the upstream test split
-    const inTest = new Set(all.filter((c) => c.split === spec.test.from).flatMap((c) => [c.identity, c.textKey]))
-    for (const c of eligible) {
-      if (c.split === spec.test.from) sides.test.push(c)
-      else if (c.split !== spec.val.from) continue
-      else if (inTest.has(c.identity) || inTest.has(c.textKey)) countDrop(drops, 'in_test_split')
-      else sides.val.push(c)
+/**
+ * Takes a source's questions one at a time, as its files are decoded, so
+ * neither the decoded rows nor the raw questions have to be held at once.
+ * Exact repeats of a row share an id and count once; of repeats filed under
+ * several subjects, the first subject in code-unit order is kept, whatever
+ * order the rows came in. The same id with other content, in any split, is an error.
+ */
+export class SourcePreparer {
+  private readonly drops: DropCounts = new Map()
+  /** upstream split → id → candidate */
+  private readonly bySplit = new Map<string, Map<string, Candidate>>()
+
+  constructor(
+    readonly spec: SourceSpec,
+    private readonly recipe: Recipe,
+  ) {}
+
+  add(q: UpstreamQuestion): void {
+    let here: Map<string, Candidate> | undefined
+    for (const [split, byId] of this.bySplit) {
+      const held = byId.get(q.id)
+      if (held && !sameContent(held, q))
+        throw new JevError(
+          'DATA',
+          `${q.source}: ${held.file} row ${held.row} and ${q.file} row ${q.row} share the id ${q.id} but differ`,
+          { source: q.source, file: q.file, row: q.row, field: 'id', id: q.id, otherFile: held.file, otherRow: held.row },
+        )
+      if (split === q.split) here = byId
     }
-  } else {
-    // one upstream split feeds both: a keyed hash of the text decides, so repeats land together
-    const ratio = spec.test.count / (spec.test.count + spec.val.count || 1)
-    for (const c of eligible) {
-      if (c.split !== spec.test.from) continue
-      sides[keyedUnit(recipe.seed, 'side', `${spec.name}\u0000${c.textKey}`) < ratio ? 'test' : 'val'].push(c)
+    if (!here) this.bySplit.set(q.split, (here = new Map()))
+    const held = here.get(q.id)
+    if (!held) {
+      here.set(q.id, toCandidate(q))
+      return
     }
+    countDrop(this.drops, 'duplicate_row')
+    if (compareStrings(q.subject ?? '', held.subject ?? '') < 0) held.subject = q.subject
   }
-  for (const split of ['test', 'val'] as const) {
-    sides[split] = dedupe(sides[split].sort(bySelectionOrder(recipe.seed, spec.name, split)), drops)
+
+  /** The source's sides in selection order; the preparer is spent. */
+  finish(): PreparedSource {
+    const { spec, recipe, drops } = this
+    const excludedIds = new Set(recipe.exclude.ids)
+    const excludedTexts = new Set(recipe.exclude.texts.map(normalize))
+    const excludedHits = new Set<string>()
+    const eligible: Candidate[] = []
+    // splits in code-unit order, so nothing below depends on which file came first
+    const splits = [...this.bySplit.keys()].sort(compareStrings)
+    for (const split of splits)
+      for (const c of this.bySplit.get(split)!.values()) {
+        const reason = ineligibility(c, excludedIds, excludedTexts)
+        if (reason === null) {
+          eligible.push(c)
+          continue
+        }
+        countDrop(drops, reason)
+        if (reason === 'excluded') for (const key of [c.id, c.normQuestion]) if (excludedIds.has(key) || excludedTexts.has(key)) excludedHits.add(key)
+      }
+    const sides: Record<Split, Candidate[]> = { test: [], val: [] }
+    if (spec.test.from !== spec.val.from) {
+      // a val question must not appear anywhere in the upstream test split (eligible or not);
+      // the val side's keys are the smaller set to hold
+      const valKeys = new Set<string>()
+      for (const c of eligible) if (c.split === spec.val.from) valKeys.add(c.identity).add(c.textKey)
+      const inTest = new Set<string>()
+      for (const c of this.bySplit.get(spec.test.from)?.values() ?? []) {
+        if (valKeys.has(c.identity)) inTest.add(c.identity)
+        if (valKeys.has(c.textKey)) inTest.add(c.textKey)
+      }
+      for (const c of eligible) {
+        if (c.split === spec.test.from) sides.test.push(c)
+        else if (c.split !== spec.val.from) continue
+        else if (inTest.has(c.identity) || inTest.has(c.textKey)) countDrop(drops, 'in_test_split')
+        else sides.val.push(c)
+      }
+    } else {
+      // one upstream split feeds both: a keyed hash of the text decides, so repeats land together
+      const ratio = spec.test.count / (spec.test.count + spec.val.count || 1)
+      for (const c of eligible) {
+        if (c.split !== spec.test.from) continue
+        sides[keyedUnit(recipe.seed, 'side', `${spec.name}\u0000${c.textKey}`) < ratio ? 'test' : 'val'].push(c)
+      }
+    }
+    this.bySplit.clear()
+    for (const split of ['test', 'val'] as const) sides[split] = dedupe(inSelectionOrder(sides[split], recipe.seed, spec.name, split), drops)
+    return { spec, sides, drops, excludedHits }
   }
-  return { spec, sides, drops, excludedHits }
+}
+
+export function prepareSource(spec: SourceSpec, questions: Iterable<UpstreamQuestion>, recipe: Recipe): PreparedSource {
+  const preparer = new SourcePreparer(spec, recipe)
+  for (const q of questions) preparer.add(q)
+  return preparer.finish()
 }
 
 /**

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { canonicalJson, codePointLength, compareStrings, normalize, rowsHash, setHash } from '../src/canonical.ts'
+import { createHash } from 'node:crypto'
+import { canonicalJson, codePointLength, compareStrings, digestSetHash, normalize, rowsHash, setHash, sha256Digest, sha256Hex } from '../src/canonical.ts'
 import { randInt, rngFor } from '../src/rng.ts'
 
 describe('canonicalJson', () => {
@@ -35,6 +36,16 @@ describe('canonicalJson', () => {
   })
 })
 
+test('canonicalJson sorts keys right across many row shapes, in any order', () => {
+  // more shapes than it remembers, each seen twice with its keys in two orders
+  const shapes = Array.from({ length: 40 }, (_, i) => [`k${i}`, `a${i}`, `z${i}`])
+  for (const keys of [...shapes, ...shapes.map((k) => [...k].reverse())]) {
+    const obj = Object.fromEntries(keys.map((k) => [k, k.length]))
+    const sorted = [...keys].sort(compareStrings)
+    assert.equal(canonicalJson(obj), `{${sorted.map((k) => `"${k}":${k.length}`).join(',')}}`)
+  }
+})
+
 describe('rowsHash', () => {
   const rows = [
     { question: 'q1', answer: 1n, choices: ['a', 'b'] },
@@ -64,6 +75,19 @@ describe('rowsHash', () => {
   test('is a sha256 hex digest', () => {
     assert.match(rowsHash(rows), /^[0-9a-f]{64}$/)
     assert.match(setHash([]), /^[0-9a-f]{64}$/)
+  })
+})
+
+describe('digestSetHash', () => {
+  test('is setHash over the hex digests, as the spec defines the rows hash', () => {
+    // more than one chunk of 4096, and digests whose first bytes are above 0x7f
+    const texts = Array.from({ length: 9000 }, (_, i) => `row ${i}`)
+    const hex = texts.map(sha256Hex)
+    assert.ok(hex.some((h) => h >= '80') && hex.some((h) => h < '80'))
+    assert.equal(digestSetHash(texts.map(sha256Digest)), setHash(hex))
+    assert.equal(digestSetHash([]), setHash([]))
+    const manual = createHash('sha256').update(hex.slice(0, 3).sort().map((h) => `${h}\n`).join('')).digest('hex')
+    assert.equal(digestSetHash(texts.slice(0, 3).map(sha256Digest)), manual)
   })
 })
 

@@ -7,7 +7,7 @@ import type { UpstreamQuestion } from '../src/sources/adapter.ts'
 import { sourceSpec, uq } from './helpers/questions.ts'
 
 const cand = (id: string, options: string[], over: Partial<UpstreamQuestion> = {}) => toCandidate(uq({ id, options, ...over }))
-const texts = (p: ReturnType<typeof buildPool>) => p.entries.map((e) => e.text)
+const texts = (p: ReturnType<typeof buildPool>) => [...p.texts]
 
 describe('buildPool', () => {
   test('de-duplicates by normalised text, keeping the smallest raw text whatever the order', () => {
@@ -23,7 +23,7 @@ describe('buildPool', () => {
 
   test('entries are sorted by normalised text and unique', () => {
     const pool = buildPool([cand('a', ['zeta', 'Alpha', 'mu']), cand('b', ['beta', 'ALPHA'])], 200)
-    const norms = pool.entries.map((e) => e.norm)
+    const norms = [...pool.norms]
     assert.deepEqual(norms, [...norms].sort(compareStrings))
     assert.deepEqual(norms, ['alpha', 'beta', 'mu', 'zeta'])
   })
@@ -46,7 +46,7 @@ describe('buildPool', () => {
   })
 
   test('an empty group gives an empty pool', () => {
-    assert.equal(buildPool([], 200).entries.length, 0)
+    assert.equal(buildPool([], 200).norms.length, 0)
   })
 })
 
@@ -68,7 +68,7 @@ describe('capacity', () => {
     // own options that are too long are not in the pool, so nothing is subtracted for them
     const long = cand('long', ['short', 'x'.repeat(30)])
     const pool = buildPool([long, cand('y', ['y1', 'y2'])], 10) // entries: short, y1, y2
-    assert.equal(pool.entries.length, 3)
+    assert.equal(pool.norms.length, 3)
     assert.equal(capacity(long, pool), 2 + 2)
   })
 
@@ -100,10 +100,10 @@ describe('groupOf / buildPools', () => {
   test('pools are per group and never mix groups', () => {
     const pools = buildPools(bySubject, [law, bio, law2], 200)
     assert.deepEqual([...pools.keys()].sort(), ['biology', 'law'])
-    assert.deepEqual(pools.get('law')!.entries.map((e) => e.norm), ['contract', 'crime', 'tort'])
-    assert.deepEqual(pools.get('biology')!.entries.map((e) => e.norm), ['cell', 'gene'])
+    assert.deepEqual([...pools.get('law')!.norms], ['contract', 'crime', 'tort'])
+    assert.deepEqual([...pools.get('biology')!.norms], ['cell', 'gene'])
     const one = buildPools(bySource, [law, bio, law2], 200)
     assert.deepEqual([...one.keys()], ['arc'])
-    assert.equal(one.get('arc')!.entries.length, 5)
+    assert.equal(one.get('arc')!.norms.length, 5)
   })
 })

@@ -44,7 +44,7 @@ describe('reshape: shrink', () => {
 describe('reshape: grow', () => {
   for (const [name, pool] of [['small pool', smallPool], ['large pool', bigPool]] as const) {
     test(`keeps every original and borrows only new pool texts (${name})`, () => {
-      const poolTexts = new Set(pool.entries.map((e) => e.text))
+      const poolTexts = new Set(pool.texts)
       const ownNorm = new Set(three.normOptions)
       for (let seed = 0; seed < 100; seed++) {
         const r = reshape(three, 8, pool, seed, false)

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { canonicalJson, sha256Hex } from '../canonical.ts'
+import { canonicalJson, sha256Digest, sha256Hex } from '../canonical.ts'
 import { JevError } from '../errors.ts'
 
 /** One upstream question in the builder's own terms, whatever dataset it came from. */
@@ -36,17 +36,21 @@ export interface Adapter<Row> {
 
 /** For datasets without an upstream id: a hash of the canonical content that makes the question. */
 export function contentId(source: string, content: Record<string, unknown>): string {
-  return `${source}-${sha256Hex(canonicalJson(content)).slice(0, 16)}`
+  return recordId(source, sha256Hex(canonicalJson(content)).slice(0, 16))
 }
 
-export function rowHash(row: unknown): string {
-  return sha256Hex(canonicalJson(row))
+/**
+ * `<source>-<local id>` as one flat string: a template literal would keep a
+ * concatenation (and for a content id the whole 64-digit hash) alive per question.
+ */
+export function recordId(source: string, local: string): string {
+  return [source, local].join('-')
 }
 
-/** rowHash of an upstream row, or a DATA error naming the field JSON cannot hold (NaN, ±Infinity). */
+/** The sha256Digest of an upstream row's canonical JSON, or a DATA error naming the field JSON cannot hold (NaN, ±Infinity). */
 export function hashRow(row: unknown, at: RowAt): string {
   try {
-    return rowHash(row)
+    return sha256Digest(canonicalJson(row))
   } catch (e) {
     const bad = Object.entries(typeof row === 'object' && row !== null ? row : {}).find(([, v]) => {
       try {

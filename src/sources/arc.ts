@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { type Adapter, dataError } from './adapter.ts'
+import { type Adapter, dataError, recordId } from './adapter.ts'
 
 const ArcRow = z.object({
   id: z.string().min(1),
@@ -19,6 +19,6 @@ export const arc: Adapter<ArcRow> = {
       throw dataError(at, 'choices', `${text.length} texts but ${label.length} labels`)
     const answer = label.indexOf(row.answerKey)
     if (answer < 0) throw dataError(at, 'answerKey', `"${row.answerKey}" is not one of the labels ${label.join(', ')}`)
-    return { id: `${at.source}-${row.id}`, subject: null, question: row.question, context: null, options: text, answer }
+    return { id: recordId(at.source, row.id), subject: null, question: row.question, context: null, options: text, answer }
   },
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { type Adapter, dataError } from './adapter.ts'
+import { type Adapter, dataError, recordId } from './adapter.ts'
 
 const JcqaRow = z.object({
   q_id: z.bigint(),
@@ -22,7 +22,7 @@ export const jcommonsenseqa: Adapter<JcqaRow> = {
     if (row.label < 0n || row.label >= BigInt(options.length))
       throw dataError(at, 'label', `index ${row.label} is outside the ${options.length} choices`)
     return {
-      id: `${at.source}-${row.q_id}`,
+      id: recordId(at.source, String(row.q_id)),
       subject: null,
       question: row.question,
       context: null,

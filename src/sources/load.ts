@@ -1,6 +1,6 @@
-import { setHash } from '../canonical.ts'
+import { digestSetHash } from '../canonical.ts'
 import { JevError } from '../errors.ts'
-import { decodeParquet } from '../parquet.ts'
+import { streamParquet } from '../parquet.ts'
 import type { Recipe, SourceSpec } from '../schema.ts'
 import { type Adapter, adaptRow, hashRow, type UpstreamQuestion } from './adapter.ts'
 import { arc } from './arc.ts'
@@ -34,6 +34,8 @@ export async function loadSource(
   fetcher: FileFetcher,
   /** sha256 of bytes known to decode (the lock's); others are decoded in isolation */
   trusted: ReadonlySet<string> = new Set(),
+  /** takes each question as it is decoded; without it they are collected in `questions` */
+  onQuestion?: (q: UpstreamQuestion) => void,
 ): Promise<LoadedSource> {
   const adapter = ADAPTERS[spec.adapter]
   const wanted = Object.keys(spec.files).sort()
@@ -41,27 +43,35 @@ export async function loadSource(
   const fetched = await Promise.all(jobs.map((j) => fetcher.fetchFile(spec.repo, revision, j.path)))
   const files: LoadedFile[] = []
   const questions: UpstreamQuestion[] = []
+  const take = onQuestion ?? ((q: UpstreamQuestion) => void questions.push(q))
   let commit = revision
   for (const [i, job] of jobs.entries()) {
     const file = fetched[i]!
+    fetched[i] = undefined as never // its bytes can go once decoded
     commit = file.commit
-    const { columns, rows } = await decodeParquet(file.bytes, { source: spec.name, file: job.path }, { trusted: trusted.has(file.sha256) })
-    for (const c of adapter.columns) {
-      if (!columns.includes(c))
-        throw new JevError('SCHEMA', `${spec.name}: ${job.path} has no column "${c}" (columns: ${columns.join(', ')})`, {
-          source: spec.name,
-          file: job.path,
-          field: c,
-        })
-    }
     const hashes: string[] = []
-    rows.forEach((raw, row) => {
-      const at = { source: spec.name, file: job.path, row }
-      hashes.push(hashRow(raw, at))
-      const q = adaptRow(adapter, raw, at)
-      questions.push({ source: spec.name, id: q.id, subject: q.subject, question: q.question, context: q.context, options: q.options, answer: q.answer, split: job.split, file: job.path, row })
+    await streamParquet(file.bytes, { source: spec.name, file: job.path }, { trusted: trusted.has(file.sha256) }, {
+      columns(columns) {
+        for (const c of adapter.columns) {
+          if (!columns.includes(c))
+            throw new JevError('SCHEMA', `${spec.name}: ${job.path} has no column "${c}" (columns: ${columns.join(', ')})`, {
+              source: spec.name,
+              file: job.path,
+              field: c,
+            })
+        }
+      },
+      rows(rows, first) {
+        for (let r = 0; r < rows.length; r++) {
+          const raw = rows[r]
+          const at = { source: spec.name, file: job.path, row: first + r }
+          hashes.push(hashRow(raw, at))
+          const q = adaptRow(adapter, raw, at)
+          take({ source: spec.name, id: q.id, subject: q.subject, question: q.question, context: q.context, options: q.options, answer: q.answer, split: job.split, file: job.path, row: at.row })
+        }
+      },
     })
-    files.push({ split: job.split, path: job.path, size: file.size, sha256: file.sha256, rows: rows.length, rowsHash: setHash(hashes) })
+    files.push({ split: job.split, path: job.path, size: file.size, sha256: file.sha256, rows: hashes.length, rowsHash: digestSetHash(hashes) })
   }
   return { spec, commit, files, questions }
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { describe, test } from 'node:test'
 import { isJevError } from '../../src/errors.ts'
-import { adaptRow, contentId, rowHash } from '../../src/sources/adapter.ts'
+import { adaptRow, contentId, hashRow } from '../../src/sources/adapter.ts'
 import { arc } from '../../src/sources/arc.ts'
 import { boolq } from '../../src/sources/boolq.ts'
 import { jcommonsenseqa } from '../../src/sources/jcommonsenseqa.ts'
@@ -160,6 +160,7 @@ describe('contentId', () => {
     const hex = createHash('sha256').update('{"a":1,"b":"x"}').digest('hex').slice(0, 16)
     assert.equal(contentId('s', { b: 'x', a: 1n }), `s-${hex}`)
     assert.equal(contentId('other', { a: 1n, b: 'x' }), `other-${hex}`)
-    assert.equal(rowHash({ a: 1n, b: 'x' }), rowHash({ b: 'x', a: 1n }))
+    const at = { source: 's', file: 'f', row: 0 }
+    assert.equal(hashRow({ a: 1n, b: 'x' }, at), hashRow({ b: 'x', a: 1n }, at))
   })
 })
