@@ -45,10 +45,10 @@ export function canonicalJson(value: unknown): string {
         return `${out}]`
       }
       if (value instanceof Date) return JSON.stringify(value.toISOString())
-      const keys = sortedKeys(Object.keys(value))
-      let out = '{'
-      for (let i = 0; i < keys.length; i++)
-        out += `${i ? ',' : ''}${JSON.stringify(keys[i])}:${canonicalJson((value as Record<string, unknown>)[keys[i]!])}`
+      const { sorted, prefixes } = shapeOf(Object.keys(value))
+      if (sorted.length === 0) return '{}'
+      let out = ''
+      for (let i = 0; i < sorted.length; i++) out += prefixes[i]! + canonicalJson((value as Record<string, unknown>)[sorted[i]!])
       return `${out}}`
     }
     default:
@@ -56,15 +56,22 @@ export function canonicalJson(value: unknown): string {
   }
 }
 
-// Rows of one file share their keys: sorting them once per shape, not per row, halves the row hash's cost.
-const SHAPES: { keys: string[]; sorted: string[] }[] = []
+// Rows of one file share their keys: sorting and quoting them once per shape, not per row, halves the row hash's cost.
+interface Shape {
+  keys: string[]
+  sorted: string[]
+  /** `{"key":` for the first key, `,"key":` for the others */
+  prefixes: string[]
+}
+const SHAPES: Shape[] = []
 
-function sortedKeys(keys: string[]): string[] {
-  for (const shape of SHAPES) if (sameKeys(shape.keys, keys)) return shape.sorted
+function shapeOf(keys: string[]): Shape {
+  for (const shape of SHAPES) if (sameKeys(shape.keys, keys)) return shape
   const sorted = keys.slice().sort(compareStrings)
+  const shape = { keys, sorted, prefixes: sorted.map((k, i) => `${i ? ',' : '{'}${JSON.stringify(k)}:`) }
   if (SHAPES.length >= 16) SHAPES.pop()
-  SHAPES.unshift({ keys, sorted })
-  return sorted
+  SHAPES.unshift(shape)
+  return shape
 }
 
 function sameKeys(a: readonly string[], b: readonly string[]): boolean {

@@ -65,6 +65,8 @@ export function toCandidate(q: UpstreamQuestion): Candidate {
   if (normOptions.every((n, i) => n === q.options[i])) normOptions = q.options
   const nq = normalize(q.question)
   const nc = q.context === null ? null : normalize(q.context)
+  // [nq, nc] as JSON, once: the identity's JSON is the same with the sorted options appended
+  const text = JSON.stringify([nq, nc])
   // an explicit literal: object spread is several times slower here
   return {
     source: q.source,
@@ -80,8 +82,8 @@ export function toCandidate(q: UpstreamQuestion): Candidate {
     normQuestion: nq,
     normOptions,
     // only strings and null: plain JSON is already canonical
-    identity: sha256Hex(JSON.stringify([nq, nc, [...normOptions].sort()])),
-    textKey: sha256Hex(JSON.stringify([nq, nc])),
+    identity: sha256Hex(`${text.slice(0, -1)},${JSON.stringify([...normOptions].sort())}]`),
+    textKey: sha256Hex(text),
   }
 }
 

@@ -6,7 +6,7 @@ import { buildManifest, type Manifest, manifestJson } from './manifest.ts'
 import { recipeHash } from './recipe.ts'
 import type { Recipe, Split } from './schema.ts'
 import { type DropCounts, type PreparedSource, SourcePreparer } from './select.ts'
-import { loadSource, type LoadedSource } from './sources/load.ts'
+import { fetchSource, loadSource, type LoadedSource } from './sources/load.ts'
 import type { FileFetcher } from './sources/types.ts'
 import { computeStats, type DatasetStats } from './stats.ts'
 import { BUILDER } from './version.ts'
@@ -37,10 +37,23 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
   const sources: LoadedSource[] = []
   const prepared: PreparedSource[] = []
   // one source at a time, each question prepared as its row is decoded, so
-  // neither a file's rows nor a source's raw questions are ever all held
-  for (const spec of recipe.sources) {
+  // neither a file's rows nor a source's raw questions are ever all held;
+  // the next source's files download meanwhile
+  const fetchAt = (i: number) => {
+    const spec = recipe.sources[i]
+    if (!spec) return undefined
+    const p = fetchSource(spec, lockedRevision(lock, spec), fetcher)
+    p.catch(() => {}) // awaited in its turn; a failure meanwhile must not go unobserved
+    return p
+  }
+  let next = fetchAt(0)
+  for (const [i, spec] of recipe.sources.entries()) {
+    const files = next
+    next = undefined
     const preparer = new SourcePreparer(spec, recipe)
-    sources.push(await loadSource(spec, lockedRevision(lock, spec), fetcher, trusted, (q) => preparer.add(q)))
+    const loading = loadSource(spec, lockedRevision(lock, spec), fetcher, trusted, (q) => preparer.add(q), files)
+    next = fetchAt(i + 1)
+    sources.push(await loading)
     prepared.push(preparer.finish())
   }
   const warnings = lock ? checkAgainstLock(lock, sources) : []

@@ -44,6 +44,8 @@ test('canonicalJson sorts keys right across many row shapes, in any order', () =
     const sorted = [...keys].sort(compareStrings)
     assert.equal(canonicalJson(obj), `{${sorted.map((k) => `"${k}":${k.length}`).join(',')}}`)
   }
+  assert.equal(canonicalJson({}), '{}')
+  assert.equal(canonicalJson({ a: {}, b: [{}] }), '{"a":{},"b":[{}]}')
 })
 
 describe('rowsHash', () => {

@@ -1,10 +1,10 @@
 import { randomInt } from 'node:crypto'
 import { readFile, readlink, rm } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
-import { datasetInfo, downloadFile, HubApiError, InvalidApiResponseFormatError, pathsInfo } from '@huggingface/hub'
 import { type ErrorContext, JevError, isJevError } from '../errors.ts'
 import { atomicWrite, hashLike, isOid, linkSnapshot, readVerifiedBlob, SHA1_RE, sha256Hex, withBlobLock } from './hub-cache.ts'
 import { AttemptsFailed, type Fetch, MAX_RETRY_AFTER_MS, type ResponseNote, type RetryPolicy, TransientError, withRetries } from './retry.ts'
+import { hubClient, isHubApiError, isInvalidApiResponse } from './hub-client.ts'
 import type { FileFetcher, SourceFile } from './types.ts'
 
 export interface HubFetcherOptions {
@@ -121,7 +121,7 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
     let p = commits.get(key)
     if (!p) {
       p = retried(ctx, async (f) => {
-        const info = await datasetInfo({ ...client(f), name: repo, revision, additionalFields: ['sha'] })
+        const info = await (await hubClient()).datasetInfo({ ...client(f), name: repo, revision, additionalFields: ['sha'] })
         if (!SHA1_RE.test(info.sha ?? '')) throw new TransientError('NETWORK', `the Hub reported no commit sha for ${key}`)
         return info.sha
       })
@@ -138,7 +138,7 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
     if (size !== 0) {
       // xet: false keeps to plain HTTP resolve (+ CDN redirect); the hash check below covers integrity either way.
       const encoded = path.split('/').map(encodeURIComponent).join('/')
-      const blob = await downloadFile({ ...client(f), repo: { type: 'dataset', name: String(ctx.repo) }, revision: commit, path: encoded, xet: false })
+      const blob = await (await hubClient()).downloadFile({ ...client(f), repo: { type: 'dataset', name: String(ctx.repo) }, revision: commit, path: encoded, xet: false })
       if (!blob) throw new JevError('NOT_FOUND', `Hub answered HTTP 404 (not found) for ${ctx.repo}@${ctx.revision} ${path}: check the recipe's path`, { status: 404 })
       bytes = new Uint8Array(await blob.arrayBuffer())
     }
@@ -155,7 +155,7 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
     // Resolve the branch first and pin every later request to the commit, so a push mid-build cannot mix snapshots.
     const commit = SHA1_RE.test(revision) ? revision : await resolveCommit(repo, revision, ctx)
     const { etag, size } = await retried(ctx, async (f) => {
-      const infos = await pathsInfo({ ...client(f), repo: { type: 'dataset', name: repo }, revision: commit, paths: [path] })
+      const infos = await (await hubClient()).pathsInfo({ ...client(f), repo: { type: 'dataset', name: repo }, revision: commit, paths: [path] })
       const info = infos.find((i) => i.path === path && i.type === 'file')
       if (!info) throw new JevError('NOT_FOUND', `no file ${path} in dataset ${repo}@${revision}; check the recipe's path`, { ...ctx, status: 404 })
       const oid = info.lfs?.oid ?? info.oid ?? ''
@@ -226,12 +226,12 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
       if (e.code === 'INTEGRITY') return withCtx(new JevError('INTEGRITY', `downloaded ${where} does not match the Hub${after}: ${e.message}; nothing was written to the cache`, c))
       return withCtx(new JevError('NETWORK', `could not fetch ${where} from ${endpoint}${after}: ${e.message}`, c))
     }
-    if (e instanceof HubApiError) return withCtx(httpError(e.statusCode, failed?.note, e.message, ctx, after, failed?.retryAfterMs))
+    if (isHubApiError(e)) return withCtx(httpError(e.statusCode, failed?.note, e.message, ctx, after, failed?.retryAfterMs))
     const err = e instanceof Error ? e : new Error(String(e))
     if (err instanceof TypeError && err.message.includes("must start with 'hf_'")) {
       return new JevError('AUTH', 'the Hugging Face token is malformed: it must start with hf_', ctx)
     }
-    if (err instanceof InvalidApiResponseFormatError || err instanceof SyntaxError) {
+    if (isInvalidApiResponse(err) || err instanceof SyntaxError) {
       return withCtx(new JevError('NETWORK', `could not fetch ${where} from ${endpoint}${after}: malformed response: ${err.message}`, ctx))
     }
     const errno = err as NodeJS.ErrnoException

@@ -7,7 +7,7 @@ import { arc } from './arc.ts'
 import { boolq } from './boolq.ts'
 import { jcommonsenseqa } from './jcommonsenseqa.ts'
 import { mmlu } from './mmlu.ts'
-import type { FileFetcher } from './types.ts'
+import type { FileFetcher, SourceFile } from './types.ts'
 
 const ADAPTERS: Record<SourceSpec['adapter'], Adapter<never>> = { arc, mmlu, jcommonsenseqa, boolq } as never
 
@@ -28,6 +28,18 @@ export interface LoadedSource {
   questions: UpstreamQuestion[]
 }
 
+/** A source's files in load order: by upstream split, then as the recipe lists them. */
+function filesOf(spec: SourceSpec): { split: string; path: string }[] {
+  return Object.keys(spec.files)
+    .sort()
+    .flatMap((split) => (spec.files[split] ?? []).map((path) => ({ split, path })))
+}
+
+/** Fetches a source's files, so the next source can download while one is being read. */
+export function fetchSource(spec: SourceSpec, revision: string, fetcher: FileFetcher): Promise<SourceFile[]> {
+  return Promise.all(filesOf(spec).map((j) => fetcher.fetchFile(spec.repo, revision, j.path)))
+}
+
 export async function loadSource(
   spec: SourceSpec,
   revision: string,
@@ -36,11 +48,12 @@ export async function loadSource(
   trusted: ReadonlySet<string> = new Set(),
   /** takes each question as it is decoded; without it they are collected in `questions` */
   onQuestion?: (q: UpstreamQuestion) => void,
+  /** the files, when fetchSource was started earlier */
+  prefetched?: Promise<SourceFile[]>,
 ): Promise<LoadedSource> {
   const adapter = ADAPTERS[spec.adapter]
-  const wanted = Object.keys(spec.files).sort()
-  const jobs = wanted.flatMap((split) => (spec.files[split] ?? []).map((path) => ({ split, path })))
-  const fetched = await Promise.all(jobs.map((j) => fetcher.fetchFile(spec.repo, revision, j.path)))
+  const jobs = filesOf(spec)
+  const fetched = await (prefetched ?? fetchSource(spec, revision, fetcher))
   const files: LoadedFile[] = []
   const questions: UpstreamQuestion[] = []
   const take = onQuestion ?? ((q: UpstreamQuestion) => void questions.push(q))

@@ -3,7 +3,7 @@
  * every body in full (so a cut, stalled or HTML body fails the request that caused it), and a
  * loop that retries what a second try can fix with exponential backoff, jitter and Retry-After.
  */
-import { HubApiError, InvalidApiResponseFormatError } from '@huggingface/hub'
+import { isHubApiError, isInvalidApiResponse } from './hub-client.ts'
 
 export type Fetch = typeof globalThis.fetch
 
@@ -167,13 +167,13 @@ interface Verdict { retry: boolean; waitMs?: number; why: string }
 
 function judge(e: unknown, note: ResponseNote | undefined, nowMs: number): Verdict {
   if (e instanceof TransientError) return { retry: true, why: e.message }
-  if (e instanceof HubApiError) {
+  if (isHubApiError(e)) {
     const s = e.statusCode
     const retryAfter = note?.status === s ? parseRetryAfter(note.retryAfter, nowMs) : null
     return { retry: isRetryableStatus(s), ...(retryAfter !== null ? { waitMs: retryAfter } : {}), why: `HTTP ${s}` }
   }
   // A body that parsed as nothing the client expected (bad JSON, missing headers): the wire, not the request.
-  if (e instanceof InvalidApiResponseFormatError || e instanceof SyntaxError) return { retry: true, why: `malformed response: ${e.message}` }
+  if (isInvalidApiResponse(e) || e instanceof SyntaxError) return { retry: true, why: `malformed response: ${(e as Error).message}` }
   return { retry: false, why: e instanceof Error ? e.message : String(e) }
 }
 
