@@ -102,17 +102,15 @@ function startWorker(heapMb: number): Worker {
  * the copy of every row across threads. Anything else goes to the worker.
  */
 async function decodeTrusted(bytes: Uint8Array, at: At): Promise<DecodedFile> {
-  const { parquetMetadata, parquetReadObjects, parquetSchema } = await import('hyparquet')
-  const { compressors } = await import('hyparquet-compressors')
-  const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
-  try {
-    const metadata = parquetMetadata(buffer)
-    const columns = parquetSchema(metadata).children.map((c) => c.element.name)
-    const rows = (await parquetReadObjects({ file: buffer, metadata, compressors })) as Record<string, unknown>[]
-    return { columns, rows }
-  } catch (e) {
-    throw new JevError('DATA', `${at.source}: cannot decode ${at.file}: ${(e as Error).message}`, { ...at })
-  }
+  let columns: string[] = []
+  const rows: Record<string, unknown>[] = []
+  await streamParquet(bytes, at, { trusted: true }, {
+    columns: (names) => void (columns = names),
+    rows: (group) => {
+      for (const row of group) rows.push(row)
+    },
+  })
+  return { columns, rows }
 }
 
 /** Where decoded rows go, a row group at a time; columns come first. */
