@@ -49,7 +49,6 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
   let next = fetchAt(0)
   for (const [i, spec] of recipe.sources.entries()) {
     const files = next
-    next = undefined
     const preparer = new SourcePreparer(spec, recipe)
     const loading = loadSource(spec, lockedRevision(lock, spec), fetcher, trusted, (q) => preparer.add(q), files)
     next = fetchAt(i + 1)
