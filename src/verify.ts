@@ -68,7 +68,7 @@ async function readOrNull(path: string): Promise<Buffer | null> {
 }
 
 /** Why does `out/` differ from the rebuild? Looks at the evidence in the order of how direct it is. */
-function findCause(existing: Map<string, Buffer | null>, rebuilt: BuiltDataset): { cause: Cause; reasons: string[] } {
+function findCause(existing: ReadonlyMap<string, Buffer | null>, rebuilt: BuiltDataset): { cause: Cause; reasons: string[] } {
   const reasons: string[] = []
   const rawManifest = existing.get('manifest.json')
   let old: Manifest | null = null
@@ -116,6 +116,14 @@ function findCause(existing: Map<string, Buffer | null>, rebuilt: BuiltDataset):
 export async function verifyDataset(outDir: string, rebuilt: BuiltDataset): Promise<VerifyResult> {
   const existing = new Map<string, Buffer | null>()
   for (const name of rebuilt.files.keys()) existing.set(name, await readOrNull(join(outDir, name)))
+  return verifyFiles(existing, rebuilt)
+}
+
+/**
+ * The same, for bytes already read (null: missing). A publish verifies the
+ * very bytes it uploads: reading the folder again could see other files.
+ */
+export function verifyFiles(existing: ReadonlyMap<string, Buffer | null>, rebuilt: BuiltDataset): VerifyResult {
   const files: FileDiff[] = []
   for (const [name, content] of rebuilt.files) {
     const buf = existing.get(name)

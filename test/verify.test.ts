@@ -9,7 +9,7 @@ import { buildDataset, buildToDir } from '../src/pipeline.ts'
 import { loadRecipe } from '../src/recipe.ts'
 import type { Recipe } from '../src/schema.ts'
 import { createMirrorFetcher } from '../src/sources/mirror.ts'
-import { diffRecords, formatVerify, verifyDataset } from '../src/verify.ts'
+import { diffRecords, formatVerify, verifyDataset, verifyFiles } from '../src/verify.ts'
 import { rewriteRows } from './helpers/parquet.ts'
 
 const HUB = 'test/fixtures/hub'
@@ -136,6 +136,24 @@ describe('verifyDataset', () => {
     assert.equal(built.warnings.length, 1)
     assert.match(built.warnings[0]!, /other bytes than the lock .* same \d+ rows/)
     assert.equal((await verifyDataset(reference, built)).identical, true)
+  })
+})
+
+describe('verifyFiles', () => {
+  test('judges the bytes it is given, not what the folder holds by then', async () => {
+    const rebuilt = await buildDataset(recipe, createMirrorFetcher(HUB), { lock })
+    const read = new Map<string, Buffer | null>()
+    for (const name of rebuilt.files.keys()) read.set(name, await readFile(join(reference, name)))
+    assert.equal(verifyFiles(read, rebuilt).identical, true)
+    // bytes read for upload, edited in memory, while the folder stays good
+    const val = read.get('val.jsonl')!
+    const edited = new Map(read).set('val.jsonl', Buffer.concat([val.subarray(0, -2), Buffer.from('X\n')]))
+    const r = verifyFiles(edited, rebuilt)
+    assert.equal(r.identical, false)
+    assert.deepEqual(r.files.filter((f) => f.status !== 'identical').map((f) => f.file), ['val.jsonl'])
+    assert.equal(r.cause, 'out-edited')
+    assert.equal((await verifyDataset(reference, rebuilt)).identical, true)
+    assert.equal(verifyFiles(new Map(read).set('README.md', null), rebuilt).files.find((f) => f.file === 'README.md')?.status, 'missing')
   })
 })
 

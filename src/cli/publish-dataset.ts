@@ -8,7 +8,7 @@ import type { HubAccess } from '../publish-hub.ts'
 import { executePublish, formatPlan, planPublish, type PublishTarget } from '../publish.ts'
 import { loadRecipe } from '../recipe.ts'
 import { hubOptionsFromEnv } from '../sources/hub.ts'
-import { formatVerify, verifyDataset } from '../verify.ts'
+import { formatVerify, verifyFiles } from '../verify.ts'
 import { fetcherFor, SOURCE_OPTIONS } from './build-dataset.ts'
 import { type Io, isMain, parseCli, runCli, stdio } from './run.ts'
 
@@ -43,7 +43,8 @@ async function guardOut(outDir: string, files: readonly LocalFile[], values: Rec
   if (!lock) throw new JevError('LOCK', `no lock at ${lockPath}: build once to write it`, { file: lockPath })
   const rebuilt = await buildDataset(await loadRecipe(recipePath), fetcherFor(values as never, env), { lock })
   for (const w of rebuilt.warnings) io.err(`warning: ${w}`)
-  const result = await verifyDataset(outDir, rebuilt)
+  // the bytes read for upload, not a second read of the folder, which could have changed since
+  const result = verifyFiles(new Map(files.map((f) => [f.path, f.bytes])), rebuilt)
   for (const line of formatVerify(outDir, result)) (result.identical ? io.out : io.err)(line)
   if (!result.identical) throw new JevError('VERIFY', `${outDir}/ differs from a rebuild (cause: ${result.cause}); nothing was sent`, { file: outDir })
 }
