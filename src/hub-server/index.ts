@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { JevError } from '../errors.ts'
 import { type Fault, type FaultKind, fail, HubHttpError, json } from './http.ts'
-import { findMirrorRepo, MirrorHashes } from './mirror.ts'
+import { findMirrorRepo, MirrorHashes, REPO_PART } from './mirror.ts'
 import * as read from './read.ts'
 import type { RepoView } from './repo.ts'
 import { Store, StoreRepo } from './store.ts'
@@ -113,7 +113,7 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
     const isWhoami = decoded === 'api/whoami-v2'
     if (!isApi && !isResolve && !isLfsBatch && !isCdn && !isLfsObject && !isCreate && !isWhoami)
       return fail(res, 404, 'Sorry, we can\'t find the page you are looking for.')
-    // CDN and LFS object URLs are presigned, as on the Hub: no Authorization header there.
+    // CDN and LFS object URLs are presigned, as on the Hub: no Authorization header there, a signature instead.
     if (options.token && !isCdn && !isLfsObject && auth !== `Bearer ${options.token}`)
       return fail(res, 401, 'Invalid credentials in Authorization header')
 
@@ -134,14 +134,20 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
 
     const [owner = '', rawName = ''] = isApi ? seg.slice(2, 4) : seg.slice(1, 3)
     const name = isLfsBatch ? rawName.slice(0, -4) : rawName
-    const view = owner && name ? await findRepo(owner, name) : null
+    // a decoded %2F must not turn one segment into a path out of the mirror
+    const view = REPO_PART.test(owner) && REPO_PART.test(name) ? await findRepo(owner, name) : null
+    if (isCdn) {
+      if (!view || !read.validCdnSignature(secret, view.id, seg[3] ?? '', seg.slice(4).join('/'), url))
+        return fail(res, 403, 'Request has expired or the signature does not match')
+      if (method === 'GET' || method === 'HEAD') return read.cdnFile(req, res, view, seg[3] ?? '', seg.slice(4).join('/'), bodyFault)
+      return fail(res, 404, 'Not found')
+    }
     // A private repo is not there for a request without credentials, as on the Hub.
     if (!view || (view.private && !auth)) return fail(res, view ? 401 : 404, 'Repository not found', 'RepoNotFound')
 
     if (isLfsBatch && method === 'POST') return write.lfsBatch(req, res, deps)
-    if (isCdn && (method === 'GET' || method === 'HEAD')) return read.cdnFile(req, res, view, seg[3] ?? '', seg.slice(4).join('/'), bodyFault)
     if (isResolve && (method === 'GET' || method === 'HEAD'))
-      return read.resolveFile(req, res, view, seg[4] ?? '', seg.slice(5).join('/'), { redirectLfs: options.redirectLfs !== false, fault: bodyFault })
+      return read.resolveFile(req, res, view, seg[4] ?? '', seg.slice(5).join('/'), { redirectLfs: options.redirectLfs !== false, fault: bodyFault, secret })
     if (!isApi) return fail(res, 404, 'Not found')
 
     const op = seg[4]

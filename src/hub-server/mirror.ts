@@ -85,9 +85,12 @@ export class MirrorRepo implements RepoView {
   }
 }
 
+/** An owner or a repo name, as the Hub allows them: never a path. */
+export const REPO_PART = /^[A-Za-z0-9][\w.-]{0,95}$/
+
 /** The mirror repo at `<root>/datasets/<owner>/<name>`, or null. */
 export async function findMirrorRepo(root: string | undefined, owner: string, name: string, hashes: MirrorHashes): Promise<MirrorRepo | null> {
-  if (!root) return null
+  if (!root || !REPO_PART.test(owner) || !REPO_PART.test(name)) return null
   const dir = join(root, 'datasets', owner, name)
   if (!(await stat(dir).catch(() => null))?.isDirectory()) return null
   return new MirrorRepo(`${owner}/${name}`, dir, await realpath(root), hashes)

@@ -3,6 +3,7 @@
  * commits, resolve (with the LFS redirect to a CDN URL) and byte ranges — what
  * @huggingface/hub and Python's huggingface_hub use to list and download.
  */
+import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { type Fault, HubHttpError, json, readBody } from './http.ts'
 import { type RepoFile, type RepoView, sha1Hex, treeOf } from './repo.ts'
@@ -93,6 +94,19 @@ export interface ResolveOptions {
   redirectLfs: boolean
   /** a body fault (truncate/corrupt) pending for this request */
   fault: Fault | undefined
+  /** signs the CDN URLs LFS files are redirected to */
+  secret: Buffer
+}
+
+function cdnSignature(secret: Buffer, repo: string, commit: string, path: string): string {
+  return createHmac('sha256', secret).update(`cdn\u0000${repo}\u0000${commit}\u0000${path}`).digest('hex')
+}
+
+/** A CDN URL carries no credentials, only the signature the redirect to it was given (as the Hub's presigned URLs). */
+export function validCdnSignature(secret: Buffer, repo: string, commit: string, path: string, url: URL): boolean {
+  const want = Buffer.from(cdnSignature(secret, repo, commit, path))
+  const got = Buffer.from(url.searchParams.get('sig') ?? '')
+  return got.length === want.length && timingSafeEqual(got, want)
 }
 
 /** `GET|HEAD /datasets/<repo>/resolve/<rev>/<path>`: small files directly, LFS files by redirect unless disabled. */
@@ -104,12 +118,12 @@ export async function resolveFile(req: IncomingMessage, res: ServerResponse, vie
   if (!f.lfs) return sendFile(req, res, f, { ...common, ETag: `"${f.oid}"` }, o.fault)
   const linked = { ...common, 'X-Linked-Etag': `"${f.sha256}"`, 'X-Linked-Size': String(f.size) }
   if (!o.redirectLfs) return sendFile(req, res, f, { ...linked, ETag: `"${f.sha256}"` }, o.fault)
-  const loc = `/cdn-lfs/${[...view.id.split('/'), commit, ...path.split('/')].map(encodeURIComponent).join('/')}`
+  const loc = `/cdn-lfs/${[...view.id.split('/'), commit, ...path.split('/')].map(encodeURIComponent).join('/')}?sig=${cdnSignature(o.secret, view.id, commit, path)}`
   res.writeHead(302, { ...linked, ETag: `"${f.oid}"`, Location: loc, 'Content-Length': '0' })
   res.end()
 }
 
-/** `/cdn-lfs/<owner>/<name>/<commit>/<path>`: the bytes, as a CDN serves them (no auth, ETag = sha256). */
+/** `/cdn-lfs/<owner>/<name>/<commit>/<path>?sig=…`: the bytes, as a CDN serves them (no auth, ETag = sha256). */
 export async function cdnFile(req: IncomingMessage, res: ServerResponse, view: RepoView, commit: string, path: string, fault: Fault | undefined): Promise<void> {
   const f = await view.file(commitOf(view, commit), path)
   if (!f) throw new HubHttpError(404, 'Entry not found', 'EntryNotFound')

@@ -23,6 +23,8 @@ before(async () => {
   await writeFile(join(dir, 'data', 'deep', 'y.txt'), 'y\n')
   await writeFile(join(dir, 'notes.txt'), 'hello notes\n')
   await writeFile(join(tmp, 'secret.txt'), 'outside the mirror\n')
+  await mkdir(join(tmp, 'outside'))
+  await writeFile(join(tmp, 'outside', 'passwords.txt'), 'outside the mirror\n')
   await symlink(join(tmp, 'secret.txt'), join(dir, 'escape.txt'))
   server = await startHubServer({ root: join(tmp, 'mirror') })
 })
@@ -63,6 +65,28 @@ test('tree lists folders before their contents, .parquet as LFS; paths-info answ
   const bad = await fetch(`${server.url}/api/datasets/acme/tiny/revision/no-such-branch`)
   assert.equal(bad.status, 404)
   assert.equal(bad.headers.get('x-error-code'), 'RevisionNotFound')
+})
+
+test('an owner with an encoded slash is no way out of the mirror', async () => {
+  // decoded, x/../../.. would put <mirror>/datasets/x/../../../outside at the mirror's parent
+  for (const path of ['/api/datasets/x%2F..%2F..%2F../outside', '/api/datasets/x%2F..%2F..%2F../outside/tree/main', '/datasets/x%2F..%2F..%2F../outside/resolve/main/passwords.txt']) {
+    const r = await fetch(`${server.url}${path}`)
+    assert.equal(r.status, 404, path)
+    assert.doesNotMatch(await r.text(), /passwords/, path)
+  }
+})
+
+test('LFS files redirect to a signed CDN URL; without the signature, or with another file\'s, the CDN refuses', async () => {
+  const r = await fetch(`${server.url}/datasets/acme/tiny/resolve/main/data/x.parquet`, { redirect: 'manual' })
+  assert.equal(r.status, 302)
+  const loc = new URL(r.headers.get('location')!, server.url)
+  assert.match(loc.pathname, /^\/cdn-lfs\/acme\/tiny\/[0-9a-f]{40}\/data\/x\.parquet$/)
+  assert.equal(await (await fetch(loc)).text(), 'PAR1 not really')
+  const unsigned = new URL(loc.pathname, server.url)
+  assert.equal((await fetch(unsigned)).status, 403)
+  const other = new URL(loc.pathname.replace('data/x.parquet', 'notes.txt') + loc.search, server.url)
+  assert.equal((await fetch(other)).status, 403)
+  assert.equal((await fetch(`${server.url}/cdn-lfs/acme/tiny/main/notes.txt`, { headers: { Authorization: 'x' } })).status, 403)
 })
 
 test('mirror repos are read-only, and their names cannot be taken by a new repo', async () => {
