@@ -55,7 +55,9 @@ export async function resolveHead(repo: string, revision: string, a: HubAccess):
     const i = await info(revision)
     return { repoExists: true, branchExists: true, commit: i.sha, private: i.private }
   } catch (e) {
-    if (!(e instanceof HubApiError && e.statusCode === 404)) throw hubError(e, `read ${repo}@${revision}`, a)
+    // without credentials the Hub answers 401, not 404, for a repo it does not show (missing, private or gated)
+    const hidden = e instanceof HubApiError && (e.statusCode === 404 || (e.statusCode === 401 && !a.token))
+    if (!hidden) throw hubError(e, `read ${repo}@${revision}`, a)
   }
   try {
     if (!(await repoExists({ repo: dataset(repo), hubUrl: a.endpoint, ...(a.token ? { accessToken: a.token } : {}), ...(a.fetch ? { fetch: a.fetch } : {}) })))

@@ -76,6 +76,7 @@ export async function planPublish(local: readonly LocalFile[], t: PublishTarget,
     tag: t.tag ? { name: t.tag, action: 'create' } : null,
     notes,
   }
+  if (!head.repoExists && !a.token) notes.push(`without HF_TOKEN a private or gated ${t.repo} looks the same as a missing one`)
   if (head.repoExists && t.private && !head.private) notes.push(`${t.repo} exists and is public; --private only applies when publish creates the repo`)
   const remote = head.commit ? await remoteFiles(t.repo, head.commit, a) : new Map<string, ListFileEntry>()
   for (const f of local) {

@@ -185,7 +185,7 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
     const head = `Hub answered HTTP ${status}`
     const c = { ...ctx, status }
     if (status === 401) {
-      const what = token ? 'HF_TOKEN was rejected; check that it is valid and not expired' : 'the repo needs a token; set HF_TOKEN'
+      const what = token ? 'HF_TOKEN was rejected; check that it is valid and not expired' : 'without a token the Hub answers this for a repo that is private, gated or missing: check the recipe\'s repo, or set HF_TOKEN'
       return new JevError('AUTH', `${head} (unauthorized) for ${where}: ${what}`, c)
     }
     if (status === 403) {

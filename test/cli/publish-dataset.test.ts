@@ -93,6 +93,26 @@ test('--dry-run prints repo, revision, parent and every file with size, sha256 a
   assert.equal(repo.status, 404, 'the repo was not created')
 })
 
+test('--dry-run without a token: a repo the Hub hides behind 401, as it does missing ones, is planned as a new repo', async () => {
+  server.setFault('api/datasets/someone/hidden', 'status:401')
+  try {
+    const r = await publish([...SOURCES, '--out', out, '--repo', 'someone/hidden', '--dry-run'], env({ HF_TOKEN: undefined }))
+    assert.equal(r.status, 0, r.text())
+    assert.match(r.out.join('\n'), /repo {6}create \(public\)/)
+    assert.match(r.out.join('\n'), /note: without HF_TOKEN a private or gated someone\/hidden looks the same as a missing one/)
+  } finally {
+    server.clearFaults()
+  }
+  // with a token, a 401 is the token's fault
+  server.setFault('api/datasets/someone/hidden', 'status:401', 1)
+  try {
+    const r = await publish([...SOURCES, '--out', out, '--repo', 'someone/hidden', '--dry-run'])
+    assertOneError(r, 'AUTH', 6)
+  } finally {
+    server.clearFaults()
+  }
+})
+
 test('changed data publishes one new commit with replace actions', async () => {
   const args = ['--mirror', FIXTURE_HUB, '--repo', 'someone/changing']
   assert.equal((await publish([...SOURCES, '--out', out, ...args])).status, 0)
