@@ -112,7 +112,9 @@ function checkConfigs(configs: unknown, files: readonly DataFileFacts[], p: stri
       }
       if (splits.has(e.split)) p.push(`${at}.data_files: split ${e.split} is listed twice`)
       const got: DataFileFacts[] = []
-      for (const path of asList(e.path) ?? []) {
+      const paths = asList(e.path) ?? []
+      if (paths.length === 0) p.push(`${at}.data_files: split ${e.split} has no path`)
+      for (const path of paths) {
         const f = typeof path === 'string' ? byPath.get(path) : undefined
         if (typeof path === 'string') named.add(path)
         if (f) got.push(f)

@@ -72,6 +72,9 @@ test('configs must name exactly the uploaded data files; dataset_info must match
   assert.ok(check(edit('  - name: n_choices\n', '  - name: n_options\n')).some((p) => p.includes('dataset_info.features: names')))
   assert.ok(check(edit('  - name: test\n    num_bytes', '  - name: train\n    num_bytes')).some((p) => p.includes('dataset_info.splits: train is not a split of config default')))
   assert.ok(check(edit('    dtype: int64', '    dtype: integer')).some((p) => p.includes('(answer_idx): dtype "integer" is not a datasets Value type')))
+  // an extra split with no file, and a dataset_info entry to match it
+  const pathless = check(edit('    path: val.jsonl\n', '    path: val.jsonl\n  - split: extra\n').replace(/(  splits:\n)/, '$1  - name: extra\n    num_bytes: 0\n    num_examples: 0\n'))
+  assert.deepEqual(pathless, ['README.md: configs[0].data_files: split extra has no path'])
 })
 
 test('--no-verify floor: the folder must match its own manifest', () => {
