@@ -10,7 +10,7 @@ import { fetchSource, loadSource, type LoadedSource } from './sources/load.ts'
 import type { FileFetcher } from './sources/types.ts'
 import { computeStats, type DatasetStats } from './stats.ts'
 import { BUILDER } from './version.ts'
-import { describeFile, repairOutDir, toJsonl, writeOutDir } from './write.ts'
+import { assertReplaceable, describeFile, repairOutDir, toJsonl, writeOutDir } from './write.ts'
 
 export interface BuiltDataset {
   /** file name → content, exactly as written to the output folder */
@@ -98,6 +98,8 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
 export async function buildToDir(recipe: Recipe, fetcher: FileFetcher, outDir: string, options: BuildOptions = {}): Promise<BuiltDataset> {
   // a swap a killed build left half done is put right first, whatever happens next
   await repairOutDir(outDir)
+  // before the work, so a wrong --out costs nothing
+  await assertReplaceable(outDir)
   const built = await buildDataset(recipe, fetcher, options)
   await writeOutDir(outDir, built.files)
   return built

@@ -87,6 +87,27 @@ export async function repairOutDir(outDir: string): Promise<void> {
   }
 }
 
+/** What a build writes into its output folder. */
+export const OUTPUT_FILES: readonly string[] = ['test.jsonl', 'val.jsonl', 'README.md', 'manifest.json']
+
+/**
+ * A swap replaces the whole folder, so it must hold nothing but a build's
+ * own files: `--out .` or a typo must not delete a folder of other things.
+ */
+export async function assertReplaceable(outDir: string, names: readonly string[] = OUTPUT_FILES): Promise<void> {
+  const dir = resolve(outDir)
+  const st = await stat(dir).catch((e: NodeJS.ErrnoException) => {
+    if (e.code === 'ENOENT') return null
+    throw new JevError('IO', `cannot read ${dir}: ${e.message}`, { file: dir })
+  })
+  if (!st) return
+  const refuse = (what: string) =>
+    new JevError('USAGE', `refusing to replace ${dir}: ${what}; name a new or empty folder, or one a build wrote`, { file: dir })
+  if (!st.isDirectory()) throw refuse('it is not a folder')
+  const others = (await readdir(dir)).filter((e) => !names.includes(e)).sort()
+  if (others.length) throw refuse(`it holds other things than a build's files (${others.slice(0, 3).join(', ')}${others.length > 3 ? ', …' : ''})`)
+}
+
 /**
  * Writes files into a fresh sibling folder, fsyncs them, then swaps it in with
  * renames, so `outDir` only ever holds a complete build: the old or the new.
@@ -110,6 +131,8 @@ export async function writeOutDir(outDir: string, files: ReadonlyMap<string, str
       }
     }
     await withSwapLock(parent, name, async () => {
+      // again under the lock: the folder may have changed while the build ran
+      await assertReplaceable(dir, [...files.keys()])
       const hadOld = await stat(dir).then(() => true, () => false)
       if (hadOld) await rename(dir, old)
       await rename(tmp, dir)

@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict'
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, test } from 'node:test'
+import { OUTPUT_FILES, writeOutDir } from '../src/write.ts'
+import { rejectsWith } from './helpers/errors.ts'
+import { buildFixtureOut } from './helpers/publish.ts'
+
+let tmp: string
+before(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'jev-write-'))
+})
+after(() => rm(tmp, { recursive: true, force: true }))
+
+test('--out naming a folder of other things is refused before the build, and nothing in it is touched', async () => {
+  const dir = join(tmp, 'mine')
+  await mkdir(dir)
+  await writeFile(join(dir, 'notes.txt'), 'keep me\n')
+  await writeFile(join(dir, 'test.jsonl'), 'not from a build\n')
+  const e = await rejectsWith(buildFixtureOut(dir), 'USAGE', { oneLine: true })
+  assert.match(e.message, /refusing to replace .*mine: it holds other things than a build's files \(notes\.txt\)/)
+  assert.deepEqual((await readdir(dir)).sort(), ['notes.txt', 'test.jsonl'])
+  assert.equal(await readFile(join(dir, 'notes.txt'), 'utf8'), 'keep me\n')
+  assert.deepEqual((await readdir(tmp)).sort(), ['mine'], 'no temp folder left beside it')
+})
+
+test('--out naming a file is refused, and the file stays', async () => {
+  const file = join(tmp, 'a-file')
+  await writeFile(file, 'data\n')
+  await rejectsWith(buildFixtureOut(file), 'USAGE')
+  assert.equal(await readFile(file, 'utf8'), 'data\n')
+})
+
+test('a new folder, an empty one, or a previous build is written; the swap checks again under its lock', async () => {
+  const dir = join(tmp, 'fresh')
+  await buildFixtureOut(dir)
+  assert.deepEqual((await readdir(dir)).sort(), [...OUTPUT_FILES].sort())
+  await buildFixtureOut(dir)
+  const empty = join(tmp, 'empty')
+  await mkdir(empty)
+  await buildFixtureOut(empty)
+  assert.deepEqual((await readdir(empty)).sort(), [...OUTPUT_FILES].sort())
+  // something that appeared while the build ran
+  await writeFile(join(dir, 'late.txt'), 'x')
+  await rejectsWith(writeOutDir(dir, new Map([['test.jsonl', '{}\n']])), 'USAGE')
+  assert.ok((await readdir(dir)).includes('late.txt'))
+})
