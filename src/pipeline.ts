@@ -42,7 +42,8 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
   const fetchAt = (i: number) => {
     const spec = recipe.sources[i]
     if (!spec) return undefined
-    const p = fetchSource(spec, lockedRevision(lock, spec), fetcher)
+    // a lock that does not fit this source fails in its turn, not while the one before is loading
+    const p = Promise.resolve().then(() => fetchSource(spec, lockedRevision(lock, spec), fetcher))
     p.catch(() => {}) // awaited in its turn; a failure meanwhile must not go unobserved
     return p
   }

@@ -165,6 +165,24 @@ test('permuted upstream rows (re-encoded Parquet) give identical output and iden
   assert.ok(shas(built).every((h, i) => h !== shas(refBuilt)[i]), 'source file bytes differ')
 })
 
+test('a bad file in one source and a lock that does not fit the next: the first error, and no unhandled rejection', async () => {
+  const hub = join(tmp, 'bad-first-hub')
+  await cp(FIXTURE_HUB, hub, { recursive: true })
+  await writeFile(join(hub, 'datasets/sbintuitions/JCommonsenseQA/data/validation-00000-of-00001.parquet'), 'not parquet')
+  const lock = structuredClone((await readLock(join(ROOT, 'test/fixtures/recipe.lock.json')))!)
+  lock.sources.find((x) => x.name === 'mmlu')!.revision = 'f'.repeat(40)
+  const leaked: unknown[] = []
+  const onLeak = (e: unknown) => void leaked.push(e)
+  process.on('unhandledRejection', onLeak)
+  try {
+    await assert.rejects(buildDataset(recipe, createMirrorFetcher(hub), { lock }), (e) => isJevError(e) && e.code === 'DATA' && e.context.source === 'jcommonsenseqa')
+    await new Promise((r) => setTimeout(r, 50))
+  } finally {
+    process.off('unhandledRejection', onLeak)
+  }
+  assert.deepEqual(leaked, [])
+})
+
 test('a different seed changes test.jsonl', async () => {
   const other = structuredClone(recipe)
   other.seed = recipe.seed + 1
