@@ -5,7 +5,7 @@ import { buildToDir, type BuiltDataset } from '../pipeline.ts'
 import { createHubFetcher, hubOptionsFromEnv, resolveCacheDir } from '../sources/hub.ts'
 import { createMirrorFetcher } from '../sources/mirror.ts'
 import type { FileFetcher } from '../sources/types.ts'
-import { isMain, parseCli, runCli, stdio, type Io } from './run.ts'
+import { isMain, parseCli, runMain, stdio, type Io } from './run.ts'
 
 const USAGE = `usage: npm run build-dataset -- [--recipe FILE] [--mirror DIR] [--out DIR] [--offline] [--update-lock] [--debug]
   --recipe FILE    recipe to build (default recipes/jev-bench.json)
@@ -74,5 +74,5 @@ export async function buildDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io
 }
 
 if (isMain(import.meta.url)) {
-  process.exitCode = await runCli(() => buildDatasetCli(process.argv.slice(2), process.env, stdio))
+  await runMain(() => buildDatasetCli(process.argv.slice(2), process.env, stdio))
 }

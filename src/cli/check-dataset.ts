@@ -1,7 +1,7 @@
 import { checkDataset } from '../check.ts'
 import { JevError } from '../errors.ts'
 import { loadRecipe } from '../recipe.ts'
-import { isMain, parseCli, runCli, stdio, type Io } from './run.ts'
+import { isMain, parseCli, runMain, stdio, type Io } from './run.ts'
 
 const USAGE = `usage: npm run check-dataset -- [DIR] [--recipe FILE]
   Checks a built folder (default out/) against the recipe's counts and the spec's invariants.`
@@ -24,5 +24,5 @@ export async function checkDatasetCli(argv: string[], io: Io): Promise<number> {
 }
 
 if (isMain(import.meta.url)) {
-  process.exitCode = await runCli(() => checkDatasetCli(process.argv.slice(2), stdio))
+  await runMain(() => checkDatasetCli(process.argv.slice(2), stdio))
 }

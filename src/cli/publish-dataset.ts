@@ -10,7 +10,7 @@ import { loadRecipe } from '../recipe.ts'
 import { hubOptionsFromEnv } from '../sources/hub.ts'
 import { formatVerify, verifyFiles } from '../verify.ts'
 import { fetcherFor, SOURCE_OPTIONS } from './build-dataset.ts'
-import { type Io, isMain, parseCli, runCli, stdio } from './run.ts'
+import { type Io, isMain, parseCli, runMain, stdio } from './run.ts'
 
 const USAGE = `usage: npm run publish-dataset -- --repo OWNER/NAME [--revision BRANCH] [--tag vX.Y.Z] [--private] [--message TEXT] [--dry-run] [--no-verify] [--out DIR]
                                   [--recipe FILE] [--lock FILE] [--mirror DIR] [--offline] [--cache-dir DIR]
@@ -122,5 +122,5 @@ export async function publishDatasetCli(argv: string[], env: NodeJS.ProcessEnv, 
 }
 
 if (isMain(import.meta.url)) {
-  process.exitCode = await runCli(() => publishDatasetCli(process.argv.slice(2), process.env, stdio))
+  await runMain(() => publishDatasetCli(process.argv.slice(2), process.env, stdio))
 }

@@ -1,9 +1,9 @@
 import { writeFileAtomic } from '../write.ts'
 import { recipeJsonSchema } from '../recipe.ts'
-import { runCli } from './run.ts'
+import { runMain } from './run.ts'
 
 /** Writes recipes/recipe.schema.json from the zod schema, so editors can check recipes. */
-process.exitCode = await runCli(async () => {
+await runMain(async () => {
   const target = process.argv[2] ?? 'recipes/recipe.schema.json'
   await writeFileAtomic(target, `${JSON.stringify(recipeJsonSchema(), null, 2)}\n`)
   process.stdout.write(`wrote ${target}\n`)

@@ -52,6 +52,17 @@ export async function runCli(
   }
 }
 
+/**
+ * A CLI process's entry: after a failure it exits at once, so work still in
+ * flight — the next source's downloads, their retries, a wait for another
+ * build's cache lock — does not keep it running after the error is printed.
+ * That work only ever writes to temp paths first, so stopping it loses nothing.
+ */
+export async function runMain(main: () => Promise<number | void>): Promise<void> {
+  const code = await runCli(main)
+  if (code !== 0) process.exit(code)
+}
+
 /** True when the module is the script node was started with (not imported by a test). */
 export function isMain(moduleUrl: string): boolean {
   return process.argv[1] !== undefined && pathToFileURL(process.argv[1]).href === moduleUrl

@@ -1,6 +1,6 @@
 import { JevError } from '../errors.ts'
 import { type HubRequest, startHubServer } from '../hub-server/index.ts'
-import { type Io, isMain, parseCli, runCli, stdio } from './run.ts'
+import { type Io, isMain, parseCli, runMain, stdio } from './run.ts'
 
 const USAGE = `usage: npm run serve-hub -- [--port P] [--mirror DIR] [--store DIR] [--host 127.0.0.1] [--require-token] [--log]
   A local Hugging Face Hub on the loopback interface, for any client pointed at it with HF_ENDPOINT=http://127.0.0.1:P.
@@ -58,5 +58,5 @@ export async function serveHubCli(argv: string[], env: NodeJS.ProcessEnv, io: Io
 }
 
 if (isMain(import.meta.url)) {
-  process.exitCode = await runCli(() => serveHubCli(process.argv.slice(2), process.env, stdio))
+  await runMain(() => serveHubCli(process.argv.slice(2), process.env, stdio))
 }

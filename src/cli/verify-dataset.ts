@@ -4,7 +4,7 @@ import { buildDataset } from '../pipeline.ts'
 import { loadRecipe } from '../recipe.ts'
 import { formatVerify, verifyDataset } from '../verify.ts'
 import { fetcherFor, SOURCE_OPTIONS } from './build-dataset.ts'
-import { type Io, isMain, parseCli, runCli, stdio } from './run.ts'
+import { type Io, isMain, parseCli, runMain, stdio } from './run.ts'
 
 const USAGE = `usage: npm run verify-dataset -- [--out DIR] [--recipe FILE] [--lock FILE] [--mirror DIR] [--offline] [--json]
   Rebuilds from the lock in memory and compares with the output folder (default out/) byte for byte.
@@ -32,5 +32,5 @@ export async function verifyDatasetCli(argv: string[], env: NodeJS.ProcessEnv, i
 }
 
 if (isMain(import.meta.url)) {
-  process.exitCode = await runCli(() => verifyDatasetCli(process.argv.slice(2), process.env, stdio))
+  await runMain(() => verifyDatasetCli(process.argv.slice(2), process.env, stdio))
 }

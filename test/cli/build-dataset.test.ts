@@ -7,6 +7,7 @@ import { buildDatasetCli } from '../../src/cli/build-dataset.ts'
 import { runCli } from '../../src/cli/run.ts'
 import { Manifest } from '../../src/manifest.ts'
 import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, runNode, runNodeSync, STACK_FRAME } from '../helpers/cli.ts'
+import { startFaultProxy } from '../helpers/fault-proxy.ts'
 import { startHubServer } from '../helpers/hub-server.ts'
 
 let tmp: string
@@ -191,6 +192,26 @@ test('HF_TOKEN the Hub rejects: error[AUTH], exit 6, and the token is nowhere in
     for (const f of await filesUnder(cacheDir)) assert.ok(!(await readFile(f, 'latin1')).includes(TOKEN), `${f} holds the token`)
     assert.equal(await exists(out), false)
   } finally {
+    await server.close()
+  }
+})
+
+test('after an error the process ends at once, although the next source is still downloading', async () => {
+  const server = await startHubServer({ root: FIXTURE_HUB })
+  const proxy = await startFaultProxy(server.url)
+  // the first source is refused; the next one, fetched meanwhile, never answers
+  proxy.addFault({ match: 'sbintuitions/JCommonsenseQA', fault: 'status:403' })
+  proxy.addFault({ match: 'cais/mmlu', fault: 'hang' })
+  try {
+    const r = await runNode('build-dataset.ts', ['--recipe', FIXTURE_RECIPE, '--out', join(tmp, 'linger', 'out'), '--cache-dir', join(tmp, 'linger', 'cache')], {
+      HF_ENDPOINT: proxy.url,
+    })
+    // without the prompt exit, the hung download keeps it alive until runNode kills it (status null)
+    assert.equal(r.status, 6, r.stderr)
+    assert.match(r.stderr, /^error\[AUTH\]: .*sbintuitions\/JCommonsenseQA/)
+    assert.ok(proxy.requests.some((q) => q.url.includes('cais/mmlu')), 'the next source had started')
+  } finally {
+    await proxy.close()
     await server.close()
   }
 })
