@@ -17,10 +17,12 @@ const USAGE = `usage: npm run build-dataset -- [--recipe FILE] [--mirror DIR] [-
   --cache-dir DIR  Hugging Face cache (default HF_HUB_CACHE, HF_HOME/hub or ~/.cache/huggingface/hub)
 Environment: HF_ENDPOINT (a Hub mirror endpoint), HF_TOKEN (sent to the Hub, never printed).`
 
-export function fetcherFor(values: { mirror?: string; offline?: boolean; 'cache-dir'?: string }, env: NodeJS.ProcessEnv): FileFetcher {
+/** `log` gets downloads, retries and waits for another build's cache lock, so a slow build says why. */
+export function fetcherFor(values: { mirror?: string; offline?: boolean; 'cache-dir'?: string }, env: NodeJS.ProcessEnv, log?: (line: string) => void): FileFetcher {
   if (values.mirror) return createMirrorFetcher(values.mirror)
   return createHubFetcher({
     ...hubOptionsFromEnv(env),
+    ...(log ? { log } : {}),
     cacheDir: values['cache-dir'] ?? resolveCacheDir(env, homedir()),
     offline: values.offline ?? false,
   })
@@ -61,7 +63,7 @@ export async function buildDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io
   const lockPath = (values.lock as string | undefined) ?? lockPathFor(recipePath)
   const recipe = await loadRecipe(recipePath)
   const lock = values['update-lock'] ? null : await readLock(lockPath)
-  const built = await buildToDir(recipe, fetcherFor(values as never, env), values.out as string, { lock })
+  const built = await buildToDir(recipe, fetcherFor(values as never, env, io.err), values.out as string, { lock })
   for (const w of built.warnings) io.err(`warning: ${w}`)
   if (lock && lock.recipe.hash !== built.lock.recipe.hash)
     io.err(`warning: the recipe changed since ${lockPath} was written; --update-lock records it`)

@@ -41,7 +41,7 @@ async function guardOut(outDir: string, files: readonly LocalFile[], values: Rec
   const lockPath = (values.lock as string | undefined) ?? lockPathFor(recipePath)
   const lock = await readLock(lockPath)
   if (!lock) throw new JevError('LOCK', `no lock at ${lockPath}: build once to write it`, { file: lockPath })
-  const rebuilt = await buildDataset(await loadRecipe(recipePath), fetcherFor(values as never, env), { lock })
+  const rebuilt = await buildDataset(await loadRecipe(recipePath), fetcherFor(values as never, env, io.err), { lock })
   for (const w of rebuilt.warnings) io.err(`warning: ${w}`)
   // the bytes read for upload, not a second read of the folder, which could have changed since
   const result = verifyFiles(new Map(files.map((f) => [f.path, f.bytes])), rebuilt)

@@ -21,7 +21,7 @@ export async function verifyDatasetCli(argv: string[], env: NodeJS.ProcessEnv, i
   const lock = await readLock(lockPath)
   if (!lock) throw new JevError('LOCK', `no lock at ${lockPath}: build once to write it`, { file: lockPath })
   const recipe = await loadRecipe(recipePath)
-  const rebuilt = await buildDataset(recipe, fetcherFor(values as never, env), { lock })
+  const rebuilt = await buildDataset(recipe, fetcherFor(values as never, env, io.err), { lock })
   for (const w of rebuilt.warnings) io.err(`warning: ${w}`)
   const outDir = (values.out as string).replace(/\/+$/, '')
   const result = await verifyDataset(outDir, rebuilt)

@@ -38,7 +38,20 @@ export function resolveCacheDir(env: NodeJS.ProcessEnv, homedir: string): string
 }
 
 /** The JS client reads no environment variables itself. */
+function isHttpUrl(s: string): boolean {
+  try {
+    return /^https?:$/.test(new URL(s).protocol)
+  } catch {
+    return false
+  }
+}
+
 export function hubOptionsFromEnv(env: NodeJS.ProcessEnv): { endpoint?: string; token?: string } {
+  // checked before any request: a bad value fails every request the same way
+  if (env.HF_ENDPOINT && !isHttpUrl(env.HF_ENDPOINT))
+    throw new JevError('USAGE', `HF_ENDPOINT ${JSON.stringify(env.HF_ENDPOINT)} is not an http:// or https:// URL`)
+  if (env.HF_TOKEN && /[\s\x00-\x1f\x7f]/.test(env.HF_TOKEN))
+    throw new JevError('AUTH', 'HF_TOKEN is malformed: it holds white space or a control character')
   return {
     ...(env.HF_ENDPOINT ? { endpoint: env.HF_ENDPOINT.replace(/\/+$/, '') } : {}),
     ...(env.HF_TOKEN ? { token: env.HF_TOKEN } : {}),
@@ -106,7 +119,6 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
     const bytes = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength)
     const got = hashLike(etag, bytes)
     if (got === etag) {
-      say(`hub: cache hit ${repo}@${revision} ${path}`)
       return result(repo, revision, commit, path, bytes)
     }
     await rm(blobPath, { force: true })

@@ -115,7 +115,7 @@ export function guardedFetch(base: Fetch, opts: GuardOptions): Fetch {
         res = await base(input, { ...init, signal: ctl.signal })
       } catch (e) {
         if (timedOut()) throw new TransientError('NETWORK', `no response within ${opts.timeoutMs} ms`, { timeout: true })
-        if (outer?.aborted) throw e
+        if (outer?.aborted || !isNetworkFailure(e)) throw e
         throw new TransientError('NETWORK', `connection failed: ${describeCause(e)}`, {}, { cause: e })
       }
       const note: ResponseNote = { status: res.status, retryAfter: res.headers.get('retry-after'), errorCode: res.headers.get('x-error-code') }
@@ -164,6 +164,17 @@ export function guardedFetch(base: Fetch, opts: GuardOptions): Fetch {
 }
 
 interface Verdict { retry: boolean; waitMs?: number; why: string }
+
+/**
+ * A failure on the wire carries a system or undici code (ECONNREFUSED,
+ * UND_ERR_SOCKET, …). A request that could not be made at all — a URL with no
+ * http scheme, a header value with a newline — has none, and fails the same way
+ * every time, so it is not retried.
+ */
+export function isNetworkFailure(e: unknown): boolean {
+  const code = (e as { cause?: { code?: unknown } } | null)?.cause?.code
+  return !(e instanceof TypeError) || (typeof code === 'string' && code !== 'ERR_INVALID_URL')
+}
 
 function judge(e: unknown, note: ResponseNote | undefined, nowMs: number): Verdict {
   if (e instanceof TransientError) return { retry: true, why: e.message }

@@ -196,6 +196,31 @@ test('HF_TOKEN the Hub rejects: error[AUTH], exit 6, and the token is nowhere in
   }
 })
 
+test('HF_ENDPOINT without http(s) is a USAGE error and HF_TOKEN with a newline an AUTH error, before any request', async () => {
+  const out = join(tmp, 'env-out')
+  let r = await build(['--recipe', FIXTURE_RECIPE, '--out', out, '--cache-dir', join(tmp, 'env-cache')], { HF_ENDPOINT: 'localhost:8080' })
+  assert.equal(r.status, 2, r.text())
+  assert.equal(r.err[0], 'error[USAGE]: HF_ENDPOINT "localhost:8080" is not an http:// or https:// URL')
+  r = await build(['--recipe', FIXTURE_RECIPE, '--out', out, '--cache-dir', join(tmp, 'env-cache')], { HF_TOKEN: 'hf_abc\ndef' })
+  assert.equal(r.status, 6, r.text())
+  assert.equal(r.err[0], 'error[AUTH]: HF_TOKEN is malformed: it holds white space or a control character')
+  assert.equal(await exists(join(tmp, 'env-cache')), false, 'nothing was fetched')
+})
+
+test('a retry is said on stderr, so a slow build says why', async () => {
+  const server = await startHubServer({ root: FIXTURE_HUB })
+  const proxy = await startFaultProxy(server.url)
+  proxy.addFault({ match: 'sbintuitions/JCommonsenseQA', fault: 'status:503', times: 1, retryAfter: '0' })
+  try {
+    const r = await build(['--recipe', FIXTURE_RECIPE, '--out', join(tmp, 'retry', 'out'), '--cache-dir', join(tmp, 'retry', 'cache')], { HF_ENDPOINT: proxy.url })
+    assert.equal(r.status, 0, r.text())
+    assert.ok(r.err.some((l) => /^hub: sbintuitions\/JCommonsenseQA@\w+ .*HTTP 503; retrying \(attempt 2 of 5\)/.test(l)), r.err.join('\n'))
+  } finally {
+    await proxy.close()
+    await server.close()
+  }
+})
+
 test('after an error the process ends at once, although the next source is still downloading', async () => {
   const server = await startHubServer({ root: FIXTURE_HUB })
   const proxy = await startFaultProxy(server.url)

@@ -227,6 +227,16 @@ test('retries: 0 makes one attempt', () =>
     assert.deepEqual(sleeps, [])
   }))
 
+test('a request that cannot be made (no http scheme, a token with a newline) fails after one attempt, without the token', () =>
+  withRig(async ({ sleeps, fetcher }) => {
+    let e = await rejectsWith(fetcher({ endpoint: 'localhost:8080' }).fetchFile(ARC, ARC_REV, FILE), 'NETWORK', { oneLine: true })
+    assert.match(e.message, /unknown scheme/)
+    const token = 'hf_secret\nline2'
+    e = await rejectsWith(fetcher({ token }).fetchFile(ARC, ARC_REV, FILE), 'NETWORK', { oneLine: true })
+    assert.ok(!e.message.includes('hf_secret') && !e.message.includes('line2'), e.message)
+    assert.deepEqual(sleeps, [], 'no retry')
+  }))
+
 const ONCE: Array<{ name: string; rule?: Omit<FaultRule, 'times'>; revision?: string; repo?: string; path?: string; code: string; says: RegExp }> = [
   { name: '401', rule: { match: 'paths-info', fault: 'status:401' }, code: 'AUTH', says: /HTTP 401 \(unauthorized\) .*set HF_TOKEN/ },
   { name: '403', rule: { match: FILE, fault: 'status:403' }, code: 'AUTH', says: /HTTP 403 \(forbidden\) .*gated or private; set HF_TOKEN/ },
