@@ -10,6 +10,8 @@ export interface RecordDiff {
   added: string[]
   removed: string[]
   changed: { id: string; fields: string[] }[]
+  /** ids on more lines of out/ than of the rebuild (a repeated line) */
+  repeated: string[]
   /** same records, other line order */
   reordered: boolean
 }
@@ -28,24 +30,29 @@ export interface VerifyResult {
   reasons: string[]
 }
 
-function byId(jsonl: string): Map<string, Record<string, unknown>> {
-  const out = new Map<string, Record<string, unknown>>()
+function byId(jsonl: string): { records: Map<string, Record<string, unknown>>; lines: Map<string, number> } {
+  const records = new Map<string, Record<string, unknown>>()
+  const lines = new Map<string, number>()
   for (const line of recordLines(jsonl)) {
+    let id: string
+    let r: Record<string, unknown> = {}
     try {
-      const r = JSON.parse(line) as Record<string, unknown>
-      out.set(String(r.id), r)
+      r = JSON.parse(line) as Record<string, unknown>
+      id = String(r.id)
     } catch {
-      out.set(`<unparsable line ${sha256Hex(line).slice(0, 8)}>`, {})
+      id = `<unparsable line ${sha256Hex(line).slice(0, 8)}>`
     }
+    if (!records.has(id)) records.set(id, r)
+    lines.set(id, (lines.get(id) ?? 0) + 1)
   }
-  return out
+  return { records, lines }
 }
 
 /** Record-level difference of two JSONL files, keyed by id. */
 export function diffRecords(oldText: string, newText: string): RecordDiff {
-  const a = byId(oldText)
-  const b = byId(newText)
-  const diff: RecordDiff = { added: [], removed: [], changed: [], reordered: false }
+  const { records: a, lines: aLines } = byId(oldText)
+  const { records: b, lines: bLines } = byId(newText)
+  const diff: RecordDiff = { added: [], removed: [], changed: [], repeated: [], reordered: false }
   for (const [id, r] of b) {
     const old = a.get(id)
     if (!old) {
@@ -58,8 +65,9 @@ export function diffRecords(oldText: string, newText: string): RecordDiff {
     if (fields.length) diff.changed.push({ id, fields })
   }
   for (const id of a.keys()) if (!b.has(id)) diff.removed.push(id)
+  for (const [id, n] of aLines) if (b.has(id) && n > bLines.get(id)!) diff.repeated.push(id)
   diff.reordered =
-    diff.added.length + diff.removed.length + diff.changed.length === 0 && oldText !== newText
+    diff.added.length + diff.removed.length + diff.changed.length + diff.repeated.length === 0 && oldText !== newText
   return diff
 }
 
@@ -155,10 +163,12 @@ export function formatVerify(outDir: string, r: VerifyResult): string[] {
       continue
     }
     const d = f.records
-    lines.push(`  ${f.file}: ${d.reordered ? 'same records in another order' : `${d.changed.length} changed, ${d.added.length} added, ${d.removed.length} removed (vs the rebuild)`}`)
+    const repeated = d.repeated.length ? `, ${d.repeated.length} repeated` : ''
+    lines.push(`  ${f.file}: ${d.reordered ? 'same records in another order' : `${d.changed.length} changed, ${d.added.length} added, ${d.removed.length} removed${repeated} (vs the rebuild)`}`)
     for (const c of d.changed.slice(0, SHOW)) lines.push(`    changed ${c.id}: ${c.fields.join(', ')}`)
     for (const id of d.added.slice(0, SHOW)) lines.push(`    missing from ${outDir}/ ${id}`)
     for (const id of d.removed.slice(0, SHOW)) lines.push(`    not in the rebuild ${id}`)
+    for (const id of d.repeated.slice(0, SHOW)) lines.push(`    on more than one line of ${outDir}/ ${id}`)
   }
   for (const reason of r.reasons) lines.push(`  ${reason}`)
   lines.push(`cause: ${r.cause}`)
