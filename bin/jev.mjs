@@ -6,7 +6,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const [command, ...args] = process.argv.slice(2)
-if (!command || !/^[a-z-]+$/.test(command) || !existsSync(`${root}src/cli/${command}.ts`)) {
+// run.ts is the CLIs' shared helper, not a command
+if (!command || !/^[a-z-]+$/.test(command) || command === 'run' || !existsSync(`${root}src/cli/${command}.ts`)) {
   const known = readdirSync(`${root}src/cli`).filter((f) => f.endsWith('.ts') && f !== 'run.ts').map((f) => f.slice(0, -3))
   process.stderr.write(`error[USAGE]: unknown command ${JSON.stringify(command ?? '')}\nhint: one of ${known.sort().join(', ')}\n`)
   process.exit(2)

@@ -61,7 +61,7 @@ export function createMirrorFetcher(dir: string): FileFetcher {
         if (e instanceof JevError) throw e
         const code = (e as NodeJS.ErrnoException).code
         if (code === 'ENOENT')
-          throw new JevError('NOT_FOUND', `${repo}/${path} is not in the mirror ${root}`, ctx, { cause: e })
+          throw new JevError('NOT_FOUND', `${repo}@${revision} ${path} is not in the mirror ${root}`, ctx, { cause: e })
         throw new JevError('IO', `cannot read ${full}: ${(e as Error).message}`, ctx, { cause: e })
       }
       return { repo, revision, commit: revision, path, bytes, size: bytes.byteLength, sha256: sha256Hex(bytes) }
