@@ -132,7 +132,7 @@ export async function writeOutDir(outDir: string, files: ReadonlyMap<string, str
     }
     await withSwapLock(parent, name, async () => {
       // again under the lock: the folder may have changed while the build ran
-      await assertReplaceable(dir, [...files.keys()])
+      await assertReplaceable(dir, [...new Set([...OUTPUT_FILES, ...files.keys()])])
       const hadOld = await stat(dir).then(() => true, () => false)
       if (hadOld) await rename(dir, old)
       await rename(tmp, dir)

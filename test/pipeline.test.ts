@@ -373,13 +373,13 @@ async function siblingsOf(parent: string, name: string): Promise<string[]> {
 test('writeOutDir swaps a complete folder in and leaves no tmp/old siblings', async () => {
   const parent = join(tmp, 'atomic')
   const out = join(parent, 'out')
-  await writeOutDir(out, new Map([['a.txt', 'one\n'], ['b.txt', 'two\n']]))
-  assert.deepEqual((await readdir(out)).sort(), ['a.txt', 'b.txt'])
+  await writeOutDir(out, new Map([['test.jsonl', 'one\n'], ['README.md', 'two\n']]))
+  assert.deepEqual((await readdir(out)).sort(), ['README.md', 'test.jsonl'])
   assert.deepEqual(await siblingsOf(parent, 'out'), [])
   // replacing: files of the old build do not survive
-  await writeOutDir(out, new Map([['c.txt', 'three\n']]))
-  assert.deepEqual(await readdir(out), ['c.txt'])
-  assert.equal(await readFile(join(out, 'c.txt'), 'utf8'), 'three\n')
+  await writeOutDir(out, new Map([['val.jsonl', 'three\n']]))
+  assert.deepEqual(await readdir(out), ['val.jsonl'])
+  assert.equal(await readFile(join(out, 'val.jsonl'), 'utf8'), 'three\n')
   assert.deepEqual(await readdir(parent), ['out'], 'nothing but the out folder')
   // a real build, twice into the same folder
   const built = join(parent, 'built')
