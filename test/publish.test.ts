@@ -175,7 +175,10 @@ test('--private creates a private repo that answers nothing without credentials;
   await publish(first, t)
   const anon = await fetch(`${server.url}/api/datasets/someone/hidden/revision/main`)
   assert.equal(anon.status, 401)
-  await rejectsWith(planPublish(first, t, { endpoint: server.url }), 'AUTH')
+  // without a token a private repo looks missing, as on the Hub: a dry run's plan says so
+  const anonPlan = await planPublish(first, t, { endpoint: server.url })
+  assert.equal(anonPlan.repoAction, 'create')
+  assert.ok(anonPlan.notes.some((n) => n.includes('without HF_TOKEN a private or gated someone/hidden looks the same as a missing one')))
   const dev = await publish(second, { ...t, revision: 'dev' })
   assert.equal(dev.committed, true)
   assertHolds(await downloadAll(server.url, 'someone/hidden', 'dev'), second)
