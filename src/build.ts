@@ -37,7 +37,7 @@ export function buildFromPrepared(recipe: Recipe, prepared: readonly PreparedSou
   const pools = new Map<string, Pool>()
   for (const p of prepared)
     for (const split of ['test', 'val'] as const)
-      for (const [g, pool] of buildPools(p.spec, p.sides[split], recipe.borrowMaxChars)) pools.set(poolKey(p.spec.name, split, g), pool)
+      for (const [g, pool] of buildPools(p.spec, p.lenders[split], recipe.borrowMaxChars)) pools.set(poolKey(p.spec.name, split, g), pool)
 
   const rejected = new Set<string>()
   for (let round = 0; round < MAX_ROUNDS; round++) {

@@ -156,7 +156,7 @@ ${positionsTable(stats)}
 One JSON object per line (UTF-8, \`\\n\` line ends), keys in this order:
 
 ${table(['field', 'type', 'meaning'], [
-  ['id', 'string', 'stable identifier prefixed with the source (upstream id, or 16 hex digits of sha256 over the upstream row)'],
+  ['id', 'string', 'stable identifier prefixed with the source (upstream id; for mmlu and boolq, 16 hex digits of sha256 over its own upstream fields: MMLU question, choices and answer, not the subject; BoolQ question, answer and passage)'],
   ['source', 'string', sources.join(', ')],
   ['question', 'string', 'the upstream question text, verbatim'],
   ['context', 'string or null', 'the BoolQ passage; null elsewhere'],

@@ -15,6 +15,12 @@ export function countDrop(drops: DropCounts, reason: DropReason, n = 1): void {
 export interface PreparedSource {
   spec: SourceSpec
   sides: Record<Split, Candidate[]>
+  /**
+   * Every eligible question on each side, duplicates included: what the
+   * borrow pools are made of ("the options of every other eligible question
+   * of the same group on the same side"). In no particular order.
+   */
+  lenders: Record<Split, readonly Candidate[]>
   drops: DropCounts
   /** exclusion-list entries (ids, or normalised texts) that matched a question of this source */
   excludedHits: ReadonlySet<string>
@@ -135,8 +141,9 @@ export class SourcePreparer {
       }
     }
     this.bySplit.clear()
+    const lenders = { test: sides.test, val: sides.val }
     for (const split of ['test', 'val'] as const) sides[split] = dedupe(inSelectionOrder(sides[split], recipe.seed, spec.name, split), drops)
-    return { spec, sides, drops, excludedHits }
+    return { spec, sides, lenders, drops, excludedHits }
   }
 }
 

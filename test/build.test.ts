@@ -7,6 +7,7 @@ import { loadRecipe } from '../src/recipe.ts'
 import { rngFor, shuffle } from '../src/rng.ts'
 import { DataRecord, N_CHOICES, type Recipe, SPLITS, type Split } from '../src/schema.ts'
 import { prepareSource } from '../src/select.ts'
+import { recipeOf, sourceSpec, uq } from './helpers/questions.ts'
 import type { UpstreamQuestion } from '../src/sources/adapter.ts'
 import { loadSources } from '../src/sources/load.ts'
 import { createMirrorFetcher } from '../src/sources/mirror.ts'
@@ -176,5 +177,27 @@ describe('buildRecords on the fixture', () => {
       assert.equal(other.records[split].length, built.records[split].length)
       for (const n of N_CHOICES) assert.equal(other.records[split].filter((r) => r.n_choices === n).length, recipe.quotas[split][n])
     }
+  })
+})
+
+describe('borrow pools', () => {
+  test('hold the options of every eligible question on the side, also one de-duplicated by its text', () => {
+    // B and C share their question text, so only one of them can be selected; both lend their options
+    const spec = sourceSpec({ name: 'src', test: { from: 'test', count: 2 } })
+    const qs = [
+      uq({ id: 'src-a', options: ['a right', 'a wrong'] }),
+      uq({ id: 'src-b', question: 'Shared stem?', options: ['b one', 'b two', 'b three'] }),
+      uq({ id: 'src-c', question: 'Shared stem?', options: ['c one', 'c two', 'c three'] }),
+    ]
+    const r = recipeOf([spec], { quotas: { ...recipeOf([]).quotas, test: { ...recipeOf([]).quotas.test, '8': 2 } } })
+    const prepared = prepareSource(spec, qs, r)
+    assert.equal(prepared.sides.test.length, 2)
+    assert.deepEqual(prepared.lenders.test.map((c) => c.id).sort(), ['src-a', 'src-b', 'src-c'])
+    // 8 options each is only possible with all three lending: A borrows exactly B's and C's six
+    const { records, drops } = buildRecords(r, new Map([['src', qs]]))
+    assert.deepEqual(records.test.map((x) => x.n_choices), [8, 8])
+    const a = records.test.find((x) => x.id === 'src-a')!
+    assert.deepEqual([...a.choices].sort(), ['a right', 'a wrong', 'b one', 'b three', 'b two', 'c one', 'c three', 'c two'])
+    assert.equal(drops.get('src')!.get('duplicate_question'), 1)
   })
 })
