@@ -7,7 +7,7 @@ import { createMirrorFetcher } from '../sources/mirror.ts'
 import type { FileFetcher } from '../sources/types.ts'
 import { isMain, parseCli, runMain, stdio, type Io } from './run.ts'
 
-const USAGE = `usage: npm run build-dataset -- [--recipe FILE] [--mirror DIR] [--out DIR] [--offline] [--update-lock] [--debug]
+const USAGE = `usage: npm run build-dataset -- [--recipe FILE] [--lock FILE] [--update-lock] [--mirror DIR] [--out DIR] [--offline] [--cache-dir DIR] [--debug]
   --recipe FILE    recipe to build (default recipes/jev-bench.json)
   --lock FILE      lock file (default: next to the recipe, <recipe>.lock.json)
   --update-lock    re-resolve revisions and rewrite the lock instead of checking against it
@@ -15,6 +15,7 @@ const USAGE = `usage: npm run build-dataset -- [--recipe FILE] [--mirror DIR] [-
   --out DIR        output folder (default out); replaced whole, so only a new or empty one, or one a build wrote
   --offline        make no network request; use only the Hugging Face cache
   --cache-dir DIR  Hugging Face cache (default HF_HUB_CACHE, HF_HOME/hub or ~/.cache/huggingface/hub)
+  --debug          print the stack trace of an error
 Environment: HF_ENDPOINT (a Hub mirror endpoint), HF_TOKEN (sent to the Hub, never printed).`
 
 /** `log` gets downloads, retries and waits for another build's cache lock, so a slow build says why. */
@@ -67,11 +68,10 @@ export async function buildDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io
   for (const w of built.warnings) io.err(`warning: ${w}`)
   if (lock && lock.recipe.hash !== built.lock.recipe.hash)
     io.err(`warning: the recipe changed since ${lockPath} was written; --update-lock records it`)
+  // the lock before any output: a reader that stops early (| head) must not cost it
+  if (!lock) await writeLock(lockPath, built.lock)
   for (const line of summary(built, values.out as string)) io.out(line)
-  if (!lock) {
-    await writeLock(lockPath, built.lock)
-    io.out(`wrote ${lockPath}`)
-  }
+  if (!lock) io.out(`wrote ${lockPath}`)
   return 0
 }
 

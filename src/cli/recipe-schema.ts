@@ -1,10 +1,19 @@
 import { writeFileAtomic } from '../write.ts'
 import { recipeJsonSchema } from '../recipe.ts'
-import { runMain } from './run.ts'
+import { parseCli, runMain, stdio } from './run.ts'
+
+const USAGE = `usage: npm run recipe-schema -- [FILE]
+  Writes the recipe's JSON Schema, generated from its zod schema, so editors can check recipes.
+  FILE  where to write it (default recipes/recipe.schema.json)`
 
 /** Writes recipes/recipe.schema.json from the zod schema, so editors can check recipes. */
 await runMain(async () => {
-  const target = process.argv[2] ?? 'recipes/recipe.schema.json'
+  const { values, positionals } = parseCli(process.argv.slice(2), {}, USAGE, 1)
+  if (values.help) {
+    stdio.out(USAGE)
+    return 0
+  }
+  const target = positionals[0] ?? 'recipes/recipe.schema.json'
   await writeFileAtomic(target, `${JSON.stringify(recipeJsonSchema(), null, 2)}\n`)
-  process.stdout.write(`wrote ${target}\n`)
+  stdio.out(`wrote ${target}`)
 })

@@ -59,6 +59,11 @@ export async function runCli(
  * That work only ever writes to temp paths first, so stopping it loses nothing.
  */
 export async function runMain(main: () => Promise<number | void>): Promise<void> {
+  // a reader that stopped early (| head) is not an error of ours: finish quietly
+  for (const stream of [process.stdout, process.stderr])
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE') throw e
+    })
   const code = await runCli(main)
   if (code !== 0) process.exit(code)
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -6,7 +7,7 @@ import { after, before, test } from 'node:test'
 import { buildDatasetCli } from '../../src/cli/build-dataset.ts'
 import { runCli } from '../../src/cli/run.ts'
 import { Manifest } from '../../src/manifest.ts'
-import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, runNode, runNodeSync, STACK_FRAME } from '../helpers/cli.ts'
+import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, ROOT, runNode, runNodeSync, STACK_FRAME } from '../helpers/cli.ts'
 import { startFaultProxy } from '../helpers/fault-proxy.ts'
 import { startHubServer } from '../helpers/hub-server.ts'
 
@@ -219,6 +220,22 @@ test('a retry is said on stderr, so a slow build says why', async () => {
     await proxy.close()
     await server.close()
   }
+})
+
+test('a reader that stops after the first line (| head -1): exit 0, no stack, and the first lock is still written', async () => {
+  const dir = join(tmp, 'epipe')
+  await mkdir(dir, { recursive: true })
+  const recipe = join(dir, 'recipe.json')
+  await writeFile(recipe, await readFile(FIXTURE_RECIPE))
+  const child = spawn(process.execPath, [join(ROOT, 'bin/jev.mjs'), 'build-dataset', '--recipe', recipe, '--mirror', FIXTURE_HUB, '--out', join(dir, 'out')], { cwd: ROOT })
+  let stderr = ''
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+  // like head -1: read one chunk, then close the pipe
+  child.stdout.once('data', () => child.stdout.destroy())
+  const status = await new Promise<number | null>((ok) => child.on('close', ok))
+  assert.equal(status, 0, stderr)
+  assert.doesNotMatch(stderr, /EPIPE|\n\s+at /)
+  assert.ok(await exists(join(dir, 'recipe.lock.json')), 'the lock was written')
 })
 
 test('after an error the process ends at once, although the next source is still downloading', async () => {
