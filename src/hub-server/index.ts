@@ -8,8 +8,8 @@ import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { JevError } from '../errors.ts'
-import { type Fault, type FaultKind, fail, HubHttpError, json } from './http.ts'
-import { findMirrorRepo, MirrorHashes, REPO_PART } from './mirror.ts'
+import { type Fault, type FaultKind, fail, HubHttpError, json, NAME_RE } from './http.ts'
+import { findMirrorRepo, MirrorHashes } from './mirror.ts'
 import * as read from './read.ts'
 import type { RepoView } from './repo.ts'
 import { Store, StoreRepo } from './store.ts'
@@ -93,7 +93,8 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
     } catch {
       return fail(res, 400, 'Bad URL encoding')
     }
-    if (seg.some((s) => s === '..' || s === '.')) return fail(res, 400, 'Invalid path')
+    // a decoded %2F can hide a .. inside one segment
+    if (seg.some((s) => s.split(/[/\\]/).some((p) => p === '..' || p === '.'))) return fail(res, 400, 'Invalid path')
 
     const decoded = seg.join('/')
     const fault = faults.find((f) => f.left > 0 && decoded.includes(f.match))
@@ -135,7 +136,7 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
     const [owner = '', rawName = ''] = isApi ? seg.slice(2, 4) : seg.slice(1, 3)
     const name = isLfsBatch ? rawName.slice(0, -4) : rawName
     // a decoded %2F must not turn one segment into a path out of the mirror
-    const view = REPO_PART.test(owner) && REPO_PART.test(name) ? await findRepo(owner, name) : null
+    const view = NAME_RE.test(owner) && NAME_RE.test(name) ? await findRepo(owner, name) : null
     if (isCdn) {
       if (!view || !read.validCdnSignature(secret, view.id, seg[3] ?? '', seg.slice(4).join('/'), url))
         return fail(res, 403, 'Request has expired or the signature does not match')

@@ -5,6 +5,7 @@
  */
 import { readdir, readFile, realpath, stat } from 'node:fs/promises'
 import { join, sep } from 'node:path'
+import { NAME_RE, safeRepoPath } from './http.ts'
 import { DEFAULT_GITATTRIBUTES, lfsPatterns, tracksAsLfs } from './gitattributes.ts'
 import { type CommitSummary, isCommitId, lfsPointer, gitBlobSha1, type RepoFile, type RepoView, sha1Hex, sha256Hex } from './repo.ts'
 
@@ -68,6 +69,8 @@ export class MirrorRepo implements RepoView {
   }
 
   async file(_commit: string, path: string): Promise<RepoFile | null> {
+    // a path in the repo, never one out of its folder
+    if (!safeRepoPath(path)) return null
     const abs = join(this.dir, ...path.split('/'))
     // Links may not lead out of the mirror.
     const real = await realpath(abs).catch(() => null)
@@ -85,12 +88,10 @@ export class MirrorRepo implements RepoView {
   }
 }
 
-/** An owner or a repo name, as the Hub allows them: never a path. */
-export const REPO_PART = /^[A-Za-z0-9][\w.-]{0,95}$/
-
 /** The mirror repo at `<root>/datasets/<owner>/<name>`, or null. */
 export async function findMirrorRepo(root: string | undefined, owner: string, name: string, hashes: MirrorHashes): Promise<MirrorRepo | null> {
-  if (!root || !REPO_PART.test(owner) || !REPO_PART.test(name)) return null
+  // names as the Hub allows them are never paths
+  if (!root || !NAME_RE.test(owner) || !NAME_RE.test(name)) return null
   const dir = join(root, 'datasets', owner, name)
   if (!(await stat(dir).catch(() => null))?.isDirectory()) return null
   return new MirrorRepo(`${owner}/${name}`, dir, await realpath(root), hashes)

@@ -71,8 +71,19 @@ test('an owner with an encoded slash is no way out of the mirror', async () => {
   // decoded, x/../../.. would put <mirror>/datasets/x/../../../outside at the mirror's parent
   for (const path of ['/api/datasets/x%2F..%2F..%2F../outside', '/api/datasets/x%2F..%2F..%2F../outside/tree/main', '/datasets/x%2F..%2F..%2F../outside/resolve/main/passwords.txt']) {
     const r = await fetch(`${server.url}${path}`)
-    assert.equal(r.status, 404, path)
+    assert.equal(r.status, 400, path)
     assert.doesNotMatch(await r.text(), /passwords/, path)
+  }
+  // no .. at all, but still a path: acme/tiny/data is a folder of a repo, not a repo
+  assert.equal((await fetch(`${server.url}/api/datasets/acme%2Ftiny/data`)).status, 404)
+})
+
+test('a file path with an encoded .. is no way out of its repo, to the mirror root or another repo', async () => {
+  await writeFile(join(tmp, 'mirror', 'ROOT.md'), 'mirror root\n')
+  for (const path of ['..%2F..%2F..%2FROOT.md', 'data%2F..%2F..%2F..%2F..%2FROOT.md', '..%2Ftiny%2Fnotes.txt']) {
+    const r = await fetch(`${server.url}/datasets/acme/tiny/resolve/main/${path}`)
+    assert.equal(r.status, 400, path)
+    assert.doesNotMatch(await r.text(), /mirror root|hello notes/, path)
   }
 })
 
