@@ -76,6 +76,35 @@ describe('prepareSource', () => {
     assert.equal(p.drops.get('in_test_split'), 2)
   })
 
+  test('a val question is dropped also when its test-split copy is itself ineligible', () => {
+    // the test copy has an "all of the above" option, so it is no candidate; the val copy shares its text
+    const t = uq({ id: 'src-t', question: 'Which is true?', options: ['a', 'b', 'All of the above'], split: 'test' })
+    const v = uq({ id: 'src-v', question: 'Which is true?', options: ['c', 'd', 'e'], split: 'validation' })
+    const p = prepareSource(arcLike, [t, v, uq({ id: 'src-f', split: 'validation' })], recipeOf([arcLike]))
+    assert.deepEqual(ids(p.sides.test), [])
+    assert.deepEqual(ids(p.sides.val), ['src-f'])
+    assert.equal(p.drops.get('option_refers_to_options'), 1)
+    assert.equal(p.drops.get('in_test_split'), 1)
+  })
+
+  test('questions with the same text but different ids land on the same side of one upstream split', () => {
+    const qs = Array.from({ length: 200 }, (_, i) => [
+      uq({ id: `src-a${i}`, question: `Stem ${i}?`, options: ['1', '2', '3'], split: 'validation' }),
+      uq({ id: `src-b${i}`, question: `stem ${i}?`, options: ['4', '5', '6'], split: 'validation' }),
+    ]).flat()
+    const p = prepareSource(sameSplit, qs, recipeOf([sameSplit]))
+    const sideOf = new Map<string, string>()
+    for (const split of ['test', 'val'] as const) for (const c of p.lenders[split]) sideOf.set(c.id, split)
+    for (let i = 0; i < 200; i++) assert.equal(sideOf.get(`src-a${i}`), sideOf.get(`src-b${i}`), `pair ${i}`)
+    assert.ok(p.sides.test.length > 0 && p.sides.val.length > 0)
+  })
+
+  test('an exclusion by text that matches is a hit, as one by id is', () => {
+    const recipe = recipeOf([arcLike], { exclude: { ids: ['src-1'], texts: ['Secret  QUESTION'] } })
+    const p = prepareSource(arcLike, [uq({ id: 'src-1' }), uq({ id: 'src-2', question: 'Secret question' })], recipe)
+    assert.deepEqual([...p.excludedHits].sort(), ['secret question', 'src-1'])
+  })
+
   test('ineligible questions are dropped with their reason', () => {
     const qs = [
       uq({ id: 'src-1', options: ['x', 'X ', 'y'] }),
