@@ -129,6 +129,18 @@ describe('verifyDataset', () => {
     assert.match(r.reasons.join('\n'), /source arc_easy changed: ARC-Easy\/test-00000-of-00001\.parquet/)
   })
 
+  test('an upstream commit that moved under the same rows: sources-changed, naming the source', async () => {
+    const r = await verifyEdited('commit-moved', (dir) =>
+      editFile(dir, 'manifest.json', (t) => {
+        const m = JSON.parse(t) as { sources: { name: string; commit: string }[] }
+        m.sources.find((x) => x.name === 'mmlu')!.commit = '0'.repeat(40)
+        return `${JSON.stringify(m, null, 2)}\n`
+      }),
+    )
+    assert.equal(r.cause, 'sources-changed')
+    assert.deepEqual(r.reasons, ['source mmlu changed'])
+  })
+
   test('bytes that differ over the same rows only warn', async () => {
     const relocked = structuredClone(lock)
     relocked.sources[0]!.files[0]!.sha256 = '0'.repeat(64)
