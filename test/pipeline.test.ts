@@ -406,8 +406,15 @@ test('repairOutDir restores an out folder moved aside by a crashed build and rem
   await mkdir(liveTmp)
   await writeFile(join(parent, '.out.keep'), 'x')
 
+  // leftovers of a sibling output folder (another name) are that folder's to repair
+  const sibling = join(parent, `.other.old-${DEAD_PID}-0badc0de`)
+  await mkdir(sibling)
+  await writeFile(join(sibling, 'test.jsonl'), 'the only copy of other\n')
+
   await repairOutDir(out)
   assert.equal(await readFile(join(out, 'test.jsonl'), 'utf8'), 'previous build\n', 'the old folder is back')
+  assert.equal(await readFile(join(sibling, 'test.jsonl'), 'utf8'), 'the only copy of other\n', "a sibling's leftover is untouched")
+  await rm(sibling, { recursive: true })
   assert.deepEqual(await siblingsOf(parent, 'out'), [`.out.keep`, `.out.tmp-${process.pid}-abcdef01`])
   await rm(liveTmp, { recursive: true })
 
