@@ -27,6 +27,14 @@ describe('assignQuotas', () => {
     assert.deepEqual(histogram(out), T)
   })
 
+  test('the deal order follows the items\' keys (their identity) when given, not their ids', () => {
+    const keyed = items(100).map((it, i) => ({ ...it, key: `identity ${i}` }))
+    const renamed = keyed.map((it, i) => ({ ...it, id: `other${i}` }))
+    const a = assignQuotas(keyed, T, 1234, 'test')
+    const b = assignQuotas(renamed, T, 1234, 'test')
+    for (let i = 0; i < 100; i++) assert.equal(b.get(`other${i}`), a.get(`i${i}`), `item ${i}`)
+  })
+
   test('fixed items get their fixed count; the rest fill the table', () => {
     const list = [...items(20, { fixed: 2, capacity: 2, group: 'boolq/boolq' }, 'b'), ...items(80)]
     const out = assignQuotas(list, T, 1234, 'test')

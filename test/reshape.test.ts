@@ -106,6 +106,17 @@ describe('reshape: order', () => {
     assert.ok(differ)
   })
 
+  test('its streams are keyed by the upstream identity, not the id: the same content draws the same', () => {
+    for (let i = 0; i < 10; i++) {
+      const options = [`a${i}`, `b${i}`, `c${i}`, `d${i}`, `e${i}`]
+      const one = toCandidate(uq({ id: `x${i}`, question: `Same ${i}?`, options, answer: 1 }))
+      const twin = toCandidate(uq({ id: `y${i}`, question: `Same ${i}?`, options, answer: 1 }))
+      assert.notEqual(one.id, twin.id)
+      assert.equal(one.identity, twin.identity)
+      for (const n of [3, 5, 7]) assert.deepEqual(reshape(twin, n, bigPool, 42, false), reshape(one, n, bigPool, 42, false), `${i} n=${n}`)
+    }
+  })
+
   test('spreads the right answer evenly over positions', () => {
     // 2000 items whose right answer is always upstream option 0
     const count = (n: number, upstream: number) => {
