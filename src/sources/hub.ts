@@ -37,7 +37,6 @@ export function resolveCacheDir(env: NodeJS.ProcessEnv, homedir: string): string
   return join(base, 'huggingface', 'hub')
 }
 
-/** The JS client reads no environment variables itself. */
 function isHttpUrl(s: string): boolean {
   try {
     return /^https?:$/.test(new URL(s).protocol)
@@ -46,6 +45,7 @@ function isHttpUrl(s: string): boolean {
   }
 }
 
+/** The JS client reads no environment variables itself. */
 export function hubOptionsFromEnv(env: NodeJS.ProcessEnv): { endpoint?: string; token?: string } {
   // checked before any request: a bad value fails every request the same way
   if (env.HF_ENDPOINT && !isHttpUrl(env.HF_ENDPOINT))
