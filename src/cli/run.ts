@@ -53,10 +53,11 @@ export async function runCli(
 }
 
 /**
- * A CLI process's entry: after a failure it exits at once, so work still in
- * flight — the next source's downloads, their retries, a wait for another
- * build's cache lock — does not keep it running after the error is printed.
- * That work only ever writes to temp paths first, so stopping it loses nothing.
+ * A CLI process's entry: after a failure it exits once its output is out, so
+ * work still in flight — the next source's downloads, their retries, a wait for
+ * another build's cache lock — does not keep it running after the error is
+ * printed. That work only ever writes to temp paths first, and the cache locks
+ * it holds are released on exit, so stopping it loses nothing.
  */
 export async function runMain(main: () => Promise<number | void>): Promise<void> {
   // a reader that stopped early (| head) is not an error of ours: finish quietly
@@ -65,7 +66,11 @@ export async function runMain(main: () => Promise<number | void>): Promise<void>
       if (e.code !== 'EPIPE') throw e
     })
   const code = await runCli(main)
-  if (code !== 0) process.exit(code)
+  if (code === 0) return
+  process.exitCode = code
+  // output to a pipe is written asynchronously: let it drain, then stop what is still running
+  await Promise.all([process.stdout, process.stderr].map((s) => new Promise((done) => s.write('', done))))
+  process.exit(code)
 }
 
 /** True when the module is the script node was started with (not imported by a test). */

@@ -5,6 +5,7 @@
  * lock saves a second download of the same blob and keeps the waiting build from racing the first.
  */
 import { createHash, randomBytes } from 'node:crypto'
+import { readFileSync, rmSync } from 'node:fs'
 import { mkdir, open, readFile, readlink, rename, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { dirname, relative } from 'node:path'
@@ -120,6 +121,26 @@ async function tryCreate(lockPath: string, content: string): Promise<boolean> {
  * Runs `produce` holding `<blobPath>.lock`, unless `ready` finds the blob done first (by us earlier or
  * by the holder we waited for). A lock whose pid is dead is removed; a live one is waited for, bounded.
  */
+/** Locks this process holds, so a process that exits mid-download (a CLI after an error) does not leave them. */
+const held = new Map<string, string>()
+let releaseOnExit = false
+
+function hold(lockPath: string, mine: string): void {
+  held.set(lockPath, mine)
+  if (releaseOnExit) return
+  releaseOnExit = true
+  // synchronous, as 'exit' handlers must be; only a lock that still holds our own content goes
+  process.on('exit', () => {
+    for (const [path, content] of held) {
+      try {
+        if (readFileSync(path, 'utf8') === content) rmSync(path, { force: true })
+      } catch {
+        // gone already, or unreadable: nothing of ours to remove
+      }
+    }
+  })
+}
+
 export async function withBlobLock<T>(
   blobPath: string,
   ready: () => Promise<T | null>,
@@ -136,11 +157,13 @@ export async function withBlobLock<T>(
     const done = await ready()
     if (done !== null) return done
     if (await tryCreate(lockPath, mine)) {
+      hold(lockPath, mine)
       try {
         return (await ready()) ?? (await produce())
       } finally {
         // Remove only our own lock: a waiter may have judged it stale and replaced it.
         if ((await readFile(lockPath, 'utf8').catch(() => null)) === mine) await rm(lockPath, { force: true })
+        held.delete(lockPath)
       }
     }
     const holder = await readHolder(lockPath)

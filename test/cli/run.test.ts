@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { ROOT } from '../helpers/cli.ts'
+import { FIXTURE_HUB, FIXTURE_RECIPE, ROOT } from '../helpers/cli.ts'
+import { buildFixtureOut, FIXTURE_LOCK } from '../helpers/publish.ts'
 
 test('bin/jev.mjs: an unknown command, or the helper module run, is a USAGE error listing the commands', () => {
   for (const command of ['run', 'nope', '../cli/run']) {
@@ -22,4 +25,28 @@ test('recipe-schema: --help prints its usage and writes nothing; an unknown flag
   assert.equal(bad.status, 2, bad.stderr)
   assert.match(bad.stderr, /^error\[USAGE\]: Unknown option '--bogus'/)
   for (const name of ['--help', '--bogus']) assert.equal(existsSync(join(ROOT, name)), false, `wrote a file named ${name}`)
+})
+
+test('a failing CLI delivers all its output to a slow pipe before it exits', async () => {
+  const tmp = await mkdtemp(join(tmpdir(), 'jev-run-'))
+  try {
+    const out = join(tmp, 'out')
+    await buildFixtureOut(out)
+    // 10,000 records that are not in the rebuild: the JSON diff runs far past a pipe's 64 KiB
+    const line = (await readFile(join(out, 'test.jsonl'), 'utf8')).split('\n')[0]!
+    const extra = Array.from({ length: 10000 }, (_, i) => line.replace(/"id":"[^"]+"/, `"id":"extra-${i}"`)).join('\n')
+    await appendFile(join(out, 'test.jsonl'), `${extra}\n`)
+    // a reader that starts a second late, as `| (sleep 1; jq …)` does
+    const args = ['bin/jev.mjs', 'verify-dataset', '--recipe', FIXTURE_RECIPE, '--lock', FIXTURE_LOCK, '--mirror', FIXTURE_HUB, '--out', out, '--json']
+    const cmd = `set -o pipefail; ${[process.execPath, ...args].map((a) => `'${a}'`).join(' ')} | (sleep 1; cat)`
+    const r = spawnSync('bash', ['-c', cmd], { cwd: ROOT, encoding: 'utf8', maxBuffer: 2 ** 26 })
+    const status = r.status
+    const stdout = r.stdout
+    assert.equal(status, 9)
+    assert.ok(stdout.length > 65536, `${stdout.length} bytes`)
+    const result = JSON.parse(stdout) as { files: { file: string; records?: { removed: string[] } }[] }
+    assert.equal(result.files.find((f) => f.file === 'test.jsonl')!.records!.removed.length, 10000)
+  } finally {
+    await rm(tmp, { recursive: true, force: true })
+  }
 })

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { lstat, mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises'
 import { hostname, tmpdir } from 'node:os'
@@ -325,6 +325,24 @@ test('two processes on one empty cache at once: both succeed, each blob download
     assert.equal(n.size, ALL_FILES.length)
     assert.deepEqual([...n.values()], ALL_FILES.map(() => 1))
   }))
+
+test('a process that exits while it holds a blob lock (a CLI after an error) leaves no lock behind', async () => {
+  const tmp = await mkdtemp(join(tmpdir(), 'jev-lock-exit-'))
+  try {
+    const blob = join(tmp, 'blobs', 'abc')
+    const script = `
+      import { withBlobLock } from ${JSON.stringify(new URL('../../src/sources/hub-cache.ts', import.meta.url).href)}
+      withBlobLock(${JSON.stringify(blob)}, async () => null, () => new Promise(() => {}), { now: Date.now, maxWaitMs: 1000, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) })
+      // the lock is taken at once; exit while the download it guards never ends
+      setTimeout(() => process.exit(3), 300)
+    `
+    const r = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), '--input-type=module', '-e', script], { encoding: 'utf8' })
+    assert.equal(r.status, 3, r.stderr)
+    assert.deepEqual(await listAll(join(tmp, 'blobs')), [])
+  } finally {
+    await rm(tmp, { recursive: true, force: true })
+  }
+})
 
 test("a dead process's lock is removed; a live one is waited for, bounded, then an IO error naming it", () =>
   withRig(async ({ proxy, repoDir, cacheDir, sleeps, logs, fetcher }) => {
