@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto'
-import { link, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { link, lstat, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { sha256Hex } from './canonical.ts'
 import { JevError } from './errors.ts'
 import type { DataRecord } from './schema.ts'
+import { BUILDER } from './version.ts'
 
 /** One record per line, keys in the spec's order, `\n` after every line. */
 export function toJsonl(records: readonly DataRecord[]): string {
@@ -94,18 +95,33 @@ export const OUTPUT_FILES: readonly string[] = ['test.jsonl', 'val.jsonl', 'READ
  * A swap replaces the whole folder, so it must hold nothing but a build's
  * own files: `--out .` or a typo must not delete a folder of other things.
  */
-export async function assertReplaceable(outDir: string, names: readonly string[] = OUTPUT_FILES): Promise<void> {
+export async function assertReplaceable(outDir: string, names: readonly string[] = OUTPUT_FILES, needManifest = true): Promise<void> {
   const dir = resolve(outDir)
-  const st = await stat(dir).catch((e: NodeJS.ErrnoException) => {
+  const st = await lstat(dir).catch((e: NodeJS.ErrnoException) => {
     if (e.code === 'ENOENT') return null
     throw new JevError('IO', `cannot read ${dir}: ${e.message}`, { file: dir })
   })
   if (!st) return
   const refuse = (what: string) =>
     new JevError('USAGE', `refusing to replace ${dir}: ${what}; name a new or empty folder, or one a build wrote`, { file: dir })
+  // the swap renames the link, not the folder it points to
+  if (st.isSymbolicLink()) throw refuse('it is a symbolic link; name the folder it points to')
   if (!st.isDirectory()) throw refuse('it is not a folder')
-  const others = (await readdir(dir)).filter((e) => !names.includes(e)).sort()
+  const entries = await readdir(dir)
+  const others = entries.filter((e) => !names.includes(e)).sort()
   if (others.length) throw refuse(`it holds other things than a build's files (${others.slice(0, 3).join(', ')}${others.length > 3 ? ', …' : ''})`)
+  // a folder of the same file names, e.g. someone's own README.md, is not a build without a build's manifest
+  if (needManifest && entries.length && !(await isBuildManifest(join(dir, 'manifest.json'))))
+    throw refuse(`it has no manifest.json written by ${BUILDER.name}`)
+}
+
+async function isBuildManifest(path: string): Promise<boolean> {
+  try {
+    const m = JSON.parse(await readFile(path, 'utf8')) as { builder?: { name?: unknown }; datasetHash?: unknown }
+    return m.builder?.name === BUILDER.name && typeof m.datasetHash === 'string'
+  } catch {
+    return false
+  }
 }
 
 /**
@@ -131,8 +147,8 @@ export async function writeOutDir(outDir: string, files: ReadonlyMap<string, str
       }
     }
     await withSwapLock(parent, name, async () => {
-      // again under the lock: the folder may have changed while the build ran
-      await assertReplaceable(dir, [...new Set([...OUTPUT_FILES, ...files.keys()])])
+      // again under the lock: the folder may have changed while the build ran (the manifest was checked before it)
+      await assertReplaceable(dir, [...new Set([...OUTPUT_FILES, ...files.keys()])], false)
       const hadOld = await stat(dir).then(() => true, () => false)
       if (hadOld) await rename(dir, old)
       await rename(tmp, dir)

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
@@ -22,7 +22,24 @@ test('--out naming a folder of other things is refused before the build, and not
   assert.match(e.message, /refusing to replace .*mine: it holds other things than a build's files \(notes\.txt\)/)
   assert.deepEqual((await readdir(dir)).sort(), ['notes.txt', 'test.jsonl'])
   assert.equal(await readFile(join(dir, 'notes.txt'), 'utf8'), 'keep me\n')
-  assert.deepEqual((await readdir(tmp)).sort(), ['mine'], 'no temp folder left beside it')
+  assert.deepEqual((await readdir(tmp)).filter((e) => e.startsWith('.')), [], 'no temp folder left beside it')
+})
+
+test("--out naming a folder of a build's file names but no build, or a symbolic link, is refused", async () => {
+  const docs = join(tmp, 'docs')
+  await mkdir(docs)
+  await writeFile(join(docs, 'README.md'), 'my notes\n')
+  const e = await rejectsWith(buildFixtureOut(docs), 'USAGE')
+  assert.match(e.message, /it has no manifest\.json written by jev-bench-builder/)
+  assert.equal(await readFile(join(docs, 'README.md'), 'utf8'), 'my notes\n')
+  const target = join(tmp, 'target')
+  await mkdir(target)
+  const link = join(tmp, 'link')
+  await symlink(target, link)
+  assert.match((await rejectsWith(buildFixtureOut(link), 'USAGE')).message, /it is a symbolic link/)
+  await symlink(join(tmp, 'nowhere'), join(tmp, 'dangling'))
+  await rejectsWith(buildFixtureOut(join(tmp, 'dangling')), 'USAGE')
+  assert.deepEqual(await readdir(target), [])
 })
 
 test('--out naming a file is refused, and the file stays', async () => {

@@ -38,6 +38,8 @@ export function resolveCacheDir(env: NodeJS.ProcessEnv, homedir: string): string
 }
 
 function isHttpUrl(s: string): boolean {
+  // the URL parser forgives white space around it; a request built from the raw value would not
+  if (/\s/.test(s)) return false
   try {
     return /^https?:$/.test(new URL(s).protocol)
   } catch {

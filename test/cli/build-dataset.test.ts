@@ -202,6 +202,8 @@ test('HF_ENDPOINT without http(s) is a USAGE error and HF_TOKEN with a newline a
   let r = await build(['--recipe', FIXTURE_RECIPE, '--out', out, '--cache-dir', join(tmp, 'env-cache')], { HF_ENDPOINT: 'localhost:8080' })
   assert.equal(r.status, 2, r.text())
   assert.equal(r.err[0], 'error[USAGE]: HF_ENDPOINT "localhost:8080" is not an http:// or https:// URL')
+  r = await build(['--recipe', FIXTURE_RECIPE, '--out', out, '--cache-dir', join(tmp, 'env-cache')], { HF_ENDPOINT: 'https://huggingface.co ' })
+  assert.equal(r.status, 2, r.text())
   r = await build(['--recipe', FIXTURE_RECIPE, '--out', out, '--cache-dir', join(tmp, 'env-cache')], { HF_TOKEN: 'hf_abc\ndef' })
   assert.equal(r.status, 6, r.text())
   assert.equal(r.err[0], 'error[AUTH]: HF_TOKEN is malformed: it holds white space or a control character')
