@@ -148,7 +148,7 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
 
     if (isLfsBatch && method === 'POST') return write.lfsBatch(req, res, deps)
     if (isResolve && (method === 'GET' || method === 'HEAD'))
-      return read.resolveFile(req, res, view, seg[4] ?? '', seg.slice(5).join('/'), { redirectLfs: options.redirectLfs !== false, fault: bodyFault, secret })
+      return read.resolveFile(req, res, view, seg[4] ?? '', seg.slice(5).join('/'), { redirectLfs: options.redirectLfs !== false, fault: bodyFault, secret, base })
     if (!isApi) return fail(res, 404, 'Not found')
 
     const op = seg[4]

@@ -96,6 +96,8 @@ export interface ResolveOptions {
   fault: Fault | undefined
   /** signs the CDN URLs LFS files are redirected to */
   secret: Buffer
+  /** this server's origin: the redirect is absolute, as the Hub's is (Python's client follows relative ones as repo renames) */
+  base: string
 }
 
 function cdnSignature(secret: Buffer, repo: string, commit: string, path: string): string {
@@ -118,7 +120,7 @@ export async function resolveFile(req: IncomingMessage, res: ServerResponse, vie
   if (!f.lfs) return sendFile(req, res, f, { ...common, ETag: `"${f.oid}"` }, o.fault)
   const linked = { ...common, 'X-Linked-Etag': `"${f.sha256}"`, 'X-Linked-Size': String(f.size) }
   if (!o.redirectLfs) return sendFile(req, res, f, { ...linked, ETag: `"${f.sha256}"` }, o.fault)
-  const loc = `/cdn-lfs/${[...view.id.split('/'), commit, ...path.split('/')].map(encodeURIComponent).join('/')}?sig=${cdnSignature(o.secret, view.id, commit, path)}`
+  const loc = `${o.base}/cdn-lfs/${[...view.id.split('/'), commit, ...path.split('/')].map(encodeURIComponent).join('/')}?sig=${cdnSignature(o.secret, view.id, commit, path)}`
   res.writeHead(302, { ...linked, ETag: `"${f.oid}"`, Location: loc, 'Content-Length': '0' })
   res.end()
 }
