@@ -5,9 +5,10 @@ import { join } from 'node:path'
 import type { DataFileFacts } from './card-check.ts'
 import { JevError } from './errors.ts'
 import { datasetHash, Manifest, recordLines } from './manifest.ts'
+import { OUTPUT_FILES } from './write.ts'
 
 /** Exactly these go up, nothing else from the output folder. */
-export const PUBLISHED_FILES = ['test.jsonl', 'val.jsonl', 'README.md', 'manifest.json'] as const
+export const PUBLISHED_FILES = OUTPUT_FILES
 
 export interface LocalFile {
   path: string
