@@ -1,4 +1,5 @@
 import { DROP_REASONS, type DropReason } from './eligibility.ts'
+import { sourceFiles } from './recipe.ts'
 import type { Recipe } from './schema.ts'
 import { N_CHOICES, SPLITS } from './schema.ts'
 import type { DropCounts } from './select.ts'
@@ -120,7 +121,7 @@ export function renderCard(c: CardInput): string {
     s.val.from,
     s.fixedChoices === undefined ? (s.group === 'subject' ? 'the subject' : 'the source') : '(never grown)',
   ])
-  const files = recipe.sources.flatMap((s) => Object.entries(s.files).flatMap(([split, paths]) => paths.map((p) => `\`${s.repo}/${p}\` (${split})`)))
+  const files = recipe.sources.flatMap((s) => sourceFiles(s).map((f) => `\`${s.repo}/${f.path}\` (${f.split})`))
   const names = (list: Recipe['sources']) => list.map((s) => s.name).join(', ')
   const twoSplits = recipe.sources.filter((s) => s.test.from !== s.val.from)
   const oneSplit = recipe.sources.filter((s) => s.test.from === s.val.from)

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { z } from 'zod'
 import { canonicalJson, sha256Hex } from './canonical.ts'
 import { JevError } from './errors.ts'
-import { Recipe } from './schema.ts'
+import { Recipe, type SourceSpec } from './schema.ts'
 
 /** Every problem, one per line, each with its JSON path. */
 export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
@@ -34,6 +34,16 @@ export async function loadRecipe(file: string): Promise<Recipe> {
     throw new JevError('RECIPE', `recipe ${file} is not valid JSON: ${(e as Error).message}`, { file }, { cause: e })
   }
   return parseRecipe(json, file)
+}
+
+/**
+ * A source's files in load order: by upstream split, then as the recipe lists
+ * them. The recipe hash ignores the order of keys, so nothing may follow it.
+ */
+export function sourceFiles(spec: SourceSpec): { split: string; path: string }[] {
+  return Object.keys(spec.files)
+    .sort()
+    .flatMap((split) => (spec.files[split] ?? []).map((path) => ({ split, path })))
 }
 
 /** Hash of the parsed recipe (defaults applied), so formatting changes do not count. */

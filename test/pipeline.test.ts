@@ -92,6 +92,20 @@ test('two mirror builds are byte-identical', async () => {
   await assertSameFiles(refDir, again, 'second mirror build')
 })
 
+test('the order of keys in a recipe, which its hash ignores, changes no output byte', async () => {
+  const reordered = structuredClone(recipe)
+  let reversed = 0
+  for (const s of reordered.sources) {
+    const splits = Object.keys(s.files)
+    if (splits.length > 1) reversed++
+    s.files = Object.fromEntries(splits.reverse().map((k) => [k, s.files[k]!]))
+  }
+  assert.ok(reversed > 0, 'some source reads more than one split')
+  const built = await buildDataset(reordered, createMirrorFetcher(FIXTURE_HUB))
+  const ref = await readOut(refDir)
+  for (const f of FILES) assert.equal(built.files.get(f), ref[f]!.toString('utf8'), `${f} differs`)
+})
+
 test('the Hub client against the loopback server builds the same bytes as the mirror; warm and offline builds make no requests', async () => {
   const server = await startHubServer({ root: FIXTURE_HUB })
   const cacheDir = join(tmp, 'hub-cache')

@@ -1,6 +1,7 @@
 import { digestSetHash } from '../canonical.ts'
 import { JevError } from '../errors.ts'
 import { streamParquet } from '../parquet.ts'
+import { sourceFiles } from '../recipe.ts'
 import type { Recipe, SourceSpec } from '../schema.ts'
 import { type Adapter, adaptRow, hashRow, type UpstreamQuestion } from './adapter.ts'
 import { arc } from './arc.ts'
@@ -28,16 +29,9 @@ export interface LoadedSource {
   questions: UpstreamQuestion[]
 }
 
-/** A source's files in load order: by upstream split, then as the recipe lists them. */
-function filesOf(spec: SourceSpec): { split: string; path: string }[] {
-  return Object.keys(spec.files)
-    .sort()
-    .flatMap((split) => (spec.files[split] ?? []).map((path) => ({ split, path })))
-}
-
 /** Fetches a source's files, so the next source can download while one is being read. */
 export function fetchSource(spec: SourceSpec, revision: string, fetcher: FileFetcher): Promise<SourceFile[]> {
-  return Promise.all(filesOf(spec).map((j) => fetcher.fetchFile(spec.repo, revision, j.path)))
+  return Promise.all(sourceFiles(spec).map((j) => fetcher.fetchFile(spec.repo, revision, j.path)))
 }
 
 export async function loadSource(
@@ -52,7 +46,7 @@ export async function loadSource(
   prefetched?: Promise<SourceFile[]>,
 ): Promise<LoadedSource> {
   const adapter = ADAPTERS[spec.adapter]
-  const jobs = filesOf(spec)
+  const jobs = sourceFiles(spec)
   const fetched = await (prefetched ?? fetchSource(spec, revision, fetcher))
   const files: LoadedFile[] = []
   const questions: UpstreamQuestion[] = []
