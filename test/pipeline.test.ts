@@ -16,7 +16,7 @@ import { createHubFetcher } from '../src/sources/hub.ts'
 import { createMirrorFetcher } from '../src/sources/mirror.ts'
 import { repairOutDir, writeOutDir } from '../src/write.ts'
 import { startHubServer } from './helpers/hub-server.ts'
-import { readRows, rewriteRows } from './helpers/parquet.ts'
+import { narrowInt64, readRows, rewriteRows } from './helpers/parquet.ts'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const FIXTURE_HUB = join(ROOT, 'test/fixtures/hub')
@@ -177,6 +177,19 @@ test('permuted upstream rows (re-encoded Parquet) give identical output and iden
   const refBuilt = await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB))
   const shas = (b: typeof built) => b.sources.flatMap((s) => s.files.map((f) => f.sha256))
   assert.ok(shas(built).every((h, i) => h !== shas(refBuilt)[i]), 'source file bytes differ')
+})
+
+test('int64 columns narrowed to INT32 (the same rows for the lock) give identical output', async () => {
+  const hub = join(tmp, 'int32-hub')
+  await cp(FIXTURE_HUB, hub, { recursive: true })
+  const file = join(hub, 'datasets/sbintuitions/JCommonsenseQA/data/validation-00000-of-00001.parquet')
+  assert.deepEqual(await narrowInt64(file), ['q_id', 'label'])
+  assert.ok((await readRows(file)).every((r) => typeof r.q_id === 'number' && typeof r.label === 'number'), 'read back as numbers')
+  const lock = await readLock(join(ROOT, 'test/fixtures/recipe.lock.json'))
+  const out = join(tmp, 'int32', 'out')
+  const built = await buildToDir(recipe, createMirrorFetcher(hub), out, { lock })
+  assert.equal(built.warnings.length, 1, 'only the byte-level warning for the re-encoded file')
+  await assertSameFiles(refDir, out, 'build from INT32 columns')
 })
 
 test('a bad file in one source and a lock that does not fit the next: the first error, and no unhandled rejection', async () => {

@@ -34,6 +34,13 @@ export interface Adapter<Row> {
   toQuestion(row: Row, at: RowAt): AdaptedRow
 }
 
+/**
+ * An integer column. Parquet int64 decodes to bigint and int32 to number; the
+ * rows hash writes both alike, so a copy of the data that narrowed a column
+ * must build as the lock says it does.
+ */
+export const IntColumn = z.union([z.bigint(), z.int()], { error: 'expected an integer (an int64 or int32 column)' }).transform((v) => BigInt(v))
+
 /** For datasets without an upstream id: a hash of the canonical content that makes the question. */
 export function contentId(source: string, content: Record<string, unknown>): string {
   return recordId(source, sha256Hex(canonicalJson(content)).slice(0, 16))

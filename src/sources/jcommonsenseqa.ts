@@ -1,15 +1,15 @@
 import { z } from 'zod'
-import { type Adapter, dataError, recordId } from './adapter.ts'
+import { type Adapter, dataError, IntColumn, recordId } from './adapter.ts'
 
 const JcqaRow = z.object({
-  q_id: z.bigint(),
+  q_id: IntColumn,
   question: z.string(),
   choice0: z.string(),
   choice1: z.string(),
   choice2: z.string(),
   choice3: z.string(),
   choice4: z.string(),
-  label: z.bigint(),
+  label: IntColumn,
 })
 type JcqaRow = z.infer<typeof JcqaRow>
 

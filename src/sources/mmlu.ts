@@ -1,11 +1,11 @@
 import { z } from 'zod'
-import { type Adapter, contentId, dataError } from './adapter.ts'
+import { type Adapter, contentId, dataError, IntColumn } from './adapter.ts'
 
 const MmluRow = z.object({
   question: z.string(),
   subject: z.string().min(1),
   choices: z.array(z.string()).min(1),
-  answer: z.bigint(),
+  answer: IntColumn,
 })
 type MmluRow = z.infer<typeof MmluRow>
 

@@ -20,3 +20,17 @@ export async function rewriteRows(file: string, change: (rows: Row[]) => Row[]):
   const out = parquetWriteBuffer({ columnData: names.map((name) => ({ name, data: rows.map((r) => r[name]) })), schema, codec: 'SNAPPY' })
   await writeFile(file, new Uint8Array(out))
 }
+
+/** Rewrites a flat Parquet file (string and int64 columns only) with its int64 columns as INT32. */
+export async function narrowInt64(file: string): Promise<string[]> {
+  const rows = await readRows(file)
+  const names = Object.keys(rows[0] ?? {})
+  const narrowed = names.filter((n) => typeof rows[0]![n] === 'bigint')
+  const columnData = names.map((name) =>
+    narrowed.includes(name)
+      ? { name, data: rows.map((r) => Number(r[name] as bigint)), type: 'INT32' as const }
+      : { name, data: rows.map((r) => r[name]), type: 'STRING' as const },
+  )
+  await writeFile(file, new Uint8Array(parquetWriteBuffer({ columnData, codec: 'SNAPPY' })))
+  return narrowed
+}

@@ -101,6 +101,15 @@ describe('mmlu', () => {
     assert.equal(adaptRow(mmlu, { ...row(1n), __index_level_0__: 7n }, at('mmlu')).id, q.id)
     assert.notEqual(adaptRow(mmlu, row(1n, { choices: ['two', 'one', 'three', 'four'] }), at('mmlu')).id, q.id)
   })
+
+  test('an int32 answer (a number) is the same as an int64 one, as the rows hash says', () => {
+    const wide = row(1n)
+    const narrow = { ...wide, answer: 1 }
+    assert.equal(hashRow(narrow, at('mmlu')), hashRow(wide, at('mmlu')))
+    assert.deepEqual(adaptRow(mmlu, narrow, at('mmlu')), adaptRow(mmlu, wide, at('mmlu')))
+    assert.throws(() => adaptRow(mmlu, { ...wide, answer: 1.5 }, at('mmlu')), dataError('answer'))
+    assert.throws(() => adaptRow(mmlu, { ...wide, answer: '1' }, at('mmlu')), dataError('answer'))
+  })
 })
 
 describe('jcommonsenseqa', () => {
@@ -126,6 +135,12 @@ describe('jcommonsenseqa', () => {
 
   test('a label out of range is a DATA error naming label', () => {
     assert.throws(() => adaptRow(jcommonsenseqa, row(5n), at('jcommonsenseqa')), dataError('label'))
+  })
+
+  test('int32 q_id and label (numbers) give the same question as int64 ones', () => {
+    const narrow = { ...row(2n), q_id: 8939, label: 2 }
+    assert.deepEqual(adaptRow(jcommonsenseqa, narrow, at('jcommonsenseqa')), adaptRow(jcommonsenseqa, row(2n), at('jcommonsenseqa')))
+    assert.throws(() => adaptRow(jcommonsenseqa, { ...narrow, q_id: 8939.5 }, at('jcommonsenseqa')), dataError('q_id'))
   })
 })
 
