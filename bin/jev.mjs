@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// Runs one of the CLIs: from dist/ when it was compiled after the last change
-// to src/ (fast start), otherwise straight from src/ through tsx (always current).
-import { existsSync, readdirSync, statSync } from 'node:fs'
+// Runs one of the CLIs: from dist/ when it was compiled from the src/ there is
+// now (fast start; see src-hash.mjs), otherwise straight from src/ through tsx
+// (always current).
+import { existsSync, readdirSync } from 'node:fs'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { compiledIsCurrent } from './src-hash.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const [command, ...args] = process.argv.slice(2)
@@ -13,17 +15,7 @@ if (!command || !/^[a-z-]+$/.test(command) || command === 'run' || !existsSync(`
   process.exit(2)
 }
 
-function newestMtime(dir) {
-  let newest = 0
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = `${dir}/${entry.name}`
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs)
-  }
-  return newest
-}
-
-const stamp = `${root}dist/.stamp`
-const compiled = existsSync(stamp) && statSync(stamp).mtimeMs >= newestMtime(`${root}src`)
+const compiled = compiledIsCurrent(root)
 let entry = `${root}dist/cli/${command}.js`
 if (!compiled) {
   const { register } = await import('tsx/esm/api')
