@@ -10,7 +10,7 @@ import { fetchSource, loadSource, type LoadedSource } from './sources/load.ts'
 import type { FileFetcher } from './sources/types.ts'
 import { computeStats, type DatasetStats } from './stats.ts'
 import { BUILDER } from './version.ts'
-import { assertReplaceable, describeFile, repairOutDir, toJsonl, writeOutDir } from './write.ts'
+import { assertReplaceable, describeFile, makeOutParent, repairOutDir, toJsonl, writeOutDir } from './write.ts'
 
 export interface BuiltDataset {
   /** file name → content, exactly as written to the output folder */
@@ -101,6 +101,7 @@ export async function buildToDir(recipe: Recipe, fetcher: FileFetcher, outDir: s
   await repairOutDir(outDir)
   // before the work, so a wrong --out costs nothing
   await assertReplaceable(outDir)
+  await makeOutParent(outDir)
   const built = await buildDataset(recipe, fetcher, options)
   await writeOutDir(outDir, built.files)
   return built

@@ -3,6 +3,7 @@ import { link, lstat, mkdir, open, readdir, readFile, rename, rm, stat, writeFil
 import { basename, dirname, join, resolve } from 'node:path'
 import { sha256Hex } from './canonical.ts'
 import { JevError } from './errors.ts'
+import { makeDirs } from './make-dirs.ts'
 import type { DataRecord } from './schema.ts'
 import { BUILDER } from './version.ts'
 
@@ -115,6 +116,14 @@ export async function assertReplaceable(outDir: string, names: readonly string[]
     throw refuse(`it has no manifest.json written by ${BUILDER.name}`)
 }
 
+/** The folder the output goes in, made before the work, so a path that cannot be written fails at once. */
+export async function makeOutParent(outDir: string): Promise<void> {
+  const { parent } = siblings(outDir)
+  await makeDirs(parent).catch((e: Error) => {
+    throw new JevError('IO', `cannot write ${resolve(outDir)}: ${e.message}`, { file: resolve(outDir) }, { cause: e })
+  })
+}
+
 async function isBuildManifest(path: string): Promise<boolean> {
   try {
     const m = JSON.parse(await readFile(path, 'utf8')) as { builder?: { name?: unknown }; datasetHash?: unknown }
@@ -134,7 +143,7 @@ export async function writeOutDir(outDir: string, files: ReadonlyMap<string, str
   const tmp = join(parent, `.${name}.tmp-${tag}`)
   const old = join(parent, `.${name}.old-${tag}`)
   try {
-    await mkdir(parent, { recursive: true })
+    await makeDirs(parent)
     await repairOutDir(dir)
     await mkdir(tmp)
     for (const [file, content] of files) {

@@ -4,8 +4,9 @@
  * one `repos/datasets/<owner>/<name>.json` per repo, so a restart keeps them.
  */
 import { randomBytes } from 'node:crypto'
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
+import { makeDirs } from '../make-dirs.ts'
 import { DEFAULT_GITATTRIBUTES } from './gitattributes.ts'
 import { HubHttpError } from './http.ts'
 import { type CommitSummary, describe, isCommitId, type RepoFile, type RepoView, sha1Hex, sha256Hex } from './repo.ts'
@@ -31,7 +32,7 @@ export interface CommitChange {
 }
 
 async function writeAtomic(path: string, data: Uint8Array | string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true })
+  await makeDirs(dirname(path))
   const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`
   try {
     await writeFile(tmp, data)

@@ -6,10 +6,11 @@
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { readFileSync, rmSync } from 'node:fs'
-import { mkdir, open, readFile, readlink, rename, rm, stat, symlink, writeFile } from 'node:fs/promises'
+import { open, readFile, readlink, rename, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { dirname, relative } from 'node:path'
 import { JevError } from '../errors.ts'
+import { makeDirs } from '../make-dirs.ts'
 
 export const SHA1_RE = /^[0-9a-f]{40}$/
 export const SHA256_RE = /^[0-9a-f]{64}$/
@@ -25,7 +26,7 @@ const tempName = (dest: string) => `${dest}.${process.pid}.${randomBytes(6).toSt
 
 /** Write via a unique temp name + rename, so readers and concurrent writers never see a partial file. */
 export async function atomicWrite(dest: string, data: Uint8Array | string): Promise<void> {
-  await mkdir(dirname(dest), { recursive: true })
+  await makeDirs(dirname(dest))
   const tmp = tempName(dest)
   try {
     await writeFile(tmp, data)
@@ -51,7 +52,7 @@ export async function readVerifiedBlob(blobPath: string, etag: string, size?: nu
 export async function linkSnapshot(pointer: string, blobPath: string): Promise<void> {
   const target = relative(dirname(pointer), blobPath)
   if ((await readlink(pointer).catch(() => null)) === target) return
-  await mkdir(dirname(pointer), { recursive: true })
+  await makeDirs(dirname(pointer))
   const tmp = tempName(pointer)
   await symlink(target, tmp)
   await rename(tmp, pointer).catch(async (e) => {
@@ -152,7 +153,7 @@ export async function withBlobLock<T>(
   const pollMs = opts.pollMs ?? 200
   let waited = 0
   let announced = false
-  await mkdir(dirname(blobPath), { recursive: true })
+  await makeDirs(dirname(blobPath))
   for (;;) {
     const done = await ready()
     if (done !== null) return done

@@ -197,6 +197,20 @@ test('HF_TOKEN the Hub rejects: error[AUTH], exit 6, and the token is nowhere in
   }
 })
 
+test('an --out that cannot be made (below a file, or under /proc) is an IO error line, before any request', async () => {
+  const file = join(tmp, 'a-file')
+  await writeFile(file, 'x')
+  const outs = [join(file, 'sub', 'out'), ...(await exists('/proc/self')) ? ['/proc/jev-no-such/out'] : []]
+  for (const out of outs) {
+    const cache = join(tmp, 'unmade-cache')
+    // a port nothing listens on: a fetch would end in NETWORK, not IO
+    const r = await build(['--recipe', FIXTURE_RECIPE, '--out', out, '--cache-dir', cache], { HF_ENDPOINT: 'http://127.0.0.1:9' })
+    assert.equal(r.status, 7, r.text())
+    assert.match(r.err[0] ?? '', new RegExp(`^error\\[IO\\]: cannot (read|write) ${out.replaceAll('/', '\\/')}: `), r.text())
+    assert.equal(await exists(cache), false, 'nothing was fetched')
+  }
+})
+
 test('HF_ENDPOINT without http(s) is a USAGE error and HF_TOKEN with a newline an AUTH error, before any request', async () => {
   const out = join(tmp, 'env-out')
   let r = await build(['--recipe', FIXTURE_RECIPE, '--out', out, '--cache-dir', join(tmp, 'env-cache')], { HF_ENDPOINT: 'localhost:8080' })

@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict'
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, test } from 'node:test'
+import { makeDirs } from '../src/make-dirs.ts'
+
+let tmp: string
+before(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'jev-make-dirs-'))
+})
+after(async () => {
+  await rm(tmp, { recursive: true, force: true })
+})
+
+test('makes every missing level, and is content with folders that exist', async () => {
+  const deep = join(tmp, 'a', 'b', 'c')
+  await makeDirs(deep)
+  assert.ok((await stat(deep)).isDirectory())
+  await makeDirs(deep)
+  await makeDirs(tmp)
+})
+
+test('a file in the way is an error, not a folder', async () => {
+  const file = join(tmp, 'file')
+  await writeFile(file, 'x')
+  await assert.rejects(makeDirs(file), { code: 'EEXIST' })
+  await assert.rejects(makeDirs(join(file, 'below')), { code: 'ENOTDIR' })
+})
+
+test('where mkdir answers ENOENT under a parent that exists (/proc), it fails instead of spinning', { skip: !existsSync('/proc/self') }, async () => {
+  await assert.rejects(makeDirs('/proc/jev-no-such/out'), { code: 'ENOENT' })
+  await assert.rejects(makeDirs('/proc/jev-no-such'), { code: 'ENOENT' })
+})
