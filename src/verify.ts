@@ -7,10 +7,12 @@ import type { BuiltDataset } from './pipeline.ts'
 export type Cause = 'out-edited' | 'sources-changed' | 'recipe-changed' | 'builder-changed'
 
 export interface RecordDiff {
+  /** ids in the rebuild that the folder lacks */
   added: string[]
+  /** ids in the folder that the rebuild lacks */
   removed: string[]
   changed: { id: string; fields: string[] }[]
-  /** ids on more lines of out/ than of the rebuild (a repeated line) */
+  /** ids on more lines of the folder than of the rebuild (a repeated line) */
   repeated: string[]
   /** same records, other line order */
   reordered: boolean
@@ -75,28 +77,28 @@ async function readOrNull(path: string): Promise<Buffer | null> {
   return readFile(path).catch(() => null)
 }
 
-/** Why does `out/` differ from the rebuild? Looks at the evidence in the order of how direct it is. */
-function findCause(existing: ReadonlyMap<string, Buffer | null>, rebuilt: BuiltDataset): { cause: Cause; reasons: string[] } {
+/** Why does the folder (`dir`, as the user named it) differ from the rebuild? Looks at the evidence in the order of how direct it is. */
+function findCause(existing: ReadonlyMap<string, Buffer | null>, rebuilt: BuiltDataset, dir: string): { cause: Cause; reasons: string[] } {
   const reasons: string[] = []
   const rawManifest = existing.get('manifest.json')
   let old: Manifest | null = null
   try {
     old = rawManifest ? Manifest.parse(JSON.parse(rawManifest.toString('utf8'))) : null
   } catch {
-    reasons.push('out/manifest.json is not a valid manifest')
+    reasons.push(`${dir}/manifest.json is not a valid manifest`)
   }
   if (!old) {
-    if (!rawManifest) reasons.push('out/manifest.json is missing')
+    if (!rawManifest) reasons.push(`${dir}/manifest.json is missing`)
     return { cause: 'out-edited', reasons }
   }
   for (const o of old.outputs) {
     const buf = existing.get(o.path)
-    if (!buf) reasons.push(`out/${o.path} is missing`)
-    else if (sha256Hex(buf) !== o.sha256) reasons.push(`out/${o.path} no longer matches the sha256 in out/manifest.json`)
+    if (!buf) reasons.push(`${dir}/${o.path} is missing`)
+    else if (sha256Hex(buf) !== o.sha256) reasons.push(`${dir}/${o.path} no longer matches the sha256 in ${dir}/manifest.json`)
   }
   const lines = (f: string) => recordLines(existing.get(f)?.toString('utf8') ?? '')
   if (reasons.length === 0 && datasetHash({ test: lines('test.jsonl'), val: lines('val.jsonl') }) !== old.datasetHash)
-    reasons.push('out/manifest.json does not describe the records in out/')
+    reasons.push(`${dir}/manifest.json does not describe the records in ${dir}/`)
   if (reasons.length) return { cause: 'out-edited', reasons }
 
   const now = rebuilt.manifest
@@ -124,14 +126,14 @@ function findCause(existing: ReadonlyMap<string, Buffer | null>, rebuilt: BuiltD
 export async function verifyDataset(outDir: string, rebuilt: BuiltDataset): Promise<VerifyResult> {
   const existing = new Map<string, Buffer | null>()
   for (const name of rebuilt.files.keys()) existing.set(name, await readOrNull(join(outDir, name)))
-  return verifyFiles(existing, rebuilt)
+  return verifyFiles(existing, rebuilt, outDir)
 }
 
 /**
  * The same, for bytes already read (null: missing). A publish verifies the
  * very bytes it uploads: reading the folder again could see other files.
  */
-export function verifyFiles(existing: ReadonlyMap<string, Buffer | null>, rebuilt: BuiltDataset): VerifyResult {
+export function verifyFiles(existing: ReadonlyMap<string, Buffer | null>, rebuilt: BuiltDataset, dir = 'out'): VerifyResult {
   const files: FileDiff[] = []
   for (const [name, content] of rebuilt.files) {
     const buf = existing.get(name)
@@ -148,7 +150,7 @@ export function verifyFiles(existing: ReadonlyMap<string, Buffer | null>, rebuil
     files.push(diff)
   }
   if (files.every((f) => f.status === 'identical')) return { identical: true, files, reasons: [] }
-  return { identical: false, files, ...findCause(existing, rebuilt) }
+  return { identical: false, files, ...findCause(existing, rebuilt, dir) }
 }
 
 const SHOW = 5
@@ -164,7 +166,9 @@ export function formatVerify(outDir: string, r: VerifyResult): string[] {
     }
     const d = f.records
     const repeated = d.repeated.length ? `, ${d.repeated.length} repeated` : ''
-    lines.push(`  ${f.file}: ${d.reordered ? 'same records in another order' : `${d.changed.length} changed, ${d.added.length} added, ${d.removed.length} removed${repeated} (vs the rebuild)`}`)
+    lines.push(
+      `  ${f.file}: ${d.reordered ? 'same records in another order' : `${d.changed.length} changed, ${d.added.length} missing from ${outDir}/, ${d.removed.length} not in the rebuild${repeated}`}`,
+    )
     for (const c of d.changed.slice(0, SHOW)) lines.push(`    changed ${c.id}: ${c.fields.join(', ')}`)
     for (const id of d.added.slice(0, SHOW)) lines.push(`    missing from ${outDir}/ ${id}`)
     for (const id of d.removed.slice(0, SHOW)) lines.push(`    not in the rebuild ${id}`)

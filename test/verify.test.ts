@@ -77,6 +77,12 @@ describe('verifyDataset', () => {
     const val = r.files.find((f) => f.file === 'val.jsonl')!
     assert.deepEqual(val.records?.added, [id])
     assert.deepEqual(val.records?.removed, [])
+    // the report names the folder it was given, not out/
+    const dir = join(tmp, 'delete')
+    const text = formatVerify(dir, r).join('\n')
+    assert.match(text, new RegExp(`val\\.jsonl: 0 changed, 1 missing from ${dir}/, 0 not in the rebuild`))
+    assert.ok(text.includes(`${dir}/val.jsonl no longer matches the sha256 in ${dir}/manifest.json`), text)
+    assert.doesNotMatch(text, /(^|\s)out\//)
   })
 
   test('reordered lines: out-edited, recognised as the same records', async () => {

@@ -14,7 +14,7 @@ const USAGE = `usage: npm run build-dataset -- [--recipe FILE] [--lock FILE] [--
   --mirror DIR     read a local folder in Hub layout (DIR/datasets/<owner>/<name>/<path>) instead of the Hub
   --out DIR        output folder (default out); replaced whole, so only a new or empty one, or one a build wrote
   --offline        make no network request; use only the Hugging Face cache
-  --cache-dir DIR  Hugging Face cache (default HF_HUB_CACHE, HF_HOME/hub or ~/.cache/huggingface/hub)
+  --cache-dir DIR  Hugging Face cache (default HF_HUB_CACHE, HF_HOME/hub, XDG_CACHE_HOME/huggingface/hub or ~/.cache/huggingface/hub)
   --debug          print the stack trace of an error
 Environment: HF_ENDPOINT (a Hub mirror endpoint), HF_TOKEN (sent to the Hub, never printed).`
 

@@ -12,7 +12,7 @@ import { formatVerify, verifyFiles } from '../verify.ts'
 import { fetcherFor, SOURCE_OPTIONS } from './build-dataset.ts'
 import { type Io, isMain, parseCli, runMain, stdio } from './run.ts'
 
-const USAGE = `usage: npm run publish-dataset -- --repo OWNER/NAME [--revision BRANCH] [--tag vX.Y.Z] [--private] [--message TEXT] [--dry-run] [--no-verify] [--out DIR]
+const USAGE = `usage: npm run publish-dataset -- --repo OWNER/NAME [--revision BRANCH] [--tag NAME] [--private] [--message TEXT] [--dry-run] [--no-verify] [--out DIR]
                                   [--recipe FILE] [--lock FILE] [--mirror DIR] [--offline] [--cache-dir DIR]
   Uploads test.jsonl, val.jsonl, README.md and manifest.json from the output folder to a Hub dataset repo in one commit.
   --repo OWNER/NAME  the dataset repo; created when it does not exist
@@ -20,7 +20,7 @@ const USAGE = `usage: npm run publish-dataset -- --repo OWNER/NAME [--revision B
   --tag NAME         tag the published commit; an existing tag on the same files is kept, one on other files is an error
   --private          create the repo private
   --message TEXT     commit title (default: "Publish <name> <version>" with the dataset hash)
-  --dry-run          print the plan (files with size, sha256 and add/replace/delete) and send only read requests
+  --dry-run          print the plan (files with size, sha256 and add/replace/delete/unchanged) and send only read requests
   --no-verify        skip the rebuild; out/ must still match its own manifest
   --out DIR          folder to publish (default out)
   --mirror, --offline, --recipe, --lock, --cache-dir: where the verifying rebuild reads its sources, as for build-dataset
@@ -44,7 +44,7 @@ async function guardOut(outDir: string, files: readonly LocalFile[], values: Rec
   const rebuilt = await buildDataset(await loadRecipe(recipePath), fetcherFor(values as never, env, io.err), { lock })
   for (const w of rebuilt.warnings) io.err(`warning: ${w}`)
   // the bytes read for upload, not a second read of the folder, which could have changed since
-  const result = verifyFiles(new Map(files.map((f) => [f.path, f.bytes])), rebuilt)
+  const result = verifyFiles(new Map(files.map((f) => [f.path, f.bytes])), rebuilt, outDir)
   for (const line of formatVerify(outDir, result)) (result.identical ? io.out : io.err)(line)
   if (!result.identical) throw new JevError('VERIFY', `${outDir}/ differs from a rebuild (cause: ${result.cause}); nothing was sent`, { file: outDir })
 }

@@ -152,7 +152,7 @@ test('a file missing from the mirror: error[NOT_FOUND], exit 6, no output folder
   const r = await build(['--recipe', FIXTURE_RECIPE, '--mirror', mirror, '--out', out])
   assert.equal(r.status, 6, r.text())
   assert.match(r.err[0]!, /^error\[NOT_FOUND\]: sbintuitions\/JCommonsenseQA@[0-9a-f]{40} data\/validation-00000-of-00001\.parquet is not in the mirror /)
-  assert.equal(r.err[1], 'hint: check the repo name, revision and file path in the recipe')
+  assert.equal(r.err[1], 'hint: check the repo name, revision and file path named')
   assert.ok(!r.err.some((l) => STACK_FRAME.test(l)))
   assert.equal(await exists(out), false)
 })
