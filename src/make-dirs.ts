@@ -5,20 +5,26 @@ import { dirname } from 'node:path'
  * `mkdir -p`, one level at a time. Node's own recursive mkdir spins forever
  * where mkdir answers ENOENT under a parent that exists (as under /proc), so
  * a bad `--out` or cache path would hang the build instead of failing.
+ * Returns the folders it made, outermost first.
  */
-export async function makeDirs(dir: string): Promise<void> {
+export async function makeDirs(dir: string): Promise<string[]> {
+  let made: string[]
   try {
     await mkdir(dir)
-    return
+    return [dir]
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code
-    if (code === 'EEXIST' && (await stat(dir)).isDirectory()) return
+    if (code === 'EEXIST' && (await stat(dir)).isDirectory()) return []
     const parent = dirname(dir)
     if (code !== 'ENOENT' || parent === dir) throw e
-    await makeDirs(parent)
+    made = await makeDirs(parent)
   }
   // the parent exists now: a second ENOENT is the answer, not a missing parent
-  await mkdir(dir).catch(async (e: NodeJS.ErrnoException) => {
-    if (e.code !== 'EEXIST' || !(await stat(dir)).isDirectory()) throw e
-  })
+  try {
+    await mkdir(dir)
+    return [...made, dir]
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || !(await stat(dir)).isDirectory()) throw e
+    return made
+  }
 }

@@ -101,8 +101,14 @@ export async function buildToDir(recipe: Recipe, fetcher: FileFetcher, outDir: s
   await repairOutDir(outDir)
   // before the work, so a wrong --out costs nothing
   await assertReplaceable(outDir)
-  await makeOutParent(outDir)
-  const built = await buildDataset(recipe, fetcher, options)
-  await writeOutDir(outDir, built.files)
+  const undo = await makeOutParent(outDir)
+  let built: BuiltDataset
+  try {
+    built = await buildDataset(recipe, fetcher, options)
+    await writeOutDir(outDir, built.files)
+  } catch (e) {
+    await undo()
+    throw e
+  }
   return built
 }

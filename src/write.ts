@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { link, lstat, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { link, lstat, mkdir, open, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { sha256Hex } from './canonical.ts'
 import { JevError } from './errors.ts'
@@ -116,12 +116,30 @@ export async function assertReplaceable(outDir: string, names: readonly string[]
     throw refuse(`it has no manifest.json written by ${BUILDER.name}`)
 }
 
-/** The folder the output goes in, made before the work, so a path that cannot be written fails at once. */
-export async function makeOutParent(outDir: string): Promise<void> {
-  const { parent } = siblings(outDir)
-  await makeDirs(parent).catch((e: Error) => {
-    throw new JevError('IO', `cannot write ${resolve(outDir)}: ${e.message}`, { file: resolve(outDir) }, { cause: e })
-  })
+/**
+ * The folder the output goes in, made and checked for writing before the work,
+ * so a path that cannot be written fails at once. Returns an undo for a build
+ * that fails: the folders it made, removed while still empty.
+ */
+export async function makeOutParent(outDir: string): Promise<() => Promise<void>> {
+  const { parent, name } = siblings(outDir)
+  let made: string[] = []
+  try {
+    made = await makeDirs(parent)
+    // the swap makes a sibling folder: try one (permission bits alone do not tell, e.g. for root or in /sys)
+    const probe = join(parent, `.${name}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`)
+    await mkdir(probe)
+    await rmdir(probe)
+  } catch (e) {
+    await removeEmpty(made)
+    throw new JevError('IO', `cannot write ${resolve(outDir)}: ${(e as Error).message}`, { file: resolve(outDir) }, { cause: e })
+  }
+  return () => removeEmpty(made)
+}
+
+/** Innermost first; a folder something else has written into since is left alone. */
+async function removeEmpty(made: readonly string[]): Promise<void> {
+  for (const dir of [...made].reverse()) await rmdir(dir).catch(() => {})
 }
 
 async function isBuildManifest(path: string): Promise<boolean> {

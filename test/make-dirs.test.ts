@@ -16,10 +16,11 @@ after(async () => {
 
 test('makes every missing level, and is content with folders that exist', async () => {
   const deep = join(tmp, 'a', 'b', 'c')
-  await makeDirs(deep)
+  assert.deepEqual(await makeDirs(deep), [join(tmp, 'a'), join(tmp, 'a', 'b'), deep], 'the folders it made, outermost first')
   assert.ok((await stat(deep)).isDirectory())
-  await makeDirs(deep)
-  await makeDirs(tmp)
+  assert.deepEqual(await makeDirs(deep), [])
+  assert.deepEqual(await makeDirs(join(deep, 'd')), [join(deep, 'd')])
+  assert.deepEqual(await makeDirs(tmp), [])
 })
 
 test('a file in the way is an error, not a folder', async () => {
@@ -29,7 +30,7 @@ test('a file in the way is an error, not a folder', async () => {
   await assert.rejects(makeDirs(join(file, 'below')), { code: 'ENOTDIR' })
 })
 
-test('where mkdir answers ENOENT under a parent that exists (/proc), it fails instead of spinning', { skip: !existsSync('/proc/self') }, async () => {
+test('where mkdir answers ENOENT under a parent that exists (/proc), it fails instead of spinning', { skip: !existsSync('/proc/self'), timeout: 10_000 }, async () => {
   await assert.rejects(makeDirs('/proc/jev-no-such/out'), { code: 'ENOENT' })
   await assert.rejects(makeDirs('/proc/jev-no-such'), { code: 'ENOENT' })
 })

@@ -145,16 +145,17 @@ test('a recipe that is not JSON is a RECIPE error; a missing recipe file is IO (
   assert.match(missing.err[0]!, /^error\[IO\]: cannot read recipe /)
 })
 
-test('a file missing from the mirror: error[NOT_FOUND], exit 6, no output folder', async () => {
+test('a file missing from the mirror: error[NOT_FOUND], exit 6, no output folder, nor the folders made for it', async () => {
   const mirror = join(tmp, 'empty-mirror')
   await mkdir(join(mirror, 'datasets'), { recursive: true })
-  const out = join(tmp, 'nf', 'out')
+  const out = join(tmp, 'nf', 'deeper', 'out')
   const r = await build(['--recipe', FIXTURE_RECIPE, '--mirror', mirror, '--out', out])
   assert.equal(r.status, 6, r.text())
   assert.match(r.err[0]!, /^error\[NOT_FOUND\]: sbintuitions\/JCommonsenseQA@[0-9a-f]{40} data\/validation-00000-of-00001\.parquet is not in the mirror /)
   assert.equal(r.err[1], 'hint: check the repo name, revision and file path named')
   assert.ok(!r.err.some((l) => STACK_FRAME.test(l)))
   assert.equal(await exists(out), false)
+  assert.equal(await exists(join(tmp, 'nf')), false, 'the parents made before the work are removed again')
 })
 
 test('an unknown flag: error[USAGE], exit 2, with the usage text', async () => {
@@ -197,10 +198,13 @@ test('HF_TOKEN the Hub rejects: error[AUTH], exit 6, and the token is nowhere in
   }
 })
 
-test('an --out that cannot be made (below a file, or under /proc) is an IO error line, before any request', async () => {
+test('an --out that cannot be made (below a file, under /proc or /sys) is an IO error line, before any request', async () => {
   const file = join(tmp, 'a-file')
   await writeFile(file, 'x')
-  const outs = [join(file, 'sub', 'out'), ...(await exists('/proc/self')) ? ['/proc/jev-no-such/out'] : []]
+  // under /sys a folder exists but nothing can be made in it, whatever its permission bits say
+  const sysOut = '/sys/jev-no-such-out'
+  const sysRefuses = await mkdir(sysOut).then(() => rm(sysOut, { recursive: true }).then(() => false), () => true)
+  const outs = [join(file, 'sub', 'out'), ...((await exists('/proc/self')) ? ['/proc/jev-no-such/out'] : []), ...(sysRefuses ? [sysOut] : [])]
   for (const out of outs) {
     const cache = join(tmp, 'unmade-cache')
     // a port nothing listens on: a fetch would end in NETWORK, not IO
