@@ -3,7 +3,7 @@ import { link, lstat, mkdir, open, readdir, readFile, rename, rm, rmdir, stat, w
 import { basename, dirname, join, resolve } from 'node:path'
 import { sha256Hex } from './canonical.ts'
 import { JevError } from './errors.ts'
-import { makeDirs } from './make-dirs.ts'
+import { makeDirs } from './files.ts'
 import type { DataRecord } from './schema.ts'
 import { BUILDER } from './version.ts'
 

@@ -4,9 +4,9 @@
  * one `repos/datasets/<owner>/<name>.json` per repo, so a restart keeps them.
  */
 import { randomBytes } from 'node:crypto'
-import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
-import { makeDirs } from '../make-dirs.ts'
+import { readdir, readFile, stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import { writeAtomic } from '../files.ts'
 import { DEFAULT_GITATTRIBUTES } from './gitattributes.ts'
 import { HubHttpError } from './http.ts'
 import { type CommitSummary, describe, isCommitId, type RepoFile, type RepoView, sha1Hex, sha256Hex } from './repo.ts'
@@ -29,18 +29,6 @@ export interface CommitChange {
   put: { path: string; file: StoredFile }[]
   /** files, or folders when the path ends with `/` */
   remove: string[]
-}
-
-async function writeAtomic(path: string, data: Uint8Array | string): Promise<void> {
-  await makeDirs(dirname(path))
-  const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`
-  try {
-    await writeFile(tmp, data)
-    await rename(tmp, path)
-  } catch (e) {
-    await rm(tmp, { force: true })
-    throw e
-  }
 }
 
 export class Store {

@@ -6,11 +6,11 @@
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { readFileSync, rmSync } from 'node:fs'
-import { open, readFile, readlink, rename, rm, stat, symlink, writeFile } from 'node:fs/promises'
+import { open, readFile, readlink, rename, rm, stat, symlink } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { dirname, relative } from 'node:path'
 import { JevError } from '../errors.ts'
-import { makeDirs } from '../make-dirs.ts'
+import { makeDirs, writeAtomic } from '../files.ts'
 
 export const SHA1_RE = /^[0-9a-f]{40}$/
 export const SHA256_RE = /^[0-9a-f]{64}$/
@@ -24,18 +24,8 @@ export const hashLike = (etag: string, b: Uint8Array) => (SHA256_RE.test(etag) ?
 /** Unique per process and call, so concurrent writers never share a temp file. */
 const tempName = (dest: string) => `${dest}.${process.pid}.${randomBytes(6).toString('hex')}.incomplete`
 
-/** Write via a unique temp name + rename, so readers and concurrent writers never see a partial file. */
-export async function atomicWrite(dest: string, data: Uint8Array | string): Promise<void> {
-  await makeDirs(dirname(dest))
-  const tmp = tempName(dest)
-  try {
-    await writeFile(tmp, data)
-    await rename(tmp, dest)
-  } catch (e) {
-    await rm(tmp, { force: true })
-    throw e
-  }
-}
+/** Into the cache: a partial file is never seen, and its temp name is the `.incomplete` huggingface_hub uses. */
+export const atomicWrite = (dest: string, data: Uint8Array | string) => writeAtomic(dest, data, 'incomplete')
 
 /** The blob's bytes if it exists with the right size and hash, else null. */
 export async function readVerifiedBlob(blobPath: string, etag: string, size?: number): Promise<Uint8Array | null> {

@@ -1,4 +1,5 @@
-import { mkdir, stat } from 'node:fs/promises'
+import { randomBytes } from 'node:crypto'
+import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 
 /**
@@ -26,5 +27,22 @@ export async function makeDirs(dir: string): Promise<string[]> {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || !(await stat(dir)).isDirectory()) throw e
     return made
+  }
+}
+
+/**
+ * Writes via a temp name unique to this process and call, then a rename, so
+ * readers and concurrent writers never see a partial file. `suffix` names the
+ * temp file's kind (the HF cache calls them `.incomplete`).
+ */
+export async function writeAtomic(path: string, data: Uint8Array | string, suffix = 'tmp'): Promise<void> {
+  await makeDirs(dirname(path))
+  const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.${suffix}`
+  try {
+    await writeFile(tmp, data)
+    await rename(tmp, path)
+  } catch (e) {
+    await rm(tmp, { force: true })
+    throw e
   }
 }
