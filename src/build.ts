@@ -1,9 +1,11 @@
 import { compareStrings } from './canonical.ts'
 import type { Candidate, DropReason } from './eligibility.ts'
 import { JevError } from './errors.ts'
-import { buildPools, capacity, groupOf, type Pool } from './pool.ts'
+import { type Lending, similarLending } from './lend.ts'
+import { negationTest } from './negation.ts'
+import { buildPools, groupOf, groupsOf, uniformLending } from './pool.ts'
 import { assignQuotas } from './quota.ts'
-import { allDistinct, reshape } from './reshape.ts'
+import { allDistinct, type Origin, reshape } from './reshape.ts'
 import { keyedHash } from './rng.ts'
 import type { DataRecord, Recipe, Split } from './schema.ts'
 import { countDrop, type DropCounts, type PreparedSource, prepareSource, selectSplit } from './select.ts'
@@ -13,6 +15,8 @@ export interface BuildOutput {
   records: Record<Split, DataRecord[]>
   /** per source, per reason; sources in recipe order */
   drops: Map<string, DropCounts>
+  /** record id → the upstream file it was read from and where each choice came from */
+  origins: Map<string, { file: string; choices: Origin[] }>
 }
 
 const MAX_ROUNDS = 20
@@ -34,16 +38,16 @@ export function buildRecords(recipe: Recipe, questionsBySource: ReadonlyMap<stri
 
 /** The same, from sources already prepared (so their raw questions can be let go early). */
 export function buildFromPrepared(recipe: Recipe, prepared: readonly PreparedSource[]): BuildOutput {
-  const pools = new Map<string, Pool>()
-  for (const p of prepared)
-    for (const split of ['test', 'val'] as const)
-      for (const [g, pool] of buildPools(p.spec, p.lenders[split], recipe.borrowMaxChars)) pools.set(poolKey(p.spec.name, split, g), pool)
+  const pools = lendings(recipe, prepared)
+  const isNegative = negationTest(recipe)
+  const growNegatives = recipe.distractors.negatives.grow
 
   const rejected = new Set<string>()
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const taken = new Set<string>()
     const skipped = new Map<string, DropCounts>()
     const records: Record<Split, DataRecord[]> = { test: [], val: [] }
+    const origins: BuildOutput['origins'] = new Map()
     const failed: Candidate[] = []
     for (const split of ['test', 'val'] as const) {
       const selected = selectSplit(prepared, split, taken, rejected, skipped)
@@ -55,7 +59,11 @@ export function buildFromPrepared(recipe: Recipe, prepared: readonly PreparedSou
           id: c.id,
           key: c.identity,
           group: `${p.spec.name}/${groupOf(p.spec, c)}`,
-          capacity: capacity(c, pool),
+          // a negative question is never grown (1.1.0): an off-topic option would be a right answer there
+          capacity:
+            p.spec.fixedChoices !== undefined || (!growNegatives && isNegative(p.spec, c.normQuestion))
+              ? Math.min(8, c.options.length)
+              : (pool?.capacity(c) ?? c.options.length),
           fixed: p.spec.fixedChoices,
         })),
         recipe.quotas[split],
@@ -63,8 +71,9 @@ export function buildFromPrepared(recipe: Recipe, prepared: readonly PreparedSou
         split,
       )
       for (const { p, c, pool } of items) {
-        const { choices, answer } = reshape(c, counts.get(c.id)!, pool, recipe.seed, !p.spec.shuffle)
+        const { choices, answer, origins: from } = reshape(c, counts.get(c.id)!, pool, recipe.seed, !p.spec.shuffle)
         if (!allDistinct(choices)) failed.push(c)
+        origins.set(c.id, { file: c.file, choices: from })
         records[split].push({
           id: c.id,
           source: c.source,
@@ -81,11 +90,38 @@ export function buildFromPrepared(recipe: Recipe, prepared: readonly PreparedSou
       const drops = new Map(prepared.map((p) => [p.spec.name, new Map(p.drops)]))
       for (const [source, counts] of skipped) for (const [reason, n] of counts) countDrop(drops.get(source)!, reason, n)
       for (const id of rejected) countDrop(drops.get(sourceOf(prepared, id))!, 'final_not_distinct')
-      return { records, drops }
+      return { records, drops, origins }
     }
     for (const c of failed) rejected.add(c.id)
   }
   throw new JevError('QUOTA', `items kept failing the distinctness check after ${MAX_ROUNDS} rounds`, {})
+}
+
+/** What each group's side can lend, by the recipe's rule. */
+function lendings(recipe: Recipe, prepared: readonly PreparedSource[]): Map<string, Lending> {
+  const out = new Map<string, Lending>()
+  const rule = recipe.distractors.borrow
+  const isNegative = negationTest(recipe)
+  for (const p of prepared)
+    for (const split of ['test', 'val'] as const) {
+      if (rule.rule === 'uniform') {
+        for (const [g, pool] of buildPools(p.spec, p.lenders[split], recipe.borrowMaxChars)) out.set(poolKey(p.spec.name, split, g), uniformLending(pool))
+        continue
+      }
+      // never grown: nothing to lend
+      if (p.spec.fixedChoices !== undefined) continue
+      for (const [g, side] of groupsOf(p.spec, p.lenders[split]))
+        out.set(
+          poolKey(p.spec.name, split, g),
+          similarLending(side, {
+            rules: rule,
+            maxChars: recipe.borrowMaxChars,
+            tieKey: (c) => parseInt(keyedHash(recipe.seed, 'lend', `${p.spec.name}\u0000${split}\u0000${c.identity}`).slice(0, 8), 16),
+            isNegative: (c) => isNegative(p.spec, c.normQuestion),
+          }),
+        )
+    }
+  return out
 }
 
 function sourceOf(prepared: readonly PreparedSource[], id: string): string {

@@ -1,3 +1,6 @@
+import type { Audit } from './audit.ts'
+import { auditSection, changesSection, growingRule } from './card-distractors.ts'
+import { table } from './card-table.ts'
 import { DROP_REASONS, type DropReason } from './eligibility.ts'
 import { sourceFiles } from './recipe.ts'
 import type { Recipe } from './schema.ts'
@@ -12,6 +15,7 @@ export interface CardInput {
   builderVersion: string
   stats: DatasetStats
   drops: ReadonlyMap<string, DropCounts>
+  audit: Audit
   /** bytes of test.jsonl and val.jsonl, for dataset_info */
   bytes: Record<'test' | 'val', number>
 }
@@ -25,12 +29,6 @@ const UPSTREAM: Record<string, { title: string; licence: string; cite: string }>
 
 const LABELS = 'ABCDEFGH'
 
-export function table(head: string[], rows: (string | number)[][]): string {
-  const line = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`
-  // right-align the columns that hold only numbers
-  const numeric = head.map((_, i) => i > 0 && rows.every((r) => /^[\d.]+$/.test(String(r[i]))))
-  return [line(head), line(numeric.map((n) => (n ? '---:' : '---'))), ...rows.map(line)].join('\n')
-}
 
 function frontMatter(c: CardInput): string {
   const total = c.stats.total.test + c.stats.total.val
@@ -127,6 +125,7 @@ export function renderCard(c: CardInput): string {
   const oneSplit = recipe.sources.filter((s) => s.test.from === s.val.from)
   const fixed = recipe.sources.filter((s) => s.fixedChoices !== undefined)
   const unshuffled = recipe.sources.filter((s) => !s.shuffle)
+  const onePer = recipe.sources.filter((s) => s.onePerContext)
   const excluded = recipe.exclude.ids.length + recipe.exclude.texts.length
   return `${frontMatter(c)}
 
@@ -135,7 +134,8 @@ export function renderCard(c: CardInput): string {
 A multiple-choice set for models that return a probability for every option instead of generated text. It measures two things at once: **accuracy** (is the top-probability option the right one) and **calibration** (when the model says 0.7, is it right 70 % of the time). The number of options varies from 2 to 8, because calibration on binary questions says little about calibration on eight-way ones; 5 and 7 options are present in quantity on purpose.
 
 \`test\` is what results are reported on. \`val\` exists only to fit a temperature and is never reported on. The two are disjoint.
-
+${recipe.changesFrom ? `
+${changesSection(recipe)}` : ''}
 ## Splits and counts
 
 ${countsTable(stats)}
@@ -184,33 +184,47 @@ Files read: ${files.join(', ')}. No other split (no train split) is used.
 - Sides:${twoSplits.length ? ` for ${names(twoSplits)} the test side and the val side are different upstream splits, and a val-side question that also appears anywhere in the test-side split is dropped.` : ''}${oneSplit.length ? ` ${names(oneSplit)} draw${oneSplit.length === 1 ? 's' : ''} both sides from one upstream split: each question goes to one side by a keyed hash of its text, in the ratio of the two counts.` : ''}
 - Selection: each split takes its items from its side in the order of a keyed hash of their identity (normalised question, context and sorted options), so the upstream row order cannot change which items are chosen. No question appears twice, by identity or by question-plus-context text.
 - Option counts:${fixed.length ? ` ${fixed.map((s) => `${s.name} items always have ${s.fixedChoices} options`).join('; ')}.` : ''} The rest of each split's quota is dealt to the other items by a seeded shuffle; an item dealt more options than it can have (its own plus what its group can lend, at most 8) trades with others, so the table is met exactly.
-- Shrinking keeps the right option and a uniformly random subset of the wrong ones. Growing keeps every upstream option and borrows distractors uniformly from the item's group on the same side (see the table above), at most ${recipe.borrowMaxChars} characters long and not already among its options. Nothing is borrowed across the test/val divide.
+- Shrinking keeps the right option and a uniformly random subset of the wrong ones. ${growingRule(recipe)}${onePer.length ? `
+- ${names(onePer)}: one question per ${onePer.length === 1 ? 'context (passage)' : 'context'} in the whole dataset; the first in selection order is kept, the others are dropped as \`duplicate_passage\`.` : ''}
 - Options are shuffled with a seeded Fisher–Yates shuffle${unshuffled.length ? ` (except ${names(unshuffled)}, which keep${unshuffled.length === 1 ? 's' : ''} the upstream order)` : ''}. All randomness comes from seed ${recipe.seed} through seedrandom (alea) streams keyed by purpose and upstream identity.
+
+${auditSection(c.audit, recipe)}
 
 ## Evaluating
 
-Send each record as one choice question whose options are the choices, labelled ${LABELS.slice(0, 3).split('').join(', ')}, … in order. The reference prompt is a single user message:
+Numbers are only comparable between servers that build the same prompt. Send each record as one choice question whose options are the choices, labelled ${LABELS.slice(0, 3).split('').join(', ')}, … (up to H) in order. The reference prompt is exactly this one user message (\`{…}\` are the record's fields; the context line is \`(none)\` when \`context\` is null; one option line per choice):
 
 \`\`\`text
-Context: <the context, or (none)>
+Context:
+{context, or (none)}
 
-Answer with only the label of the best option.
-Question: <question>
+Answer the question with only the label of the best option (the character before the colon), nothing else.
+Question: {question}
 Options:
-A: <first choice>
-B: <second choice>
+A: {choices[0]}
+B: {choices[1]}
 …
 \`\`\`
 
-Read off the probability of each single-token label at the first generated position. Servers that phrase the prompt differently get different numbers.
+The probability of each single-token label at the first generated position is read off. Scores: accuracy of the top option; expected calibration error (ECE) over 15 equal-width bins of top-option confidence; negative log-likelihood (NLL, probabilities floored at 1e-12) and the multi-class Brier score (the sum of squared errors over the options); and a single temperature T fitted on \`val\` by minimising the cross-entropy of the right option, then applied to \`test\`. In probabilities-only mode no temperature is fitted, and rounded probabilities inflate NLL and Brier (accuracy and ECE are unaffected).
 
-Scores: accuracy of the top option; expected calibration error over 15 equal-width bins of top-option confidence; negative log-likelihood and Brier score; and a single temperature fitted on \`val\` by minimising cross-entropy, then applied to \`test\`.
+The reference evaluator is \`eval.py\` in the dataset's GitHub repository (kishida/jev-bench). It reads exactly the fields \`question\`, \`context\`, \`choices\`, \`answer_idx\`, \`n_choices\` and \`source\`, and skips a record whose choices are not all distinct as strings (none here). From the Hub (\`kishida/jev-bench\`, splits \`test\` and \`val\`):
+
+\`\`\`sh
+python eval.py --url http://127.0.0.1:8080
+\`\`\`
+
+On a local build, reading \`test.jsonl\` and \`val.jsonl\` from a folder instead:
+
+\`\`\`sh
+python eval.py --url http://127.0.0.1:8080 --data out/
+\`\`\`
 
 ## Caveats
 
 - A small set: accuracy differences under about 0.02 are noise.
 - Not comparable to published MMLU or ARC numbers: the option counts and the options themselves differ from the originals.
-- Borrowed distractors come from other questions and are not checked to be wrong for this one.
+- Borrowed distractors come from other questions and are not checked to be wrong for this one${recipe.distractors.borrow.rule === 'similar' ? ' by a person; the rules above make a second right answer unlikely, not impossible. `provenance.jsonl` names the lender of every one' : ''}.
 - \`val\` is for fitting a temperature only; do not report on it.
 
 ## Licence and attribution

@@ -1,29 +1,40 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { type Audit, computeAudit } from './audit.ts'
 import { choicesTable, countsTable, positionsTable } from './card.ts'
+import { auditTables } from './card-distractors.ts'
 import { checkCardMetadata } from './card-check.ts'
 import { normalize, sha256Hex } from './canonical.ts'
+import { checkProvenance } from './check-provenance.ts'
 import { datasetHash, Manifest, recordLines } from './manifest.ts'
+import { parseProvenance, type ProvenanceLine } from './provenance.ts'
 import { DataRecord, N_CHOICES, type Recipe, SPLITS, type Split } from './schema.ts'
 import { computeStats } from './stats.ts'
+import { OUTPUT_FILES } from './write.ts'
 
 const KEY_ORDER = ['id', 'source', 'question', 'context', 'choices', 'answer_idx', 'n_choices']
-const CARD_SECTIONS = ['## Splits and counts', '## Option counts', '## Answer positions', '## What was dropped', '## How it was built', '## Evaluating', '## Caveats', '## Licence and attribution']
+const CARD_SECTIONS = ['## Splits and counts', '## Option counts', '## Answer positions', '## What was dropped', '## How it was built', '## Distractor audit', '## Evaluating', '## Caveats', '## Licence and attribution']
 
-/**
- * Checks a built output folder against the recipe's counts and the spec's
- * invariants; returns every problem found (empty when the folder is good).
- */
-export async function checkDataset(dir: string, recipe: Recipe): Promise<string[]> {
+export interface ReadDataset {
+  /** each output file's bytes, null when missing */
+  raw: Record<string, Buffer | null>
+  records: Record<Split, DataRecord[]>
+  /** null when provenance.jsonl is missing or has a malformed line */
+  provenance: ProvenanceLine[] | null
+  /** what could not be read or parsed, by file and line */
+  problems: string[]
+}
+
+/** Reads a built folder's files and parses its records and provenance, line by line. */
+export async function readDataset(dir: string): Promise<ReadDataset> {
   const problems: string[] = []
-  const read = async (name: string) => readFile(join(dir, name)).catch(() => {
-    problems.push(`${name}: missing`)
-    return null
-  })
-  const records: Record<Split, DataRecord[]> = { test: [], val: [] }
   const raw: Record<string, Buffer | null> = {}
-  for (const name of ['test.jsonl', 'val.jsonl', 'README.md', 'manifest.json']) raw[name] = await read(name)
-
+  for (const name of OUTPUT_FILES)
+    raw[name] = await readFile(join(dir, name)).catch(() => {
+      problems.push(`${name}: missing`)
+      return null
+    })
+  const records: Record<Split, DataRecord[]> = { test: [], val: [] }
   for (const split of SPLITS) {
     const buf = raw[`${split}.jsonl`]
     if (!buf) continue
@@ -33,8 +44,9 @@ export async function checkDataset(dir: string, recipe: Recipe): Promise<string[
     if (Buffer.from(text, 'utf8').compare(buf) !== 0) problems.push(`${file}: not valid UTF-8`)
     if (text.includes('\r')) problems.push(`${file}: has \\r line ends`)
     if (text.length && !text.endsWith('\n')) problems.push(`${file}: no final newline`)
-    text.split('\n').forEach((line, i) => {
-      if (line === '' && i === text.split('\n').length - 1) return
+    const lines = text.split('\n')
+    lines.forEach((line, i) => {
+      if (line === '' && i === lines.length - 1) return
       let obj: unknown
       try {
         obj = JSON.parse(line)
@@ -52,9 +64,27 @@ export async function checkDataset(dir: string, recipe: Recipe): Promise<string[
       records[split].push(r.data)
     })
   }
+  let provenance: ProvenanceLine[] | null = null
+  if (raw['provenance.jsonl']) {
+    const parsed = parseProvenance(raw['provenance.jsonl'].toString('utf8'))
+    problems.push(...parsed.problems)
+    if (parsed.problems.length === 0) provenance = parsed.lines
+  }
+  return { raw, records, provenance, problems }
+}
+
+/**
+ * Checks a built output folder against the recipe's counts and the spec's
+ * invariants; returns every problem found (empty when the folder is good).
+ */
+export async function checkDataset(dir: string, recipe: Recipe): Promise<string[]> {
+  const { raw, records, provenance, problems } = await readDataset(dir)
   problems.push(...checkRecords(records, recipe))
-  if (raw['README.md']) problems.push(...checkCard(raw['README.md'].toString('utf8'), records, recipe, raw))
-  if (raw['manifest.json']) problems.push(...checkManifest(raw['manifest.json'].toString('utf8'), raw, records))
+  if (provenance) problems.push(...checkProvenance(records, provenance, recipe))
+  // the audit is only as good as the provenance it is computed from
+  const audit = provenance ? computeAudit(records, provenance, recipe) : null
+  if (raw['README.md']) problems.push(...checkCard(raw['README.md'].toString('utf8'), records, recipe, raw, audit))
+  if (raw['manifest.json']) problems.push(...checkManifest(raw['manifest.json'].toString('utf8'), raw, records, audit))
   return problems
 }
 
@@ -97,7 +127,7 @@ export function checkRecords(records: Record<Split, readonly DataRecord[]>, reci
   return problems
 }
 
-function checkCard(card: string, records: Record<Split, readonly DataRecord[]>, recipe: Recipe, raw: Record<string, Buffer | null>): string[] {
+function checkCard(card: string, records: Record<Split, readonly DataRecord[]>, recipe: Recipe, raw: Record<string, Buffer | null>, audit: Audit | null): string[] {
   const problems: string[] = []
   const facts = SPLITS.flatMap((split) => {
     const buf = raw[`${split}.jsonl`]
@@ -109,6 +139,13 @@ function checkCard(card: string, records: Record<Split, readonly DataRecord[]>, 
   const stats = computeStats(records, recipe.sources.map((s) => s.name))
   const tables: [string, string][] = [['counts', countsTable(stats)], ['option-count', choicesTable(stats)], ['answer-position', positionsTable(stats)]]
   for (const [name, t] of tables) if (!card.includes(t)) problems.push(`README.md: the ${name} table does not match the records`)
+  if (audit) {
+    const names = ['borrowing-by-source', 'borrowing-by-option-count', 'baseline']
+    auditTables(audit).forEach((t, i) => {
+      if (!card.includes(t)) problems.push(`README.md: the distractor audit's ${names[i]} table does not match the records and provenance.jsonl`)
+    })
+  }
+  if (recipe.changesFrom && !card.includes(`## Changes from ${recipe.changesFrom.version}`)) problems.push(`README.md: no section "## Changes from ${recipe.changesFrom.version}"`)
   const floor = stats.chanceFloor.test.toFixed(3)
   if (!card.includes(`**${floor}**`)) problems.push(`README.md: does not state the test chance floor ${floor} computed from test.jsonl`)
   if (!card.includes(`seed **${recipe.seed}**`)) problems.push(`README.md: does not state the seed ${recipe.seed}`)
@@ -118,7 +155,7 @@ function checkCard(card: string, records: Record<Split, readonly DataRecord[]>, 
   return problems
 }
 
-function checkManifest(text: string, raw: Record<string, Buffer | null>, records: Record<Split, readonly DataRecord[]>): string[] {
+function checkManifest(text: string, raw: Record<string, Buffer | null>, records: Record<Split, readonly DataRecord[]>, audit: Audit | null): string[] {
   let m: Manifest
   try {
     const parsed = Manifest.safeParse(JSON.parse(text))
@@ -128,8 +165,9 @@ function checkManifest(text: string, raw: Record<string, Buffer | null>, records
     return ['manifest.json: not JSON']
   }
   const problems: string[] = []
-  for (const name of ['test.jsonl', 'val.jsonl', 'README.md'])
-    if (!m.outputs.some((o) => o.path === name)) problems.push(`manifest.json: outputs do not list ${name}`)
+  for (const name of OUTPUT_FILES)
+    if (name !== 'manifest.json' && !m.outputs.some((o) => o.path === name)) problems.push(`manifest.json: outputs do not list ${name}`)
+  if (audit && JSON.stringify(m.audit) !== JSON.stringify(audit)) problems.push('manifest.json: audit does not match the records and provenance.jsonl')
   const lines = (name: string) => recordLines(raw[name]?.toString('utf8') ?? '')
   if (datasetHash({ test: lines('test.jsonl'), val: lines('val.jsonl') }) !== m.datasetHash)
     problems.push('manifest.json: datasetHash does not match the records')

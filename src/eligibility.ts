@@ -10,6 +10,7 @@ export type DropReason =
   | 'excluded'
   | 'in_test_split'
   | 'duplicate_question'
+  | 'duplicate_passage'
   | 'final_not_distinct'
 
 export const DROP_REASONS: Record<DropReason, string> = {
@@ -20,6 +21,7 @@ export const DROP_REASONS: Record<DropReason, string> = {
   excluded: 'on the exclusion list',
   in_test_split: 'val-side question that also appears in the upstream test split',
   duplicate_question: 'same question (identity or question-plus-context text) as another on its side, or as one already taken',
+  duplicate_passage: 'same passage (normalised) as a question earlier in selection order: one question per passage',
   final_not_distinct: 'final options not all distinct (replaced by the next candidate)',
 }
 
@@ -57,6 +59,8 @@ export interface Candidate extends UpstreamQuestion {
   textKey: string
   normQuestion: string
   normOptions: string[]
+  /** for a source with one question per context: a hash of the normalised context */
+  contextKey?: string
 }
 
 export function toCandidate(q: UpstreamQuestion): Candidate {

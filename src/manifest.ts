@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { Audit } from './audit.ts'
 import { setHash, sha256Hex } from './canonical.ts'
 import type { DropCounts } from './select.ts'
 import { BuilderRef, Hex64, RecipeRef, type Split } from './schema.ts'
@@ -27,6 +28,8 @@ export const Manifest = z.strictObject({
     byChoices: z.strictObject({ test: z.record(z.string(), z.int()), val: z.record(z.string(), z.int()) }),
   }),
   drops: z.record(z.string(), z.record(z.string(), z.int())),
+  /** the distractor audit (recipes from 1.1.0 on; a manifest of 1.0.0 has none) */
+  audit: Audit.optional(),
 })
 export type Manifest = z.infer<typeof Manifest>
 
@@ -47,6 +50,7 @@ export interface ManifestInput {
   jsonl: Record<Split, string>
   stats: DatasetStats
   drops: ReadonlyMap<string, DropCounts>
+  audit: Audit
 }
 
 export function buildManifest(input: ManifestInput): Manifest {
@@ -69,6 +73,7 @@ export function buildManifest(input: ManifestInput): Manifest {
     datasetHash: datasetHash({ test: recordLines(input.jsonl.test), val: recordLines(input.jsonl.val) }),
     counts: { bySource: input.stats.bySource, byChoices: input.stats.byChoices },
     drops,
+    audit: input.audit,
   }
 }
 

@@ -1,19 +1,21 @@
+import { computeAudit } from './audit.ts'
 import { buildFromPrepared } from './build.ts'
 import { normalize } from './canonical.ts'
 import { renderCard } from './card.ts'
 import { checkAgainstLock, type Lock, lockedRevision, makeLock } from './lock.ts'
 import { buildManifest, type Manifest, manifestJson } from './manifest.ts'
+import { provenanceJsonl, provenanceLines } from './provenance.ts'
 import { recipeHash } from './recipe.ts'
 import type { Recipe, Split } from './schema.ts'
 import { type DropCounts, type PreparedSource, SourcePreparer } from './select.ts'
-import { fetchSource, loadSource, type LoadedSource } from './sources/load.ts'
+import { fetchSource, idFromOf, loadSource, type LoadedSource } from './sources/load.ts'
 import type { FileFetcher } from './sources/types.ts'
 import { computeStats, type DatasetStats } from './stats.ts'
 import { BUILDER } from './version.ts'
 import { assertReplaceable, describeFile, makeOutParent, repairOutDir, toJsonl, writeOutDir } from './write.ts'
 
 export interface BuiltDataset {
-  /** file name → content, exactly as written to the output folder */
+  /** file name → content, exactly as written to the output folder (OUTPUT_FILES) */
   files: Map<string, string>
   manifest: Manifest
   stats: DatasetStats
@@ -62,9 +64,13 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
   for (const id of recipe.exclude.ids) if (!hits.has(id)) warnings.push(`exclusion list: no upstream question has the id ${id}`)
   for (const text of recipe.exclude.texts)
     if (!hits.has(normalize(text))) warnings.push(`exclusion list: no upstream question has the text ${JSON.stringify(text)}`)
-  const { records, drops } = buildFromPrepared(recipe, prepared)
+  const { records, drops, origins } = buildFromPrepared(recipe, prepared)
   const jsonl: Record<Split, string> = { test: toJsonl(records.test), val: toJsonl(records.val) }
   const stats = computeStats(records, recipe.sources.map((s) => s.name))
+  const upstream = new Map(sources.map((s) => [s.spec.name, { repo: s.spec.repo, commit: s.commit, idFrom: idFromOf(s.spec) }]))
+  const provenance = provenanceLines(records, origins, (source) => upstream.get(source)!)
+  const provenanceText = provenanceJsonl(provenance)
+  const audit = computeAudit(records, provenance, recipe)
   const hash = recipeHash(recipe)
   const card = renderCard({
     recipe,
@@ -72,6 +78,7 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
     builderVersion: BUILDER.version,
     stats,
     drops,
+    audit,
     bytes: { test: Buffer.byteLength(jsonl.test), val: Buffer.byteLength(jsonl.val) },
   })
   const manifest = buildManifest({
@@ -82,14 +89,17 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
       { ...describeFile('test.jsonl', jsonl.test), rows: records.test.length },
       { ...describeFile('val.jsonl', jsonl.val), rows: records.val.length },
       describeFile('README.md', card),
+      { ...describeFile('provenance.jsonl', provenanceText), rows: provenance.length },
     ],
     jsonl,
     stats,
     drops,
+    audit,
   })
   const files = new Map([
     ['test.jsonl', jsonl.test],
     ['val.jsonl', jsonl.val],
+    ['provenance.jsonl', provenanceText],
     ['README.md', card],
     ['manifest.json', manifestJson(manifest)],
   ])

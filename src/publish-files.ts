@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import type { DataFileFacts } from './card-check.ts'
 import { JevError } from './errors.ts'
 import { datasetHash, Manifest, recordLines } from './manifest.ts'
-import { OUTPUT_FILES } from './write.ts'
+import { DATA_FILES, OUTPUT_FILES } from './write.ts'
 
 /** Exactly these go up, nothing else from the output folder. */
 export const PUBLISHED_FILES = OUTPUT_FILES
@@ -45,7 +45,7 @@ export async function readPublishFiles(outDir: string): Promise<LocalFile[]> {
 /** Row count, size and record keys of each JSONL file, for the card check. */
 export function dataFileFacts(files: readonly LocalFile[]): DataFileFacts[] {
   return files
-    .filter((f) => f.path.endsWith('.jsonl'))
+    .filter((f) => DATA_FILES.includes(f.path))
     .map((f) => {
       const lines = recordLines(f.bytes.toString('utf8'))
       let keys: string[] = []

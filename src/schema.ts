@@ -15,6 +15,54 @@ export const SPLITS = ['test', 'val'] as const
 export type Split = (typeof SPLITS)[number]
 export const ADAPTERS = ['arc', 'mmlu', 'jcommonsenseqa', 'boolq'] as const
 export const N_CHOICES = [2, 3, 4, 5, 6, 7, 8] as const
+export const LANGUAGES = ['en', 'ja'] as const
+export type Language = (typeof LANGUAGES)[number]
+
+/** A regular expression given as a string, checked when the recipe is read. */
+const pattern = z.string().min(1).refine(
+  (p) => {
+    try {
+      new RegExp(p, 'u')
+      return true
+    } catch {
+      return false
+    }
+  },
+  { message: 'must be a valid regular expression (u flag)' },
+)
+
+/** Amendment 1.1's defaults, matched against the normalised (lower-cased) question. */
+export const DEFAULT_NEGATION_PATTERNS: Record<Language, string[]> = {
+  en: [String.raw`\b(not|never|except|least|false|incorrect|untrue|cannot|neither|nor)\b`, String.raw`n['’]t\b`],
+  ja: ['ない|以外|でない|ではない|誤り|間違'],
+}
+
+/** 1.1.0: lenders ranked by TF-IDF similarity, only their wrong options lent, like for like. */
+const SimilarBorrowing = z.strictObject({
+  rule: z.literal('similar'),
+  nearCopy: z.number().gt(0).lte(1).default(0.9).describe('lenders at least this similar to the item (a near-copy) are skipped'),
+  maxLenders: z.int().positive().default(10).describe('only the most similar lenders that pass the lender rules lend; an item they cannot fill gets a smaller capacity'),
+  drawFactor: z.int().positive().default(3).describe('the needed options are drawn from the first drawFactor × needed candidates'),
+  likeForLike: z.boolean().default(true).describe('numbers only among numbers, no numbers among words'),
+  sameForm: z.boolean().default(true).describe("only options shaped like the item's own: first letter's case, closing punctuation, length from half the shortest to twice the longest"),
+  skipLabelLike: z.boolean().default(true).describe('never lend an option that looks like a label: (A), A., A), or a lone letter'),
+  skipNegativeLenders: z.boolean().default(true).describe("a negative question's wrong options are often right for a positive one"),
+  skipOverlappingLenders: z.boolean().default(true).describe('a lender sharing an option with the item asks about the same things, perhaps the other way round'),
+})
+/** 1.0.0: drawn uniformly from every option of the group's side, right answers included. */
+const UniformBorrowing = z.strictObject({ rule: z.literal('uniform') })
+
+export const Distractors = z.strictObject({
+  borrow: z.discriminatedUnion('rule', [SimilarBorrowing, UniformBorrowing]).prefault({ rule: 'similar' }),
+  negatives: z
+    .strictObject({
+      grow: z.boolean().default(false).describe('1.0.0 grew negative questions; 1.1.0 never does'),
+      patterns: z.partialRecord(z.enum(LANGUAGES), z.array(pattern)).default(DEFAULT_NEGATION_PATTERNS),
+    })
+    .prefault({}),
+})
+export type Distractors = z.infer<typeof Distractors>
+export type SimilarBorrowing = z.infer<typeof SimilarBorrowing>
 
 /** n_choices → count, keys "2" … "8". */
 export const QuotaTable = z
@@ -47,6 +95,8 @@ export const SourceSpec = z.strictObject({
   group: z.enum(['source', 'subject']).describe('borrowing group: the whole source, or the MMLU subject'),
   fixedChoices: z.int().min(2).max(8).optional(),
   shuffle: z.boolean().default(true),
+  language: z.enum(LANGUAGES).optional().describe('picks the negation patterns that apply; without it, all of them do'),
+  onePerContext: z.boolean().default(false).describe('at most one record per context (BoolQ: one question per passage); later ones drop as duplicate_passage'),
 })
 export type SourceSpec = z.infer<typeof SourceSpec>
 
@@ -59,6 +109,15 @@ export const Recipe = z
     borrowMaxChars: z.int().positive(),
     quotas: z.strictObject({ test: QuotaTable, val: QuotaTable }),
     sources: z.array(SourceSpec).min(1),
+    distractors: Distractors.prefault({}),
+    changesFrom: z
+      .strictObject({
+        version: z.string().regex(/^\d+\.\d+\.\d+$/),
+        recipe: z.string().min(1).describe('that version\'s recipe, beside this one'),
+        bySource: z.record(z.string(), z.strictObject({ kept: z.int(), optionsChanged: z.int(), replaced: z.int() })),
+      })
+      .optional()
+      .describe('what changed from the previous version, as `npm run compare-builds` computes it; the card reports it'),
     exclude: z
       .strictObject({
         ids: z.array(z.string().min(1)).default([]),

@@ -1,4 +1,4 @@
-import { compareStrings, normalize } from './canonical.ts'
+import { compareStrings, normalize, sha256Hex } from './canonical.ts'
 import { type Candidate, type DropReason, ineligibility, toCandidate } from './eligibility.ts'
 import { JevError } from './errors.ts'
 import { keyedHash, keyedUnit } from './rng.ts'
@@ -41,7 +41,7 @@ function inSelectionOrder(side: readonly Candidate[], seed: number, source: stri
     .map((x) => x.c)
 }
 
-/** Keeps the first candidate of each identity and of each question-plus-context text. */
+/** Keeps the first candidate of each identity and of each question-plus-context text (and context, where asked). */
 function dedupe(sorted: readonly Candidate[], drops: DropCounts): Candidate[] {
   const seen = new Set<string>()
   const out: Candidate[] = []
@@ -50,11 +50,21 @@ function dedupe(sorted: readonly Candidate[], drops: DropCounts): Candidate[] {
       countDrop(drops, 'duplicate_question')
       continue
     }
+    if (c.contextKey !== undefined && seen.has(c.contextKey)) {
+      countDrop(drops, 'duplicate_passage')
+      continue
+    }
     seen.add(c.identity)
     seen.add(c.textKey)
+    if (c.contextKey !== undefined) seen.add(c.contextKey)
     out.push(c)
   }
   return out
+}
+
+/** Keys a context apart from identities and text keys, which hash other strings. */
+function contextKeyOf(c: Candidate): string {
+  return `passage:${sha256Hex(normalize(c.context ?? ''))}`
 }
 
 /**
@@ -94,6 +104,11 @@ export class SourcePreparer {
     }
     countDrop(this.drops, 'duplicate_row')
     if (compareStrings(q.subject ?? '', held.subject ?? '') < 0) held.subject = q.subject
+    // the provenance names one file: the first in code-unit order, whatever order the files came in
+    if (compareStrings(q.file, held.file) < 0) {
+      held.file = q.file
+      held.row = q.row
+    }
   }
 
   /** The source's sides in selection order; the preparer is spent. */
@@ -141,6 +156,7 @@ export class SourcePreparer {
       }
     }
     this.bySplit.clear()
+    if (spec.onePerContext) for (const c of [...sides.test, ...sides.val]) c.contextKey = contextKeyOf(c)
     const lenders = { test: sides.test, val: sides.val }
     for (const split of ['test', 'val'] as const) sides[split] = dedupe(inSelectionOrder(sides[split], recipe.seed, spec.name, split), drops)
     return { spec, sides, lenders, drops, excludedHits }
@@ -171,14 +187,16 @@ export function selectSplit(
     for (const c of sides[split]) {
       if (chosen.length === want) break
       if (rejected.has(c.id)) continue
-      if (taken.has(c.identity) || taken.has(c.textKey)) {
+      const clash = taken.has(c.identity) || taken.has(c.textKey) ? 'duplicate_question' : c.contextKey !== undefined && taken.has(c.contextKey) ? 'duplicate_passage' : null
+      if (clash) {
         // taken already by another source or by the test split
         if (!skipped.has(spec.name)) skipped.set(spec.name, new Map())
-        countDrop(skipped.get(spec.name)!, 'duplicate_question')
+        countDrop(skipped.get(spec.name)!, clash)
         continue
       }
       taken.add(c.identity)
       taken.add(c.textKey)
+      if (c.contextKey !== undefined) taken.add(c.contextKey)
       chosen.push(c)
     }
     if (chosen.length < want)

@@ -90,7 +90,9 @@ export async function repairOutDir(outDir: string): Promise<void> {
 }
 
 /** What a build writes into its output folder. */
-export const OUTPUT_FILES: readonly string[] = ['test.jsonl', 'val.jsonl', 'README.md', 'manifest.json']
+export const OUTPUT_FILES: readonly string[] = ['test.jsonl', 'val.jsonl', 'provenance.jsonl', 'README.md', 'manifest.json']
+/** The splits' files: what the card's `configs` list, a dataset's records (provenance.jsonl is not a split). */
+export const DATA_FILES: readonly string[] = ['test.jsonl', 'val.jsonl']
 
 /**
  * A swap replaces the whole folder, so it must hold nothing but a build's

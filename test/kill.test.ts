@@ -86,7 +86,7 @@ function exited(child: ChildProcess): Promise<{ code: number | null; signal: Nod
 async function outState(what: string): Promise<'old' | 'new' | 'missing'> {
   if (!(await stat(out).then(() => true, () => false))) return 'missing'
   const names = (await readdir(out)).sort()
-  assert.deepEqual(names, [...oldFiles.keys()].sort(), `${what}: out/ holds exactly the four files`)
+  assert.deepEqual(names, [...oldFiles.keys()].sort(), `${what}: out/ holds exactly the output files`)
   const files = new Map(await Promise.all(names.map(async (n) => [n, await readFile(join(out, n), 'utf8')] as const)))
   const same = (m: Map<string, string>) => names.every((n) => files.get(n) === m.get(n))
   if (same(oldFiles)) return 'old'

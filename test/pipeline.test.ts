@@ -17,11 +17,12 @@ import { createMirrorFetcher } from '../src/sources/mirror.ts'
 import { repairOutDir, writeOutDir } from '../src/write.ts'
 import { startHubServer } from './helpers/hub-server.ts'
 import { narrowInt64, readRows, rewriteRows } from './helpers/parquet.ts'
+import { OUTPUT_FILES } from '../src/write.ts'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const FIXTURE_HUB = join(ROOT, 'test/fixtures/hub')
 const RECIPE_FILE = join(ROOT, 'test/fixtures/recipe.json')
-const FILES = ['test.jsonl', 'val.jsonl', 'README.md', 'manifest.json'] as const
+const FILES = OUTPUT_FILES
 
 /** Rows per fixture file, as test/fixtures/hub/README.md lists them. */
 const FIXTURE_ROWS: Record<string, number> = {
@@ -59,7 +60,7 @@ async function readOut(dir: string): Promise<Record<string, Buffer>> {
 async function assertSameFiles(a: string, b: string, what: string): Promise<void> {
   const [x, y] = [await readOut(a), await readOut(b)]
   for (const f of FILES) assert.ok(x[f]!.equals(y[f]!), `${what}: ${f} differs`)
-  assert.deepEqual((await readdir(b)).sort(), [...FILES].sort(), `${what}: exactly the four files`)
+  assert.deepEqual((await readdir(b)).sort(), [...FILES].sort(), `${what}: exactly the output files`)
 }
 
 async function rejectsWithCode(p: Promise<unknown>, code: string): Promise<void> {
@@ -297,7 +298,7 @@ test('the manifest records sources, pinned revisions, per-file rows and rowsHash
   const all = m.sources.flatMap((s) => s.files.map((f) => f.rowsHash))
   assert.equal(new Set(all).size, all.length, 'different files, different rowsHash')
 
-  assert.deepEqual(m.outputs.map((o) => o.path), ['test.jsonl', 'val.jsonl', 'README.md'])
+  assert.deepEqual(m.outputs.map((o) => o.path), ['test.jsonl', 'val.jsonl', 'README.md', 'provenance.jsonl'])
   for (const o of m.outputs) {
     const buf = await readFile(join(refDir, o.path))
     assert.equal(o.sha256, sha256Hex(buf), `${o.path} sha256`)

@@ -51,12 +51,12 @@ function assertHolds(remote: Map<string, Buffer>, files: LocalFile[], extra: str
   for (const f of files) assert.ok(remote.get(f.path)!.equals(f.bytes), `${f.path} arrived byte-identical`)
 }
 
-test('first publish creates the repo, uploads the four files byte-identical in one commit and tags it', async () => {
+test('first publish creates the repo, uploads the output files byte-identical in one commit and tags it', async () => {
   const t = target('someone/first', { tag: 'v1.0.0' })
   const plan = await planPublish(first, t, access)
   assert.equal(plan.repoAction, 'create')
   assert.equal(plan.parentCommit, null)
-  assert.deepEqual(plan.files.map((f) => `${f.action} ${f.path}`), ['add test.jsonl', 'add val.jsonl', 'add README.md', 'add manifest.json'])
+  assert.deepEqual(plan.files.map((f) => `${f.action} ${f.path}`), ['add test.jsonl', 'add val.jsonl', 'add provenance.jsonl', 'add README.md', 'add manifest.json'])
   const r = await executePublish(plan, first, t, access)
   assert.equal(r.committed, true)
   assert.equal(r.tagged, 'created')
@@ -131,7 +131,7 @@ test('files an earlier publish listed in its manifest and this one lacks are del
     operations: [{ operation: 'addOrUpdate', path: 'notes.md', content: new Blob(['kept\n']) }],
   })
   const plan = await planPublish(first, t, access)
-  assert.deepEqual(plan.files.map((f) => `${f.action} ${f.path}`), ['unchanged test.jsonl', 'unchanged val.jsonl', 'unchanged README.md', 'replace manifest.json', 'delete data/old.jsonl'])
+  assert.deepEqual(plan.files.map((f) => `${f.action} ${f.path}`), ['unchanged test.jsonl', 'unchanged val.jsonl', 'unchanged provenance.jsonl', 'unchanged README.md', 'replace manifest.json', 'delete data/old.jsonl'])
   await executePublish(plan, first, t, access)
   assertHolds(await downloadAll(server.url, 'someone/prune'), first, ['.gitattributes', 'notes.md'])
 })
@@ -158,7 +158,7 @@ test('large files go through LFS (batch + PUT); the Hub then reports their sha25
     await publish(first, t, a)
     const urls = lfsServer.requests.map((r) => `${r.method} ${r.url.split('?')[0]}`)
     assert.ok(urls.includes('POST /datasets/someone/lfs.git/info/lfs/objects/batch'), urls.join('\n'))
-    assert.equal(urls.filter((u) => u.startsWith('PUT /lfs-upload/')).length, 1, 'only test.jsonl is over 16 KiB')
+    assert.equal(urls.filter((u) => u.startsWith('PUT /lfs-upload/')).length, 2, 'only test.jsonl and provenance.jsonl are over 16 KiB')
     const info = await pathsInfo({ hubUrl: a.endpoint, accessToken: TOKEN, repo: { type: 'dataset', name: 'someone/lfs' }, paths: ['test.jsonl', 'val.jsonl'] })
     assert.equal(info.find((i) => i.path === 'test.jsonl')?.lfs?.oid, first[0]!.sha256)
     assert.equal(info.find((i) => i.path === 'val.jsonl')?.lfs, undefined)

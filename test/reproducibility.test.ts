@@ -10,8 +10,9 @@ import type { DataRecord, Recipe } from '../src/schema.ts'
 import { createMirrorFetcher } from '../src/sources/mirror.ts'
 import { FIXTURE_HUB, FIXTURE_RECIPE, ROOT, runNode } from './helpers/cli.ts'
 import { readRows, rewriteRows } from './helpers/parquet.ts'
+import { OUTPUT_FILES } from '../src/write.ts'
 
-const FILES = ['test.jsonl', 'val.jsonl', 'README.md', 'manifest.json']
+const FILES = OUTPUT_FILES
 const LOCK = join(ROOT, 'test/fixtures/recipe.lock.json')
 let tmp: string
 let recipe: Recipe

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { normalize } from '../src/canonical.ts'
 import { toCandidate } from '../src/eligibility.ts'
-import { buildPool } from '../src/pool.ts'
+import { buildPool, uniformLending } from '../src/pool.ts'
 import { allDistinct, reshape } from '../src/reshape.ts'
 import { uq } from './helpers/questions.ts'
 
@@ -15,6 +15,8 @@ const smallPool = buildPool([three, others], 200)
 // a large pool: enough entries that borrowing rejects instead of listing
 const bigOthers = Array.from({ length: 40 }, (_, i) => item(`b${i}`, [`city ${i}a`, `city ${i}b`, 'Lyon'], 0))
 const bigPool = buildPool([three, ...bigOthers], 200)
+const small = uniformLending(smallPool)
+const big = uniformLending(bigPool)
 
 describe('reshape: shrink', () => {
   test('keeps the right answer and n options, all from the original', () => {
@@ -42,12 +44,12 @@ describe('reshape: shrink', () => {
 })
 
 describe('reshape: grow', () => {
-  for (const [name, pool] of [['small pool', smallPool], ['large pool', bigPool]] as const) {
+  for (const [name, pool, lending] of [['small pool', smallPool, small], ['large pool', bigPool, big]] as const) {
     test(`keeps every original and borrows only new pool texts (${name})`, () => {
       const poolTexts = new Set(pool.texts)
       const ownNorm = new Set(three.normOptions)
       for (let seed = 0; seed < 100; seed++) {
-        const r = reshape(three, 8, pool, seed, false)
+        const r = reshape(three, 8, lending, seed, false)
         assert.equal(r.choices.length, 8)
         assert.equal(r.choices[r.answer], 'Lyon')
         for (const o of three.options) assert.ok(r.choices.includes(o))
@@ -64,18 +66,18 @@ describe('reshape: grow', () => {
 
   test('borrows every lendable text when the pool is exactly big enough', () => {
     // small pool lends Rome, Oslo, Bern, Kyiv, Riga, Baku ("  PARIS" is the item's own)
-    const r = reshape(three, 3 + 6, smallPool, 1, false)
+    const r = reshape(three, 3 + 6, small, 1, false)
     assert.deepEqual(new Set(r.choices), new Set(['Paris', 'Lyon', 'Nice', 'Rome', 'Oslo', 'Bern', 'Kyiv', 'Riga', 'Baku']))
   })
 
   test('fails loudly when the pool cannot lend enough or is missing', () => {
-    assert.throws(() => reshape(three, 3 + 7, smallPool, 1, false), RangeError)
+    assert.throws(() => reshape(three, 3 + 7, small, 1, false), RangeError)
     assert.throws(() => reshape(three, 4, undefined, 1, false), RangeError)
   })
 
   test('draws from the whole pool, not a fixed subset', () => {
     const seen = new Set<string>()
-    for (let seed = 0; seed < 200; seed++) for (const c of reshape(three, 4, bigPool, seed, false).choices) seen.add(c)
+    for (let seed = 0; seed < 200; seed++) for (const c of reshape(three, 4, big, seed, false).choices) seen.add(c)
     // 80 lendable texts, one drawn per seed: expect most of them to show up
     assert.ok(seen.size > 3 + 60, String(seen.size))
   })
@@ -86,8 +88,8 @@ describe('reshape: order', () => {
     const yes = item('y', ['yes', 'no'], 0)
     const no = item('n', ['yes', 'no'], 1)
     for (let seed = 0; seed < 20; seed++) {
-      assert.deepEqual(reshape(yes, 2, undefined, seed, true), { choices: ['yes', 'no'], answer: 0 })
-      assert.deepEqual(reshape(no, 2, undefined, seed, true), { choices: ['yes', 'no'], answer: 1 })
+      assert.deepEqual(reshape(yes, 2, undefined, seed, true), { choices: ['yes', 'no'], answer: 0, origins: [{ from: 'upstream', index: 0 }, { from: 'upstream', index: 1 }] })
+      assert.deepEqual(reshape(no, 2, undefined, seed, true), { choices: ['yes', 'no'], answer: 1, origins: [{ from: 'upstream', index: 0 }, { from: 'upstream', index: 1 }] })
     }
   })
 
@@ -101,8 +103,8 @@ describe('reshape: order', () => {
   })
 
   test('is deterministic for a seed', () => {
-    assert.deepEqual(reshape(three, 6, bigPool, 42, false), reshape(three, 6, bigPool, 42, false))
-    const differ = [1, 2, 3, 4, 5].some((s) => JSON.stringify(reshape(three, 6, bigPool, s, false)) !== JSON.stringify(reshape(three, 6, bigPool, 42, false)))
+    assert.deepEqual(reshape(three, 6, big, 42, false), reshape(three, 6, big, 42, false))
+    const differ = [1, 2, 3, 4, 5].some((s) => JSON.stringify(reshape(three, 6, big, s, false)) !== JSON.stringify(reshape(three, 6, big, 42, false)))
     assert.ok(differ)
   })
 
@@ -113,7 +115,7 @@ describe('reshape: order', () => {
       const twin = toCandidate(uq({ id: `y${i}`, question: `Same ${i}?`, options, answer: 1 }))
       assert.notEqual(one.id, twin.id)
       assert.equal(one.identity, twin.identity)
-      for (const n of [3, 5, 7]) assert.deepEqual(reshape(twin, n, bigPool, 42, false), reshape(one, n, bigPool, 42, false), `${i} n=${n}`)
+      for (const n of [3, 5, 7]) assert.deepEqual(reshape(twin, n, big, 42, false), reshape(one, n, big, 42, false), `${i} n=${n}`)
     }
   })
 
@@ -124,7 +126,7 @@ describe('reshape: order', () => {
       const pool = buildPool(Array.from({ length: 5 }, (_, i) => item(`p${i}`, [`pa${i}`, `pb${i}`], 0)), 200)
       for (let i = 0; i < 2000; i++) {
         const c = item(`pos${i}`, Array.from({ length: upstream }, (_, k) => `opt ${k}`), 0)
-        pos[reshape(c, n, pool, 1234, false).answer]!++
+        pos[reshape(c, n, uniformLending(pool), 1234, false).answer]!++
       }
       return pos
     }

@@ -36,7 +36,7 @@ export function summary(built: BuiltDataset, outDir: string): string[] {
   for (const [source, drops] of built.drops)
     for (const [reason, n] of [...drops].sort(([a], [b]) => (a < b ? -1 : 1))) lines.push(`  ${source}: ${reason} ${n}`)
   lines.push('')
-  for (const o of built.manifest.outputs) lines.push(`${o.path.padEnd(12)} sha256 ${o.sha256}  ${o.bytes} bytes`)
+  for (const o of built.manifest.outputs) lines.push(`${o.path.padEnd(16)} sha256 ${o.sha256}  ${o.bytes} bytes`)
   lines.push(`dataset hash ${built.manifest.datasetHash}`)
   return lines
 }

@@ -1,21 +1,35 @@
-import { checkDataset } from '../check.ts'
+import { checkDataset, readDataset } from '../check.ts'
+import { checkUpstream } from '../check-upstream.ts'
 import { JevError } from '../errors.ts'
+import { lockPathFor, readLock } from '../lock.ts'
 import { loadRecipe } from '../recipe.ts'
+import { fetcherFor, SOURCE_OPTIONS } from './build-dataset.ts'
 import { isMain, parseCli, runMain, stdio, type Io } from './run.ts'
 
-const USAGE = `usage: npm run check-dataset -- [DIR] [--recipe FILE]
-  Checks a built folder (default out/) against the recipe's counts and the spec's invariants.`
+const USAGE = `usage: npm run check-dataset -- [DIR] [--recipe FILE] [--upstream [--lock FILE] [--mirror DIR | --offline] [--cache-dir DIR]]
+  Checks a built folder (default out/) against the recipe's counts, the spec's invariants and its own card, manifest and provenance.
+  --upstream       also read the recipe's sources (at the lock's commits) and prove provenance.jsonl against the upstream rows:
+                   every choice is the named row's option, no borrowed option is its lender's right answer or from the other side
+  --lock, --mirror, --offline, --cache-dir   where the sources come from, as for build-dataset`
 
-export async function checkDatasetCli(argv: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseCli(argv, { recipe: { type: 'string', default: 'recipes/jev-bench.json' } }, USAGE, 1)
+export async function checkDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
+  const { values, positionals } = parseCli(argv, { ...SOURCE_OPTIONS, upstream: { type: 'boolean', default: false } }, USAGE, 1)
   if (values.help) {
     io.out(USAGE)
     return 0
   }
   const dir = positionals[0] ?? 'out'
-  const problems = await checkDataset(dir, await loadRecipe(values.recipe as string))
+  const recipePath = values.recipe as string
+  const recipe = await loadRecipe(recipePath)
+  const problems = await checkDataset(dir, recipe)
+  if (problems.length === 0 && values.upstream) {
+    const { records, provenance } = await readDataset(dir)
+    if (!provenance) throw new JevError('CHECK', `${dir}: no readable provenance.jsonl to check against the sources`, { file: dir })
+    const lock = await readLock((values.lock as string | undefined) ?? lockPathFor(recipePath))
+    problems.push(...(await checkUpstream(records, provenance, recipe, fetcherFor(values as never, env, io.err), lock)))
+  }
   if (problems.length === 0) {
-    io.out(`ok: ${dir} meets the spec`)
+    io.out(`ok: ${dir} meets the spec${values.upstream ? ', and provenance.jsonl matches the upstream rows' : ''}`)
     return 0
   }
   for (const p of problems.slice(0, 50)) io.err(p)
@@ -24,5 +38,5 @@ export async function checkDatasetCli(argv: string[], io: Io): Promise<number> {
 }
 
 if (isMain(import.meta.url)) {
-  await runMain(() => checkDatasetCli(process.argv.slice(2), stdio))
+  await runMain(() => checkDatasetCli(process.argv.slice(2), process.env, stdio))
 }

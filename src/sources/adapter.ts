@@ -29,6 +29,8 @@ export interface RowAt {
 
 /** Maps one upstream dataset's rows to questions; `columns` are checked before any row. */
 export interface Adapter<Row> {
+  /** whether the record id's local part is an upstream id column or a content hash (the provenance says which) */
+  idFrom: 'column' | 'content'
   columns: readonly string[]
   row: z.ZodType<Row>
   toQuestion(row: Row, at: RowAt): AdaptedRow

@@ -11,6 +11,7 @@ type ArcRow = z.infer<typeof ArcRow>
 
 /** allenai/ai2_arc: answer keys are letters or, for some rows, "1"–"4". */
 export const arc: Adapter<ArcRow> = {
+  idFrom: 'column',
   columns: ['id', 'question', 'choices', 'answerKey'],
   row: ArcRow,
   toQuestion(row, at) {

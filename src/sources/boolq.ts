@@ -10,6 +10,7 @@ type BoolqRow = z.infer<typeof BoolqRow>
 
 /** google/boolq: a yes/no question over a passage; no upstream id. */
 export const boolq: Adapter<BoolqRow> = {
+  idFrom: 'content',
   columns: ['question', 'answer', 'passage'],
   row: BoolqRow,
   toQuestion(row, at) {

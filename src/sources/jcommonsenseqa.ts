@@ -15,6 +15,7 @@ type JcqaRow = z.infer<typeof JcqaRow>
 
 /** sbintuitions/JCommonsenseQA: five fixed choice columns and a label index. */
 export const jcommonsenseqa: Adapter<JcqaRow> = {
+  idFrom: 'column',
   columns: ['q_id', 'question', 'choice0', 'choice1', 'choice2', 'choice3', 'choice4', 'label'],
   row: JcqaRow,
   toQuestion(row, at) {

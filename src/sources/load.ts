@@ -12,6 +12,11 @@ import type { FileFetcher, SourceFile } from './types.ts'
 
 const ADAPTERS: Record<SourceSpec['adapter'], Adapter<never>> = { arc, mmlu, jcommonsenseqa, boolq } as never
 
+/** Whether a source's record ids carry an upstream id or a content hash. */
+export function idFromOf(spec: SourceSpec): Adapter<never>['idFrom'] {
+  return ADAPTERS[spec.adapter].idFrom
+}
+
 export interface LoadedFile {
   split: string
   path: string

@@ -11,6 +11,7 @@ type MmluRow = z.infer<typeof MmluRow>
 
 /** cais/mmlu: `answer` is a ClassLabel index into `choices`; no upstream id. */
 export const mmlu: Adapter<MmluRow> = {
+  idFrom: 'content',
   columns: ['question', 'subject', 'choices', 'answer'],
   row: MmluRow,
   toQuestion(row, at) {

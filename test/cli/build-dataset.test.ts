@@ -10,6 +10,7 @@ import { Manifest } from '../../src/manifest.ts'
 import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, ROOT, runNode, runNodeSync, STACK_FRAME } from '../helpers/cli.ts'
 import { startFaultProxy } from '../helpers/fault-proxy.ts'
 import { startHubServer } from '../helpers/hub-server.ts'
+import { OUTPUT_FILES } from '../../src/write.ts'
 
 let tmp: string
 let badRecipe: string
@@ -49,12 +50,12 @@ async function filesUnder(dir: string): Promise<string[]> {
   return out
 }
 
-test('in-process build of the fixture recipe through --mirror: exit 0, the four files, a summary', async () => {
+test('in-process build of the fixture recipe through --mirror: exit 0, the output files, a summary', async () => {
   const out = join(tmp, 'inproc', 'out')
   const r = await build(['--recipe', FIXTURE_RECIPE, '--mirror', FIXTURE_HUB, '--out', out])
   assert.equal(r.status, 0, r.text())
   assert.deepEqual(r.err, [])
-  assert.deepEqual((await readdir(out)).sort(), ['README.md', 'manifest.json', 'test.jsonl', 'val.jsonl'])
+  assert.deepEqual((await readdir(out)).sort(), [...OUTPUT_FILES].sort())
   assert.equal(r.out[0], `built ${out}/`)
   const m = Manifest.parse(JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8')))
   assert.equal(r.out.at(-1), `dataset hash ${m.datasetHash}`)

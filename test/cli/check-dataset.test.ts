@@ -10,6 +10,7 @@ import { buildToDir } from '../../src/pipeline.ts'
 import { loadRecipe } from '../../src/recipe.ts'
 import { createMirrorFetcher } from '../../src/sources/mirror.ts'
 import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, runNodeSync, STACK_FRAME } from '../helpers/cli.ts'
+import { OUTPUT_FILES } from '../../src/write.ts'
 
 let tmp: string
 let good: string
@@ -26,7 +27,7 @@ after(async () => {
 
 async function check(argv: string[]) {
   const c = collectIo()
-  const status = await runCli(() => checkDatasetCli(argv, c.io), c.io, false)
+  const status = await runCli(() => checkDatasetCli(argv, {}, c.io), c.io, false)
   return { status, ...c }
 }
 
@@ -59,7 +60,7 @@ test('a tampered folder: the problems, error[CHECK], exit 8', async () => {
 test('a folder that does not exist: every file missing, exit 8', async () => {
   const r = await check([join(tmp, 'nothing-here'), '--recipe', FIXTURE_RECIPE])
   assert.equal(r.status, 8)
-  for (const f of ['test.jsonl', 'val.jsonl', 'README.md', 'manifest.json']) assert.ok(r.err.includes(`${f}: missing`), r.text())
+  for (const f of OUTPUT_FILES) assert.ok(r.err.includes(`${f}: missing`), r.text())
 })
 
 test('an unknown flag is USAGE (exit 2); a bad recipe is RECIPE (exit 2)', async () => {

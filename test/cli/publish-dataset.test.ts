@@ -10,6 +10,7 @@ import { sha256Hex } from '../../src/canonical.ts'
 import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, runNode, STACK_FRAME } from '../helpers/cli.ts'
 import { isWriteRequest, startHubServer, type HubServer } from '../helpers/hub-server.ts'
 import { buildFixtureOut, commitIds, downloadAll, FIXTURE_LOCK, TOKEN, writeReseededRecipe } from '../helpers/publish.ts'
+import { OUTPUT_FILES } from '../../src/write.ts'
 
 let tmp: string
 let out: string
@@ -54,14 +55,14 @@ function assertOneError(r: Awaited<ReturnType<typeof publish>>, code: string, ex
 
 test('as a subprocess: publish creates the repo, prints the commit URL; the same publish again changes nothing', async () => {
   const args = [...SOURCES, '--out', out, '--repo', 'someone/jev-bench', '--tag', 'v1.0.0']
-  await writeFile(join(out, 'notes.txt'), 'not part of the dataset\n') // nothing but the four files goes up
+  await writeFile(join(out, 'notes.txt'), 'not part of the dataset\n') // nothing but the output files goes up
   const r1 = await runNode('publish-dataset.ts', args, env())
   assert.equal(r1.status, 0, r1.stderr)
   const [sha] = await commitIds(server.url, 'someone/jev-bench')
   assert.equal(r1.stdout.trimEnd().split('\n').at(-1), `${server.url}/datasets/someone/jev-bench/commit/${sha}`)
   const remote = await downloadAll(server.url, 'someone/jev-bench', 'v1.0.0')
-  assert.deepEqual([...remote.keys()].sort(), ['.gitattributes', 'README.md', 'manifest.json', 'test.jsonl', 'val.jsonl'])
-  for (const f of ['README.md', 'manifest.json', 'test.jsonl', 'val.jsonl']) assert.ok(remote.get(f)!.equals(await readFile(join(out, f))), f)
+  assert.deepEqual([...remote.keys()].sort(), ['.gitattributes', ...OUTPUT_FILES].sort())
+  for (const f of OUTPUT_FILES) assert.ok(remote.get(f)!.equals(await readFile(join(out, f))), f)
 
   const before = writes()
   const r2 = await runNode('publish-dataset.ts', args, env())
@@ -84,7 +85,7 @@ test('--dry-run prints repo, revision, parent and every file with size, sha256 a
   assert.match(text, /repo {6}create \(public\)/)
   assert.match(text, /revision {2}main/)
   assert.match(text, /parent {4}\(the first commit of the new repo\)/)
-  for (const f of ['test.jsonl', 'val.jsonl', 'README.md', 'manifest.json']) {
+  for (const f of OUTPUT_FILES) {
     const bytes = await readFile(join(out, f))
     assert.ok(r.out.some((l) => l.includes(`add       ${f}`) && l.includes(`${bytes.length} bytes`) && l.includes(`sha256 ${sha256Hex(bytes)}`)), f)
   }

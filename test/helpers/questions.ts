@@ -1,5 +1,5 @@
 // Small hand-made inputs shared by the unit tests.
-import type { Recipe, SourceSpec } from '../../src/schema.ts'
+import { Distractors, type Recipe, type SourceSpec } from '../../src/schema.ts'
 import type { UpstreamQuestion } from '../../src/sources/adapter.ts'
 
 /** An upstream question with sensible defaults; override any field. */
@@ -30,9 +30,13 @@ export function sourceSpec(over: Partial<SourceSpec> & Pick<SourceSpec, 'name'>)
     val: { from: 'validation', count: 0 },
     group: 'source',
     shuffle: true,
+    onePerContext: false,
     ...over,
   }
 }
+
+/** 1.0.0's distractor rules: uniform borrowing, right answers lent, negatives grown. */
+export const UNIFORM = Distractors.parse({ borrow: { rule: 'uniform' }, negatives: { grow: true } })
 
 /** A recipe around the given sources; the quota tables are all zero unless given. */
 export function recipeOf(sources: SourceSpec[], over: Partial<Recipe> = {}): Recipe {
@@ -45,6 +49,7 @@ export function recipeOf(sources: SourceSpec[], over: Partial<Recipe> = {}): Rec
     quotas: { test: { ...zero }, val: { ...zero } },
     sources,
     exclude: { ids: [], texts: [] },
+    distractors: Distractors.parse({}),
     ...over,
   }
 }
