@@ -28,10 +28,12 @@ async function sibling(view: RepoView, commit: string, rfilename: string, blobs:
   return { rfilename, size: f.size, blobId: f.oid, ...(f.lfs ? { lfs: { sha256: f.sha256, size: f.size, pointerSize: f.pointerSize } } : {}) }
 }
 
-/** What `expand` adds to tree and paths-info entries; the head commit stands in for each file's last one. */
-function expandFields(view: RepoView, commit: string): object {
+/** What `expand` adds to tree and paths-info entries (the head commit stands in for each file's last one); files get a scan result too. */
+function expandFields(view: RepoView, commit: string): { dir: object; file: object } {
   const last = view.log(commit)[0]
-  return { lastCommit: { id: commit, title: last?.title ?? '', date: last?.date ?? '' }, securityFileStatus: { status: 'safe' } }
+  const dir = { lastCommit: { id: commit, title: last?.title ?? '', date: last?.date ?? '2024-01-01T00:00:00.000Z' } }
+  const securityFileStatus = { status: 'safe', avScan: { virusFound: false, virusNames: null }, pickleImportScan: { highestSafetyLevel: 'innocuous', imports: [] } }
+  return { dir, file: { ...dir, securityFileStatus } }
 }
 
 /** `GET /api/datasets/<repo>[/revision/<rev>]`; `blobs` asks for file sizes and hashes, as the Hub's parameter does. */
@@ -54,13 +56,13 @@ export async function tree(res: ServerResponse, view: RepoView, revision: string
   const commit = commitOf(view, revision)
   const entries = treeOf(await view.paths(commit), dir, o.recursive)
   if (!entries) throw new HubHttpError(404, `Entry not found: ${dir}`, 'EntryNotFound')
-  const extra = o.expand ? expandFields(view, commit) : {}
+  const extra = o.expand ? expandFields(view, commit) : { dir: {}, file: {} }
   const out: object[] = []
   for (const e of entries) {
-    if (e.type === 'directory') out.push({ ...dirEntry(e.path), ...extra })
+    if (e.type === 'directory') out.push({ ...dirEntry(e.path), ...extra.dir })
     else {
       const f = await view.file(commit, e.path)
-      if (f) out.push({ ...fileEntry(f), ...extra })
+      if (f) out.push({ ...fileEntry(f), ...extra.file })
     }
   }
   json(res, out)
@@ -85,12 +87,12 @@ export async function pathsInfo(req: IncomingMessage, res: ServerResponse, view:
   const commit = commitOf(view, revision)
   const body = await pathsBody(req)
   const all = await view.paths(commit)
-  const extra = body.expand ? expandFields(view, commit) : {}
+  const extra = body.expand ? expandFields(view, commit) : { dir: {}, file: {} }
   const out: object[] = []
   for (const p of body.paths) {
     const f = all.includes(p) ? await view.file(commit, p) : null
-    if (f) out.push({ ...fileEntry(f), ...extra })
-    else if (all.some((q) => q.startsWith(`${p}/`))) out.push({ ...dirEntry(p), ...extra })
+    if (f) out.push({ ...fileEntry(f), ...extra.file })
+    else if (all.some((q) => q.startsWith(`${p}/`))) out.push({ ...dirEntry(p), ...extra.dir })
   }
   json(res, out)
 }
