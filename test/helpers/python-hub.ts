@@ -38,6 +38,9 @@ function baseEnv(src: string, home: string): NodeJS.ProcessEnv {
     PYTHONDONTWRITEBYTECODE: '1',
     HF_HUB_DISABLE_PROGRESS_BARS: '1',
     HF_HUB_DISABLE_TELEMETRY: '1',
+    // the client's 10 s defaults, raised: a loaded test machine must not turn into a failure
+    HF_HUB_ETAG_TIMEOUT: '120',
+    HF_HUB_DOWNLOAD_TIMEOUT: '120',
     NO_PROXY: '127.0.0.1,localhost',
     no_proxy: '127.0.0.1,localhost',
   }
