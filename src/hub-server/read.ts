@@ -19,6 +19,8 @@ const fileEntry = (f: RepoFile) => ({
   type: 'file', path: f.path, size: f.size, oid: f.oid,
   ...(f.lfs ? { lfs: { oid: f.sha256, size: f.size, pointerSize: f.pointerSize } } : {}),
 })
+/** The date reported when a repo has no commit date to give. */
+const NO_DATE = '2024-01-01T00:00:00.000Z'
 const dirEntry = (path: string) => ({ type: 'directory', path, size: 0, oid: sha1Hex(`tree:${path}`) })
 
 /** A repo-info sibling; with `blobs` (Python's `files_metadata=True`) its size, git oid and LFS facts too. */
@@ -31,7 +33,7 @@ async function sibling(view: RepoView, commit: string, rfilename: string, blobs:
 /** What `expand` adds to tree and paths-info entries (the head commit stands in for each file's last one); files get a scan result too. */
 function expandFields(view: RepoView, commit: string): { dir: object; file: object } {
   const last = view.log(commit)[0]
-  const dir = { lastCommit: { id: commit, title: last?.title ?? '', date: last?.date ?? '2024-01-01T00:00:00.000Z' } }
+  const dir = { lastCommit: { id: commit, title: last?.title ?? '', date: last?.date ?? NO_DATE } }
   const securityFileStatus = { status: 'safe', avScan: { virusFound: false, virusNames: null }, pickleImportScan: { highestSafetyLevel: 'innocuous', imports: [] } }
   return { dir, file: { ...dir, securityFileStatus } }
 }
@@ -46,7 +48,7 @@ export async function repoInfo(res: ServerResponse, view: RepoView, revision: st
   json(res, {
     _id: sha1Hex(view.id).slice(0, 24), id: view.id, author: owner, sha: commit,
     private: view.private, gated: false, disabled: false, downloads: 0, likes: 0, tags: [],
-    lastModified: view.log(commit)[0]?.date ?? '2024-01-01T00:00:00.000Z',
+    lastModified: view.log(commit)[0]?.date ?? NO_DATE,
     siblings,
     ...(cardData ? { cardData } : {}),
   })
