@@ -35,6 +35,19 @@ function notPlain(node: unknown, at: string, out: string[]): void {
   })
 }
 
+/** The front matter as a mapping, or null with the reasons it is not one; not-plain YAML is listed but still read. */
+function readFrontMatter(fm: string): { meta: Record<string, unknown> | null; problems: string[] } {
+  const doc = parseDocument(fm, { schema: 'core', uniqueKeys: true, prettyErrors: false })
+  const problems = [...doc.errors, ...doc.warnings].map((e) => `README.md front matter: not plain YAML: ${e.message}`)
+  if (problems.length) return { meta: null, problems }
+  const plain: string[] = []
+  notPlain(doc.contents, '', plain)
+  problems.push(...plain.map((p) => `README.md front matter: ${p.replace(/^: /, '(top): ')}`))
+  const meta = doc.toJS() as unknown
+  if (!meta || typeof meta !== 'object' || Array.isArray(meta)) return { meta: null, problems: [...problems, 'README.md front matter: is not a mapping of fields'] }
+  return { meta: meta as Record<string, unknown>, problems }
+}
+
 /**
  * Every problem with the card's front matter, each naming its field; empty when
  * the Hub would accept it and it describes `dataFiles` (the data files being
@@ -43,15 +56,28 @@ function notPlain(node: unknown, at: string, out: string[]): void {
 export function checkCardMetadata(card: string, dataFiles: readonly DataFileFacts[]): string[] {
   const fm = frontMatter(card)
   if (fm === null) return ['README.md: no YAML front matter (a first line "---" and a closing "---")']
-  const doc = parseDocument(fm, { schema: 'core', uniqueKeys: true, prettyErrors: false })
-  const problems = [...doc.errors, ...doc.warnings].map((e) => `README.md front matter: not plain YAML: ${e.message}`)
-  if (problems.length) return problems
-  const plain: string[] = []
-  notPlain(doc.contents, '', plain)
-  problems.push(...plain.map((p) => `README.md front matter: ${p.replace(/^: /, '(top): ')}`))
-  const meta = doc.toJS() as unknown
-  if (!meta || typeof meta !== 'object' || Array.isArray(meta)) return [...problems, 'README.md front matter: is not a mapping of fields']
-  return [...problems, ...checkFields(meta as Record<string, unknown>, dataFiles).map((p) => `README.md: ${p}`)]
+  const { meta, problems } = readFrontMatter(fm)
+  return meta ? [...problems, ...checkFields(meta, dataFiles).map((p) => `README.md: ${p}`)] : problems
+}
+
+/**
+ * What can be said of a card alone, with no data files to compare (the local
+ * Hub's `POST /api/validate-yaml`): errors for front matter the Hub refuses (not
+ * plain YAML, values not from its lists), warnings for a card without front
+ * matter or without a field a dataset card needs.
+ */
+export function checkCardYaml(card: string): { errors: string[]; warnings: string[] } {
+  const fm = frontMatter(card)
+  if (fm === null) return { errors: [], warnings: ['README.md: empty or missing yaml metadata in repo card'] }
+  const { meta, problems } = readFrontMatter(fm)
+  if (!meta) return { errors: problems, warnings: [] }
+  const errors: string[] = []
+  checkListedFields(meta, errors, false)
+  for (const s of asList(meta.size_categories) ?? [])
+    if (!HUB_SIZE_CATEGORIES.includes(s as never)) errors.push(`size_categories: ${show(s)} is not one of the Hub's size categories (${HUB_SIZE_CATEGORIES.join(', ')})`)
+  const all: string[] = []
+  checkListedFields(meta, all, true)
+  return { errors: [...problems, ...errors.map((e) => `README.md: ${e}`)], warnings: all.filter((e) => !errors.includes(e)).map((e) => `README.md: ${e}`) }
 }
 
 type Obj = Record<string, unknown>
@@ -61,20 +87,28 @@ const show = (v: unknown) => JSON.stringify(v)
 const sum = (xs: readonly DataFileFacts[], k: 'rows' | 'bytes') => xs.reduce((a, f) => a + f[k], 0)
 const VALUE_DTYPE = /^(null|bool|u?int(8|16|32|64)|float(16|32|64)|(large_)?string|(large_)?binary|date(32|64)|(time32|time64|timestamp|duration)\[.+\]|decimal(128|256)\(\d+, ?-?\d+\))$/
 
-function checkFields(m: Obj, files: readonly DataFileFacts[]): string[] {
-  const p: string[] = []
-  if (typeof m.pretty_name !== 'string' || m.pretty_name.trim() === '') p.push('pretty_name: missing or empty')
-  const inList = (field: string, allowed: readonly string[], what: string, required: boolean) => {
+/** Fields whose values come from the Hub's lists; a missing one is a problem only when `required`. */
+function checkListedFields(m: Obj, p: string[], required: boolean): void {
+  if (typeof m.pretty_name !== 'string' || m.pretty_name.trim() === '') {
+    if (required || m.pretty_name !== undefined) p.push('pretty_name: missing or empty')
+  }
+  const inList = (field: string, allowed: readonly string[], what: string, needed: boolean) => {
     const values = asList(m[field])
-    if (!values?.length) return void (required && p.push(`${field}: missing`))
+    if (!values?.length) return void (needed && p.push(`${field}: missing`))
     for (const v of values) if (typeof v !== 'string' || !allowed.includes(v)) p.push(`${field}: ${show(v)} is not one of the Hub's ${what}`)
   }
-  inList('license', HUB_LICENSES, 'licence ids (e.g. cc-by-sa-4.0, mit, other)', true)
-  inList('task_categories', HUB_TASK_CATEGORIES, 'task categories', true)
+  inList('license', HUB_LICENSES, 'licence ids (e.g. cc-by-sa-4.0, mit, other)', required)
+  inList('task_categories', HUB_TASK_CATEGORIES, 'task categories', required)
   inList('task_ids', HUB_TASK_IDS, 'task ids', false)
   const languages = asList(m.language)
-  if (!languages?.length) p.push('language: missing')
-  else for (const l of languages) if (typeof l !== 'string' || !/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(l)) p.push(`language: ${show(l)} is not an ISO 639 code`)
+  if (!languages?.length) {
+    if (required) p.push('language: missing')
+  } else for (const l of languages) if (typeof l !== 'string' || !/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(l)) p.push(`language: ${show(l)} is not an ISO 639 code`)
+}
+
+function checkFields(m: Obj, files: readonly DataFileFacts[]): string[] {
+  const p: string[] = []
+  checkListedFields(m, p, true)
 
   const total = sum(files, 'rows')
   const want = sizeCategoryFor(total)

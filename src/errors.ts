@@ -10,7 +10,7 @@ export const ERROR_CODES = {
   NETWORK: { exit: 6, hint: 'check the network or HF_ENDPOINT and try again' },
   AUTH: { exit: 6, hint: 'set HF_TOKEN to a token with access to the repo' },
   NOT_FOUND: { exit: 6, hint: 'check the repo name, revision and file path named' },
-  OFFLINE: { exit: 6, hint: 'run once without --offline to fill the cache, or use --mirror' },
+  OFFLINE: { exit: 6, hint: 'run once without --offline (and without HF_HUB_OFFLINE) to fill the cache, or use --mirror' },
   IO: { exit: 7, hint: 'check the path and its permissions' },
   CHECK: { exit: 8, hint: 'the built dataset does not meet the spec' },
   CARD: { exit: 8, hint: "the card's front matter is not what the Hub accepts; fix the fields listed (they come from src/card.ts) and rebuild" },

@@ -13,10 +13,16 @@ const USAGE = `usage: npm run build-dataset -- [--recipe FILE] [--lock FILE] [--
   --update-lock    re-resolve revisions and rewrite the lock instead of checking against it
   --mirror DIR     read a local folder in Hub layout (DIR/datasets/<owner>/<name>/<path>) instead of the Hub
   --out DIR        output folder (default out); replaced whole, so only a new or empty one, or one a build wrote
-  --offline        make no network request; use only the Hugging Face cache
+  --offline        make no network request; use only the Hugging Face cache (HF_HUB_OFFLINE=1 does the same)
   --cache-dir DIR  Hugging Face cache (default HF_HUB_CACHE, HF_HOME/hub, XDG_CACHE_HOME/huggingface/hub or ~/.cache/huggingface/hub)
   --debug          print the stack trace of an error
-Environment: HF_ENDPOINT (a Hub mirror endpoint), HF_TOKEN (sent to the Hub, never printed).`
+Environment: HF_ENDPOINT (a Hub mirror endpoint), HF_TOKEN (sent to the Hub, never printed),
+  HF_HUB_OFFLINE (1, ON, YES or TRUE in any case: as --offline, as Python's huggingface_hub reads it).`
+
+/** HF_HUB_OFFLINE as Python's huggingface_hub reads it: 1, ON, YES or TRUE, in any case. */
+export function offlineFromEnv(env: NodeJS.ProcessEnv): boolean {
+  return ['1', 'ON', 'YES', 'TRUE'].includes((env.HF_HUB_OFFLINE ?? '').toUpperCase())
+}
 
 /** `log` gets downloads, retries and waits for another build's cache lock, so a slow build says why. */
 export function fetcherFor(values: { mirror?: string; offline?: boolean; 'cache-dir'?: string }, env: NodeJS.ProcessEnv, log?: (line: string) => void): FileFetcher {
@@ -25,7 +31,7 @@ export function fetcherFor(values: { mirror?: string; offline?: boolean; 'cache-
     ...hubOptionsFromEnv(env),
     ...(log ? { log } : {}),
     cacheDir: values['cache-dir'] ?? resolveCacheDir(env, homedir()),
-    offline: values.offline ?? false,
+    offline: (values.offline ?? false) || offlineFromEnv(env),
   })
 }
 

@@ -24,7 +24,8 @@ const USAGE = `usage: npm run publish-dataset -- --repo OWNER/NAME [--revision B
   --no-verify        skip the rebuild; out/ must still match its own manifest
   --out DIR          folder to publish (default out)
   --mirror, --offline, --recipe, --lock, --cache-dir: where the verifying rebuild reads its sources, as for build-dataset
-Environment: HF_TOKEN (write access; never printed), HF_ENDPOINT (default https://huggingface.co).`
+Environment: HF_TOKEN (write access; never printed), HF_ENDPOINT (default https://huggingface.co),
+  HF_HUB_OFFLINE=1 (or ON, YES, TRUE): as --offline, the rebuild reads only the cache; the upload itself still goes to the Hub.`
 
 const REPO_RE = /^[A-Za-z0-9][\w.-]{0,95}\/[A-Za-z0-9][\w.-]{0,95}$/
 const REF_RE = /^(?!.*\.\.)(?!.*\/\/)[A-Za-z0-9][\w.\-/]{0,199}(?<![/.])$/

@@ -49,6 +49,11 @@ export function baseUrl(req: IncomingMessage): string {
   return `http://${req.headers.host ?? '127.0.0.1'}`
 }
 
+/** A boolean query or form value read as the Hub reads it: `true`, `True` (Python's spelling) or `1`. */
+export function isTrue(value: string | null | undefined): boolean {
+  return value === 'true' || value === 'True' || value === '1'
+}
+
 /** Repo-relative paths as the Hub accepts them: no empty, `.` or `..` parts, no backslashes. */
 export function safeRepoPath(path: unknown): path is string {
   return (

@@ -8,7 +8,8 @@ import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { JevError } from '../errors.ts'
-import { type Fault, type FaultKind, fail, HubHttpError, json, NAME_RE } from './http.ts'
+import { validateYaml } from './card.ts'
+import { type Fault, type FaultKind, fail, HubHttpError, isTrue, json, NAME_RE } from './http.ts'
 import { findMirrorRepo, MirrorHashes } from './mirror.ts'
 import * as read from './read.ts'
 import type { RepoView } from './repo.ts'
@@ -59,6 +60,7 @@ const READ_POSTS = new Set(['paths-info'])
 export function isWriteRequest(r: HubRequest): boolean {
   if (r.method === 'GET' || r.method === 'HEAD') return false
   const seg = r.url.split('?')[0]!.split('/')
+  if (seg[1] === 'api' && seg[2] === 'validate-yaml' && seg.length === 3) return false
   return !(seg[1] === 'api' && seg[2] === 'datasets' && READ_POSTS.has(seg[5] ?? ''))
 }
 
@@ -112,7 +114,8 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
     const isLfsObject = (seg[0] === 'lfs-upload' || seg[0] === 'lfs-verify') && seg.length === 2
     const isCreate = decoded === 'api/repos/create'
     const isWhoami = decoded === 'api/whoami-v2'
-    if (!isApi && !isResolve && !isLfsBatch && !isCdn && !isLfsObject && !isCreate && !isWhoami)
+    const isValidate = decoded === 'api/validate-yaml'
+    if (!isApi && !isResolve && !isLfsBatch && !isCdn && !isLfsObject && !isCreate && !isWhoami && !isValidate)
       return fail(res, 404, 'Sorry, we can\'t find the page you are looking for.')
     // CDN and LFS object URLs are presigned, as on the Hub: no Authorization header there, a signature instead.
     if (options.token && !isCdn && !isLfsObject && auth !== `Bearer ${options.token}`)
@@ -129,6 +132,7 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
       return fail(res, 401, 'Authorization header with a token (Bearer hf_…) is required')
 
     if (isWhoami) return json(res, { type: 'user', id: '0'.repeat(24), name: 'local', fullname: 'local Hub user', orgs: [], auth: { type: 'access_token', accessToken: { displayName: 'local', role: 'write' } } })
+    if (isValidate) return method === 'POST' ? validateYaml(req, res) : fail(res, 405, 'Method not allowed')
     if (isCreate && method === 'POST') return write.createRepo(req, res, deps)
     if (isLfsObject && seg[0] === 'lfs-upload' && method === 'PUT') return write.lfsUpload(req, res, seg[1]!, url, deps)
     if (isLfsObject && seg[0] === 'lfs-verify' && method === 'POST') return write.lfsVerify(res, seg[1]!, url, deps)
@@ -154,9 +158,10 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
     const op = seg[4]
     const rev = seg[5] ?? ''
     const rest = seg.slice(6).join('/')
-    if (op === undefined && method === 'GET') return read.repoInfo(res, view, 'HEAD')
-    if (op === 'revision' && method === 'GET') return read.repoInfo(res, view, rev)
-    if (op === 'tree' && method === 'GET') return read.tree(res, view, rev, rest, url.searchParams.get('recursive') === 'true')
+    const flag = (name: string) => isTrue(url.searchParams.get(name))
+    if (op === undefined && method === 'GET') return read.repoInfo(res, view, 'HEAD', flag('blobs'))
+    if (op === 'revision' && method === 'GET') return read.repoInfo(res, view, rev, flag('blobs'))
+    if (op === 'tree' && method === 'GET') return read.tree(res, view, rev, rest, { recursive: flag('recursive'), expand: flag('expand') })
     if (op === 'paths-info' && method === 'POST') return read.pathsInfo(req, res, view, rev)
     if (op === 'refs' && method === 'GET') return read.refs(res, view)
     if (op === 'commits' && method === 'GET') return read.commits(res, view, rev)

@@ -5,7 +5,8 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { type Fault, HubHttpError, json, readBody } from './http.ts'
+import { cardDataOf } from './card.ts'
+import { type Fault, HubHttpError, isTrue, json, readBody } from './http.ts'
 import { type RepoFile, type RepoView, sha1Hex, treeOf } from './repo.ts'
 
 export function commitOf(view: RepoView, revision: string): string {
@@ -18,29 +19,52 @@ const fileEntry = (f: RepoFile) => ({
   type: 'file', path: f.path, size: f.size, oid: f.oid,
   ...(f.lfs ? { lfs: { oid: f.sha256, size: f.size, pointerSize: f.pointerSize } } : {}),
 })
+/** The date reported when a repo has no commit date to give. */
+const NO_DATE = '2024-01-01T00:00:00.000Z'
 const dirEntry = (path: string) => ({ type: 'directory', path, size: 0, oid: sha1Hex(`tree:${path}`) })
 
-export async function repoInfo(res: ServerResponse, view: RepoView, revision: string): Promise<void> {
+/** A repo-info sibling; with `blobs` (Python's `files_metadata=True`) its size, git oid and LFS facts too. */
+async function sibling(view: RepoView, commit: string, rfilename: string, blobs: boolean): Promise<object> {
+  const f = blobs ? await view.file(commit, rfilename) : null
+  if (!f) return { rfilename }
+  return { rfilename, size: f.size, blobId: f.oid, ...(f.lfs ? { lfs: { sha256: f.sha256, size: f.size, pointerSize: f.pointerSize } } : {}) }
+}
+
+/** What `expand` adds to tree and paths-info entries (the head commit stands in for each file's last one); files get a scan result too. */
+function expandFields(view: RepoView, commit: string): { dir: object; file: object } {
+  const last = view.log(commit)[0]
+  const dir = { lastCommit: { id: commit, title: last?.title ?? '', date: last?.date ?? NO_DATE } }
+  const securityFileStatus = { status: 'safe', avScan: { virusFound: false, virusNames: null }, pickleImportScan: { highestSafetyLevel: 'innocuous', imports: [] } }
+  return { dir, file: { ...dir, securityFileStatus } }
+}
+
+/** `GET /api/datasets/<repo>[/revision/<rev>]`; `blobs` asks for file sizes and hashes, as the Hub's parameter does. */
+export async function repoInfo(res: ServerResponse, view: RepoView, revision: string, blobs = false): Promise<void> {
   const commit = commitOf(view, revision)
   const [owner = ''] = view.id.split('/')
+  const cardData = await cardDataOf(view, commit)
+  const siblings = []
+  for (const p of await view.paths(commit)) siblings.push(await sibling(view, commit, p, blobs))
   json(res, {
     _id: sha1Hex(view.id).slice(0, 24), id: view.id, author: owner, sha: commit,
     private: view.private, gated: false, disabled: false, downloads: 0, likes: 0, tags: [],
-    lastModified: view.log(commit)[0]?.date ?? '2024-01-01T00:00:00.000Z',
-    siblings: (await view.paths(commit)).map((rfilename) => ({ rfilename })),
+    lastModified: view.log(commit)[0]?.date ?? NO_DATE,
+    siblings,
+    ...(cardData ? { cardData } : {}),
   })
 }
 
-export async function tree(res: ServerResponse, view: RepoView, revision: string, dir: string, recursive: boolean): Promise<void> {
+export async function tree(res: ServerResponse, view: RepoView, revision: string, dir: string, o: { recursive: boolean; expand: boolean }): Promise<void> {
   const commit = commitOf(view, revision)
-  const entries = treeOf(await view.paths(commit), dir, recursive)
+  const entries = treeOf(await view.paths(commit), dir, o.recursive)
   if (!entries) throw new HubHttpError(404, `Entry not found: ${dir}`, 'EntryNotFound')
+  const extra = o.expand ? expandFields(view, commit) : { dir: {}, file: {} }
   const out: object[] = []
   for (const e of entries) {
-    if (e.type === 'directory') out.push(dirEntry(e.path))
+    if (e.type === 'directory') out.push({ ...dirEntry(e.path), ...extra.dir })
     else {
       const f = await view.file(commit, e.path)
-      if (f) out.push(fileEntry(f))
+      if (f) out.push({ ...fileEntry(f), ...extra.file })
     }
   }
   json(res, out)
@@ -58,22 +82,19 @@ async function pathsBody(req: IncomingMessage): Promise<{ paths: string[]; expan
     return { paths: ([] as string[]).concat(b.paths ?? []), expand: !!b.expand }
   }
   const f = new URLSearchParams(text) // Python huggingface_hub posts form data
-  return { paths: f.getAll('paths'), expand: f.get('expand') === 'true' || f.get('expand') === 'True' }
+  return { paths: f.getAll('paths'), expand: isTrue(f.get('expand')) }
 }
 
 export async function pathsInfo(req: IncomingMessage, res: ServerResponse, view: RepoView, revision: string): Promise<void> {
   const commit = commitOf(view, revision)
   const body = await pathsBody(req)
   const all = await view.paths(commit)
-  const last = view.log(commit)[0]
-  const extra = body.expand
-    ? { lastCommit: { id: commit, title: last?.title ?? '', date: last?.date ?? '' }, securityFileStatus: { status: 'safe' } }
-    : {}
+  const extra = body.expand ? expandFields(view, commit) : { dir: {}, file: {} }
   const out: object[] = []
   for (const p of body.paths) {
     const f = all.includes(p) ? await view.file(commit, p) : null
-    if (f) out.push({ ...fileEntry(f), ...extra })
-    else if (all.some((q) => q.startsWith(`${p}/`))) out.push({ ...dirEntry(p), ...extra })
+    if (f) out.push({ ...fileEntry(f), ...extra.file })
+    else if (all.some((q) => q.startsWith(`${p}/`))) out.push({ ...dirEntry(p), ...extra.dir })
   }
   json(res, out)
 }

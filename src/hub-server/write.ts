@@ -6,7 +6,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { lfsPatterns, tracksAsLfs } from './gitattributes.ts'
-import { HubHttpError, json, NAME_RE, readBody, readJson, REF_RE, safeRepoPath } from './http.ts'
+import { HubHttpError, isTrue, json, NAME_RE, readBody, readJson, REF_RE, safeRepoPath } from './http.ts'
 import { commitOf } from './read.ts'
 import { describe, gitBlobSha1, lfsPointer, sha1Hex } from './repo.ts'
 import type { CommitChange, Store, StoredFile, StoreRepo } from './store.ts'
@@ -125,7 +125,7 @@ function parseNdjson(text: string): Op[] {
 
 /** `POST /api/datasets/<repo>/commit/<branch>`: header, file, lfsFile, deletedFile, deletedFolder. */
 export async function commit(req: IncomingMessage, res: ServerResponse, repo: StoreRepo, branch: string, url: URL, d: WriteDeps): Promise<void> {
-  if (url.searchParams.get('create_pr')) throw new HubHttpError(400, 'this local Hub does not open pull requests')
+  if (isTrue(url.searchParams.get('create_pr'))) throw new HubHttpError(400, 'this local Hub does not open pull requests')
   const head = commitOf(repo, branch)
   const ops = parseNdjson((await readBody(req)).toString('utf8'))
   const header = ops[0]?.key === 'header' ? ops.shift()!.value : null

@@ -297,9 +297,39 @@ test('through the loopback Hub with HF_ENDPOINT and --cache-dir; then --offline 
     const cold = await build(['--recipe', FIXTURE_RECIPE, '--out', join(tmp, 'cold', 'out'), '--cache-dir', join(tmp, 'empty-cache'), '--offline'], env)
     assert.equal(cold.status, 6)
     assert.match(cold.err[0]!, /^error\[OFFLINE\]: /)
-    assert.equal(cold.err[1], 'hint: run once without --offline to fill the cache, or use --mirror')
+    assert.equal(cold.err[1], 'hint: run once without --offline (and without HF_HUB_OFFLINE) to fill the cache, or use --mirror')
     assert.deepEqual(server.requests, [])
   } finally {
     await server.close()
+  }
+})
+
+test('HF_HUB_OFFLINE=1 (as Python reads it) is --offline: a warm cache builds with no request, a cold one is OFFLINE with none', async () => {
+  const server = await startHubServer({ root: FIXTURE_HUB })
+  const cacheDir = join(tmp, 'env-offline-cache')
+  try {
+    const online = await build(['--recipe', FIXTURE_RECIPE, '--out', join(tmp, 'env-on', 'out'), '--cache-dir', cacheDir], { HF_ENDPOINT: server.url, HF_HUB_OFFLINE: '0' })
+    assert.equal(online.status, 0, online.text())
+    assert.ok(server.requests.length > 0, 'HF_HUB_OFFLINE=0 leaves the network on')
+    server.requests.length = 0
+    const warm = await runNode('build-dataset.ts', ['--recipe', FIXTURE_RECIPE, '--out', join(tmp, 'env-off', 'out'), '--cache-dir', cacheDir], { HF_ENDPOINT: server.url, HF_HUB_OFFLINE: '1' })
+    assert.equal(warm.status, 0, warm.stderr)
+    assert.deepEqual(warm.stdout.split('\n').slice(1, -1), online.out.slice(1), 'the same summary, hashes included')
+    for (const value of ['1', 'true', 'YES', 'on']) {
+      const cold = await runNode('build-dataset.ts', ['--recipe', FIXTURE_RECIPE, '--out', join(tmp, `env-cold-${value}`, 'out'), '--cache-dir', join(tmp, 'env-empty-cache')], { HF_ENDPOINT: server.url, HF_HUB_OFFLINE: value })
+      assert.equal(cold.status, 6, `HF_HUB_OFFLINE=${value}: ${cold.stderr}`)
+      assert.match(cold.stderr, /^error\[OFFLINE\]: /)
+    }
+    assert.deepEqual(server.requests, [], 'not one request while HF_HUB_OFFLINE is set')
+  } finally {
+    await server.close()
+  }
+})
+
+test('--help of every building command says HF_HUB_OFFLINE is --offline', async () => {
+  for (const script of ['build-dataset.ts', 'verify-dataset.ts', 'publish-dataset.ts']) {
+    const r = runNodeSync(script, ['--help'])
+    assert.equal(r.status, 0, r.stderr)
+    assert.match(r.stdout, /HF_HUB_OFFLINE/, script)
   }
 })
