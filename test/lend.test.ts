@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { normalize } from '../src/canonical.ts'
+import { type Candidate, toCandidate } from '../src/eligibility.ts'
+import { similarLending } from '../src/lend.ts'
+import { rngFor, shuffle } from '../src/rng.ts'
+import { Distractors, type SimilarBorrowing } from '../src/schema.ts'
+import { uq } from './helpers/questions.ts'
+
+const rules = Distractors.parse({}).borrow as SimilarBorrowing
+const c = (id: string, question: string, options: string[], answer = 0) => toCandidate(uq({ id, question, options, answer }))
+const NEG = /\bnot\b/
+const lending = (side: Candidate[], over: Partial<SimilarBorrowing> = {}, maxChars = 200) =>
+  similarLending(side, {
+    rules: { ...rules, ...over },
+    maxChars,
+    tieKey: (x) => [...x.identity].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) >>> 0, 7),
+    isNegative: (x) => NEG.test(x.normQuestion),
+  })
+const draw = (side: Candidate[], item: Candidate, k: number, over: Partial<SimilarBorrowing> = {}, seed = 1) =>
+  lending(side, over).borrow(item, k, rngFor(seed, 'grow', item.identity))
+
+const item = c('s-item', 'Which gas do plants take in for photosynthesis?', ['carbon dioxide', 'nitrogen', 'helium', 'argon'])
+// the same words as the item, other spellings: a near-copy (similarity 1) that shares no option
+const near = c('s-near', 'Which gas do plants take in for photosynthesis?', ['Carbon dioxide.', 'Nitrogen.', 'Helium.', 'Argon.'])
+const plants = c('s-plants', 'Which gas do plants release during photosynthesis?', ['oxygen', 'methane', 'ammonia', 'chlorine'])
+const negative = c('s-neg', 'Which gas is not used by plants for photosynthesis?', ['hydrogen sulfide', 'water vapour', 'ozone', 'sunlight'], 0)
+const shares = c('s-shares', 'Which gas do plants need at night for photosynthesis?', ['nitrogen', 'steam', 'smoke', 'fog'])
+const planets = c('s-planets', 'Which planet is closest to the sun?', ['mercury', 'venus', 'mars', 'jupiter'])
+const side = [item, near, plants, negative, shares, planets]
+
+describe('similarLending', () => {
+  test('lends only wrong options, most similar lender first, and never from near-copies, negatives or lenders sharing an option', () => {
+    assert.deepEqual(lending(side).candidates(item).map((b) => `${b.lender} ${b.text}`), [
+      's-plants methane', 's-plants ammonia', 's-plants chlorine', 's-planets venus', 's-planets mars', 's-planets jupiter',
+    ])
+    const got = draw(side, item, 3, { drawFactor: 1 })
+    assert.deepEqual(got.map((b) => b.lender), ['s-plants', 's-plants', 's-plants'])
+    assert.deepEqual(got.map((b) => b.text).sort(), ['ammonia', 'chlorine', 'methane'])
+    for (const b of got) assert.equal(plants.options[b.index], b.text)
+  })
+
+  test('each lender rule can be switched off, and then the lender lends', () => {
+    const lenders = (over: Partial<SimilarBorrowing>) => new Set(lending(side, { sameForm: false, ...over }).candidates(item).map((b) => b.lender))
+    assert.ok(!lenders({}).has('s-neg') && lenders({ skipNegativeLenders: false }).has('s-neg'))
+    assert.ok(!lenders({}).has('s-shares') && lenders({ skipOverlappingLenders: false }).has('s-shares'))
+    // the near-copy never lends; a lower threshold also skips the merely similar
+    assert.ok(!lenders({}).has('s-near'))
+    assert.ok(lenders({}).has('s-plants') && !lenders({ nearCopy: 0.05 }).has('s-plants'))
+  })
+
+  test("a lender's right answer is never lent", () => {
+    for (let seed = 0; seed < 30; seed++)
+      for (const b of draw(side, item, 4, {}, seed)) {
+        const lender = side.find((x) => x.id === b.lender)!
+        assert.notEqual(b.index, lender.answer, `${b.lender} lent its right answer`)
+      }
+  })
+
+  test('capacity counts only what passes every rule, at most 8', () => {
+    const l = lending(side)
+    // plants' three wrong options and the planets' three (negative, shares and near lend nothing)
+    assert.equal(l.capacity(item), Math.min(8, 4 + 6))
+    assert.equal(lending(side, { maxLenders: 1 }).capacity(item), 4 + 3)
+    const lonely = c('s-lonely', 'What colour is the sky?', ['blue', 'green'])
+    assert.equal(lending([lonely]).capacity(lonely), 2)
+    assert.throws(() => lending([lonely]).borrow(lonely, 1, rngFor(1, 'grow', lonely.identity)), RangeError)
+  })
+
+  test('like for like: numbers among numbers, no numbers among words; no label-like option; the same form', () => {
+    const numeric = c('n-item', 'How many legs does a spider have?', ['8', '6', '10', '4'])
+    const wordy = c('n-words', 'How many legs does a spider have in total?', ['(E) none', 'eight legs and more', '2 legs', 'many'], 1)
+    const digits = c('n-digits', 'How many legs does an insect have?', ['16', '12', '14', '(B) 3'])
+    // "2 legs" is a number but longer than twice the item's longest option
+    assert.deepEqual(lending([numeric, wordy, digits]).candidates(numeric).map((b) => b.text).sort(), ['12', '14'])
+    assert.deepEqual(lending([numeric, wordy, digits], { sameForm: false }).candidates(numeric).map((b) => b.text).sort(), ['12', '14', '2 legs'])
+    const words = c('w-item', 'Which organ pumps blood?', ['heart', 'lung', 'liver'])
+    const mixed = c('w-lender', 'Which organ pumps blood around the body?', ['spleen', '42', 'The kidney filters blood.', 'B', 'stomach'], 0)
+    assert.deepEqual(lending([words, mixed]).candidates(words).map((b) => b.text), ['stomach'])
+    const loose = { likeForLike: false, skipLabelLike: false, sameForm: false }
+    assert.deepEqual(lending([words, mixed], loose).candidates(words).map((b) => b.text), ['42', 'The kidney filters blood.', 'B', 'stomach'])
+  })
+
+  test('options over the length limit, the item\'s own (normalised) and repeats are not lent', () => {
+    const own = c('o-item', 'Which metal is liquid at room temperature?', ['mercury', 'iron', 'gold'])
+    const a = c('o-a', 'Which metal is liquid at room temperature in a thermometer?', ['alcohol', 'MERCURY ', 'tin', 'lead'], 0)
+    const b = c('o-b', 'Which metal is used in a room thermometer?', ['zinc', 'tin', 'copperish alloy of many parts', 'nickel'], 0)
+    const got = lending([own, a, b], { sameForm: false, skipOverlappingLenders: false }, 8).candidates(own)
+    // zinc is b's right answer; MERCURY is the item's own; tin comes once; the alloy is over 8 code points
+    assert.deepEqual(got.map((x) => normalize(x.text)).sort(), ['lead', 'nickel', 'tin'])
+  })
+
+  test('draws from the first drawFactor × needed candidates in lender order, by the item\'s seeded stream', () => {
+    const base = c('d-item', 'Which animal is a mammal that lives in the sea?', ['whale', 'shark', 'tuna'])
+    const lenders = Array.from({ length: 8 }, (_, i) =>
+      c(`d-${i}`, `Which animal lives in the sea ${'near coral '.repeat(8 - i)}?`, ['x right', `fish ${i}a`, `fish ${i}b`, `fish ${i}c`]),
+    )
+    const all = [base, ...lenders]
+    const seen = new Set<string>()
+    for (let seed = 0; seed < 60; seed++) for (const b of draw(all, base, 2, { sameForm: false }, seed)) seen.add(b.text)
+    // 2 needed: drawn from the first 6 candidates, the wrong options of the two most similar lenders (fewest fillers)
+    const first = lending(all, { sameForm: false }).candidates(base).slice(0, 6)
+    assert.deepEqual(new Set(first.map((b) => b.lender)), new Set(['d-7', 'd-6']))
+    assert.deepEqual(seen, new Set(first.map((b) => b.text)))
+  })
+
+  test('does not depend on the order of the side', () => {
+    const a = lending(side)
+    const b = lending(shuffle(rngFor(5, 'unit', 'side'), side))
+    for (let seed = 0; seed < 10; seed++)
+      assert.deepEqual(a.borrow(item, 4, rngFor(seed, 'grow', item.identity)), b.borrow(item, 4, rngFor(seed, 'grow', item.identity)))
+  })
+})

@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { fitsClass, formFilter, isLabelLike, isNumberLike, numberClass } from '../src/option-kinds.ts'
+
+describe('isNumberLike', () => {
+  test('numbers with signs, separators, decimals, units, % and currency', () => {
+    for (const t of ['7.0', '-3', '+2.5', '1,200', '$40,000', '€5', '12%', '25 kg', '3 m/s', '-40 °C', '2.5 × 10^3 N', '1/2', '.5', '100 years', 'three', 'Twenty-one', 'eight years', 'a hundred'])
+      assert.ok(isNumberLike(t), t)
+  })
+  test('words, phrases that hold a number, formulas and labels are not numbers', () => {
+    for (const t of ['It is a poor conductor.', 'H2O', 'citrus fruit (pH 2-3)', '3 apples and 2 pears', 'Give the report to the teacher.', 'Option 2', 'several', 'three colors of equal value', 'km', ''])
+      assert.ok(!isNumberLike(t), t)
+  })
+})
+
+describe('isLabelLike', () => {
+  test('an option that starts with a label, or is one', () => {
+    for (const t of ['(E) inflow … appreciation … decrease', 'A. the first', 'b) second', 'C', ' h ', '(a) lower case']) assert.ok(isLabelLike(t), t)
+  })
+  test('ordinary options, even ones starting with a capital letter or "A "', () => {
+    for (const t of ['A cherry', 'Abraham Lincoln', 'I and II', 'Iwkj', 'E. coli is a bacterium'.slice(3), 'HCl', 'x']) assert.ok(!isLabelLike(t), t)
+  })
+})
+
+describe('like for like', () => {
+  test('all numbers, no numbers, or a mix', () => {
+    assert.equal(numberClass(['2 times', '4 times', '8 times']), 'numbers')
+    assert.equal(numberClass(['red', 'blue']), 'words')
+    assert.equal(numberClass(['7', 'seven apples and a pear']), 'mixed')
+    assert.ok(fitsClass('numbers', '20 mL') && !fitsClass('numbers', 'a beaker'))
+    assert.ok(fitsClass('words', 'a beaker') && !fitsClass('words', '7.0'))
+    assert.ok(fitsClass('mixed', '7.0') && fitsClass('mixed', 'a beaker'))
+  })
+})
+
+describe('formFilter', () => {
+  const own = ['is unaffected.', 'increases.', 'decreases.', 'stays constant.']
+  test('keeps options shaped like the item\'s own', () => {
+    const fits = formFilter(own)
+    assert.ok(fits('doubles.'))
+    assert.ok(fits('is halved at first.'))
+  })
+  test('refuses another case, another ending, or a length out of range', () => {
+    const fits = formFilter(own)
+    assert.ok(!fits('It crests.'), 'capital first letter')
+    assert.ok(!fits('velocity'), 'no full stop')
+    assert.ok(!fits('a.'), 'under half the shortest')
+    assert.ok(!fits('is carried away by the current that flows along the bottom of the sea.'), 'over twice the longest')
+  })
+  test('Japanese options have no case: length and ending decide', () => {
+    const fits = formFilter(['駐車場', '車庫', 'ツリー'])
+    assert.ok(fits('倉庫'))
+    assert.ok(!fits('雨風や日光などから車を守るための建物'))
+  })
+})

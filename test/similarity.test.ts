@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { SCALE, TfIdfIndex, tokens } from '../src/similarity.ts'
+
+describe('tokens', () => {
+  test('words for Latin script, character bigrams for Japanese, both in one text', () => {
+    assert.deepEqual(tokens('the sun, the moon 2 stars'), ['the', 'sun', 'the', 'moon', '2', 'stars'])
+    assert.deepEqual(tokens('音楽を聴く'), ['音楽', '楽を', 'を聴', '聴く'])
+    assert.deepEqual(tokens('dna の二重らせん'), ['dna', 'の二', '二重', '重ら', 'らせ', 'せん'])
+    assert.deepEqual(tokens('駅'), ['駅'])
+    assert.deepEqual(tokens('？！…'), [])
+  })
+})
+
+describe('TfIdfIndex', () => {
+  const docs = [
+    'which gas do plants take in for photosynthesis carbon dioxide oxygen',
+    'plants release oxygen during photosynthesis in sunlight',
+    'the moon orbits the earth once a month',
+    'which planet is closest to the sun mercury venus',
+    'which gas do plants take in for photosynthesis carbon dioxide oxygen',
+  ].map(tokens)
+  const index = new TfIdfIndex(docs)
+
+  test('a document is fully similar to itself and to an exact copy; unrelated ones score 0', () => {
+    const s = index.similarities(0)
+    assert.equal(s[0], SCALE)
+    assert.equal(s[4], SCALE)
+    assert.equal(index.similarities(2)[1], 0)
+  })
+
+  test('scores are symmetric and rank the topical neighbour first', () => {
+    for (let a = 0; a < docs.length; a++) for (let b = 0; b < docs.length; b++) assert.equal(index.similarities(a)[b], index.similarities(b)[a])
+    const s = index.similarities(1)
+    assert.ok(s[0]! > s[3]! && s[0]! > s[2]!)
+  })
+
+  test('a term in every document weighs less than a rare one', () => {
+    const common = new TfIdfIndex([['x', 'a'], ['x', 'b'], ['x', 'c'], ['y', 'a']])
+    // doc 0 shares "x" with doc 1 (in 3 of 4 documents) and "a" with doc 3 (in 2 of 4)
+    assert.ok(common.similarities(0)[3]! > common.similarities(0)[1]!)
+  })
+
+  test('the same documents in another order give the same score to each pair', () => {
+    const order = [3, 0, 4, 2, 1]
+    const permuted = new TfIdfIndex(order.map((i) => docs[i]!))
+    for (let a = 0; a < order.length; a++)
+      for (let b = 0; b < order.length; b++) assert.equal(permuted.similarities(a)[b], index.similarities(order[a]!)[order[b]!])
+  })
+})
