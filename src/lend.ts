@@ -36,7 +36,7 @@ export interface SimilarLendingOptions {
  * are lent, like for like; the draw is from the first drawFactor × needed.
  * The index is built on first use and each item's candidates once.
  */
-export function similarLending(side: readonly Candidate[], o: SimilarLendingOptions): Lending {
+export function similarLending(side: readonly Candidate[], o: SimilarLendingOptions): Lending & { candidates(c: Candidate): readonly Borrowed[] } {
   // id order: nothing below depends on the order the rows came in
   const lenders = [...side].sort((a, b) => compareStrings(a.id, b.id))
   const position = new Map(lenders.map((c, i) => [c.id, i]))
@@ -87,6 +87,7 @@ export function similarLending(side: readonly Candidate[], o: SimilarLendingOpti
   }
 
   return {
+    candidates,
     capacity: (c) => Math.min(8, c.options.length + candidates(c).length),
     borrow(c, k, rng) {
       const list = candidates(c)

@@ -202,3 +202,52 @@ describe('selectSplit', () => {
     )
   })
 })
+
+describe('one question per context (BoolQ)', () => {
+  const passages = sourceSpec({
+    name: 'src',
+    files: { validation: ['data/validation.parquet'] },
+    test: { from: 'validation', count: 30 },
+    val: { from: 'validation', count: 30 },
+    onePerContext: true,
+  })
+  // 40 passages with three questions each, "the same" passage spelled differently once
+  const qs = Array.from({ length: 40 }, (_, p) =>
+    [0, 1, 2].map((k) =>
+      uq({ id: `src-p${p}q${k}`, split: 'validation', question: `question ${k} about passage ${p}?`, context: k === 2 ? `  PASSAGE   number ${p}.` : `Passage number ${p}.`, options: ['yes', 'no'] }),
+    ),
+  ).flat()
+  const r = recipeOf([passages])
+  const prepared = prepareSource(passages, qs, r)
+
+  test('a side keeps the first question of each passage in selection order, the others drop as duplicate_passage', () => {
+    for (const side of [prepared.sides.test, prepared.sides.val]) {
+      const seen = side.map((c) => c.id.replace(/q\d$/, ''))
+      assert.equal(new Set(seen).size, seen.length)
+    }
+    const kept = prepared.sides.test.length + prepared.sides.val.length
+    assert.equal(prepared.drops.get('duplicate_passage'), 120 - kept)
+    // all three questions of a passage still lend (nothing is grown here, but the lenders are the side)
+    assert.equal(prepared.lenders.test.length + prepared.lenders.val.length, 120)
+  })
+
+  test('across the two splits too: val skips a passage the test split took', () => {
+    const taken = new Set<string>()
+    const skipped = new Map()
+    const big = { ...passages, test: { from: 'validation', count: 20 }, val: { from: 'validation', count: 10 } }
+    const p = prepareSource(big, qs, recipeOf([big]))
+    const test = selectSplit([p], 'test', taken, new Set(), skipped).get('src')!
+    const val = selectSplit([p], 'val', taken, new Set(), skipped).get('src')!
+    const testPassages = new Set(test.map((c) => c.id.replace(/q\d$/, '')))
+    for (const c of val) assert.ok(!testPassages.has(c.id.replace(/q\d$/, '')), `${c.id} shares a passage with the test split`)
+    const crossing = p.sides.val.slice(0, p.sides.val.indexOf(val.at(-1)!) + 1).filter((c) => testPassages.has(c.id.replace(/q\d$/, ''))).length
+    assert.ok(crossing > 0, 'the fixture must make val meet test passages')
+    assert.equal(skipped.get('src')?.get('duplicate_passage'), crossing)
+  })
+
+  test('without the flag, passages may repeat (1.0.0)', () => {
+    const loose = prepareSource({ ...passages, onePerContext: false }, qs, r)
+    assert.equal(loose.drops.get('duplicate_passage'), undefined)
+    assert.equal(loose.sides.test.length + loose.sides.val.length, 120)
+  })
+})

@@ -91,3 +91,32 @@ test('subprocess: exit 0 with ok on a good folder, exit 8 on a tampered one', as
   assert.match(bad.stderr, /^README\.md: does not state the test chance floor 0\.\d{3} computed from test\.jsonl$/m)
   assert.match(bad.stderr, /^error\[CHECK\]: .*: 2 problem\(s\)$/m)
 })
+
+test('the distractor audit: a figure edited in the manifest or the card is found; provenance.jsonl is required', async () => {
+  const dir = join(tmp, 'tampered-audit')
+  await cp(good, dir, { recursive: true })
+  const m = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8'))
+  m.audit.test.baselines.longest.all += 0.001
+  await writeFile(join(dir, 'manifest.json'), `${JSON.stringify(m, null, 2)}\n`)
+  const card = await readFile(join(dir, 'README.md'), 'utf8')
+  const edited = card.replace(/^\| always the shortest option \| [\d.]+/m, '| always the shortest option | 0.999')
+  assert.notEqual(edited, card)
+  await writeFile(join(dir, 'README.md'), edited)
+  const r = await check([dir, '--recipe', FIXTURE_RECIPE])
+  assert.equal(r.status, 8, r.text())
+  assert.ok(r.err.includes('manifest.json: audit does not match the records and provenance.jsonl'), r.text())
+  assert.ok(r.err.includes("README.md: the distractor audit's baseline table does not match the records and provenance.jsonl"), r.text())
+
+  const none = join(tmp, 'no-provenance')
+  await cp(good, none, { recursive: true })
+  await rm(join(none, 'provenance.jsonl'))
+  const n = await check([none, '--recipe', FIXTURE_RECIPE])
+  assert.equal(n.status, 8)
+  assert.ok(n.err.includes('provenance.jsonl: missing'), n.text())
+})
+
+test('--upstream proves provenance.jsonl against the rows of the sources', async () => {
+  const r = await check([good, '--recipe', FIXTURE_RECIPE, '--upstream', '--mirror', FIXTURE_HUB])
+  assert.equal(r.status, 0, r.text())
+  assert.deepEqual(r.out, [`ok: ${good} meets the spec, and provenance.jsonl matches the upstream rows`])
+})
