@@ -114,6 +114,7 @@ export const Recipe = z
       .strictObject({
         version: z.string().regex(/^\d+\.\d+\.\d+$/),
         recipe: z.string().min(1).describe('that version\'s recipe, beside this one'),
+        note: z.string().min(1).describe('what changed and why, in a few sentences, for the card'),
         bySource: z.record(z.string(), z.strictObject({ kept: z.int(), optionsChanged: z.int(), replaced: z.int() })),
       })
       .optional()
