@@ -3,7 +3,7 @@ import { normalize } from './canonical.ts'
 import { negationTest } from './negation.ts'
 import type { ProvenanceLine } from './provenance.ts'
 import { type DataRecord, N_CHOICES, type Recipe, SPLITS, type Split } from './schema.ts'
-import { tokens } from './similarity.ts'
+import { Tokenizer } from './similarity.ts'
 
 /**
  * The distractor audit (Amendment 1.1): how much of each split is borrowed,
@@ -37,14 +37,13 @@ function credit(scores: readonly number[], answer: number): number {
   return scores[answer] === best ? 1 / tied : 0
 }
 
-function tokenSet(text: string): Set<string> {
-  return new Set(tokens(normalize(text)))
-}
 
 export function computeAudit(records: Record<Split, readonly DataRecord[]>, provenance: readonly ProvenanceLine[], recipe: Recipe): Audit {
   const byId = new Map(provenance.map((p) => [`${p.split}\u0000${p.id}`, p]))
   const specs = new Map(recipe.sources.map((s) => [s.name, s]))
   const isNegative = negationTest(recipe)
+  const tokenizer = new Tokenizer()
+  const tokenSet = (text: string) => new Set(tokenizer.ids(normalize(text)))
   const out = {} as Record<Split, SplitAudit>
   for (const split of SPLITS) {
     const bySource: SplitAudit['bySource'] = {}

@@ -55,17 +55,23 @@ export function buildFromPrepared(recipe: Recipe, prepared: readonly PreparedSou
         selected.get(p.spec.name)!.map((c) => ({ p, c, pool: pools.get(poolKey(p.spec.name, split, groupOf(p.spec, c))) })),
       )
       const counts = assignQuotas(
-        items.map(({ p, c, pool }) => ({
-          id: c.id,
-          key: c.identity,
-          group: `${p.spec.name}/${groupOf(p.spec, c)}`,
+        items.map(({ p, c, pool }) => {
+          const own = Math.min(8, c.options.length)
           // a negative question is never grown (1.1.0): an off-topic option would be a right answer there
-          capacity:
-            p.spec.fixedChoices !== undefined || (!growNegatives && isNegative(p.spec, c.normQuestion))
-              ? Math.min(8, c.options.length)
-              : (pool?.capacity(c) ?? c.options.length),
-          fixed: p.spec.fixedChoices,
-        })),
+          const held = p.spec.fixedChoices !== undefined || (!growNegatives && isNegative(p.spec, c.normQuestion))
+          let capacity: number | undefined
+          return {
+            id: c.id,
+            key: c.identity,
+            group: `${p.spec.name}/${groupOf(p.spec, c)}`,
+            floor: own,
+            // ranking lenders costs: only when the deal asks for more than the item's own
+            get capacity() {
+              return (capacity ??= held ? own : (pool?.capacity(c) ?? own))
+            },
+            fixed: p.spec.fixedChoices,
+          }
+        }),
         recipe.quotas[split],
         recipe.seed,
         split,

@@ -41,7 +41,10 @@ export function similarLending(side: readonly Candidate[], o: SimilarLendingOpti
   const lenders = [...side].sort((a, b) => compareStrings(a.id, b.id))
   const position = new Map(lenders.map((c, i) => [c.id, i]))
   let index: TfIdfIndex | null = null
-  let ties: Uint32Array | null = null
+  // both by lender position, worked out on first need: a tie-break is rarely needed, and negativity once per lender
+  const ties = new Ties(lenders, o.tieKey)
+  const negative = new Int8Array(lenders.length).fill(-1)
+  const isNegative = (j: number) => (negative[j]! < 0 ? (negative[j] = o.isNegative(lenders[j]!) ? 1 : 0) : negative[j]) === 1
   const memo = new Map<string, Borrowed[]>()
   const nearCopy = quantise(o.rules.nearCopy)
 
@@ -55,7 +58,6 @@ export function similarLending(side: readonly Candidate[], o: SimilarLendingOpti
     const at = position.get(c.id)
     if (limit === 0 || at === undefined) return out
     index ??= new TfIdfIndex(lenders.map(document))
-    ties ??= Uint32Array.from(lenders, o.tieKey)
     const scores = index.similarities(at)
     const mine = new Set(c.normOptions)
     const cls = numberClass(c.options)
@@ -65,7 +67,7 @@ export function similarLending(side: readonly Candidate[], o: SimilarLendingOpti
     let used = 0
     for (const j of order) {
       const lender = lenders[j]!
-      if (o.rules.skipNegativeLenders && o.isNegative(lender)) continue
+      if (o.rules.skipNegativeLenders && isNegative(j)) continue
       if (o.rules.skipOverlappingLenders && lender.normOptions.some((n) => mine.has(n))) continue
       // the least similar of a large group lend options that are plainly foreign: better a smaller capacity
       if (used++ === o.rules.maxLenders) break
@@ -98,21 +100,60 @@ export function similarLending(side: readonly Candidate[], o: SimilarLendingOpti
   }
 }
 
-/** Question, context and options: what a lender and an item are compared by. */
+/** Question, context and options: what a lender and an item are compared by (normalised texts). */
 function document(c: Candidate): string[] {
-  const out = tokens(c.normQuestion)
-  if (c.context !== null) out.push(...tokens(normalize(c.context)))
-  for (const n of c.normOptions) out.push(...tokens(n))
-  return out
+  return [c.normQuestion, ...(c.context === null ? [] : [normalize(c.context)]), ...c.normOptions]
 }
 
-/** Other documents, most similar first; ties by a keyed mix of both, then position (id order). */
-function rank(scores: Float64Array, ties: Uint32Array, self: number, nearCopy: number): number[] {
-  const order: number[] = []
-  for (let j = 0; j < scores.length; j++) if (j !== self && scores[j]! < nearCopy) order.push(j)
-  const mine = ties[self]!
-  const tie = (j: number) => mix32(mine ^ ties[j]!)
-  return order.sort((a, b) => scores[b]! - scores[a]! || tie(a) - tie(b) || a - b)
+/**
+ * Other documents, most similar first; ties by a keyed mix of both, then
+ * position (id order); near-copies left out. Lazily: an item usually needs
+ * only its first few lenders, so one pass keeps the best TOP in order, and
+ * only a longer walk pays for sorting the rest.
+ */
+function* rank(scores: Float64Array, ties: Ties, self: number, nearCopy: number): Generator<number> {
+  const mine = ties.of(self)
+  // a before b: higher score, then the smaller keyed mix, then the smaller position
+  const before = (a: number, b: number) => scores[b]! - scores[a]! || mix32(mine ^ ties.of(a)) - mix32(mine ^ ties.of(b)) || a - b
+  const top: number[] = []
+  for (let j = 0; j < scores.length; j++) {
+    if (j === self || scores[j]! >= nearCopy) continue
+    if (top.length === TOP && before(j, top[TOP - 1]!) > 0) continue
+    let at = top.length === TOP ? TOP - 1 : top.length
+    while (at > 0 && before(j, top[at - 1]!) < 0) at--
+    if (top.length === TOP) top.pop()
+    top.splice(at, 0, j)
+  }
+  yield* top
+  if (top.length < TOP) return
+  const last = top[TOP - 1]!
+  const rest: number[] = []
+  for (let j = 0; j < scores.length; j++) if (j !== self && scores[j]! < nearCopy && before(j, last) > 0) rest.push(j)
+  yield* rest.sort(before)
+}
+
+const TOP = 32
+
+/** Each lender's tie key, computed when first asked for (it is a keyed hash). */
+class Ties {
+  private readonly keys: Uint32Array
+  private readonly known: Uint8Array
+
+  constructor(
+    private readonly lenders: readonly Candidate[],
+    private readonly key: (c: Candidate) => number,
+  ) {
+    this.keys = new Uint32Array(lenders.length)
+    this.known = new Uint8Array(lenders.length)
+  }
+
+  of(j: number): number {
+    if (this.known[j] === 0) {
+      this.keys[j] = this.key(this.lenders[j]!)
+      this.known[j] = 1
+    }
+    return this.keys[j]!
+  }
 }
 
 /** MurmurHash3's finaliser: spreads the bits of a 32-bit key. */

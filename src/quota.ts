@@ -9,7 +9,10 @@ export interface QuotaItem {
   key?: string
   /** `<source>/<group>`, named when the group cannot hold its share */
   group: string
+  /** read only where it matters (it may be costly to compute: a getter can memoise it) */
   capacity: number
+  /** what the item can hold for certain (its own options), so most checks need not read `capacity` */
+  floor?: number
   /** an option count the item must have (BoolQ: 2) */
   fixed?: number
 }
@@ -51,10 +54,11 @@ export function assignQuotas(items: readonly QuotaItem[], quota: QuotaTable, see
   // items by their dealt count, in deal order, to find trading partners without a full scan
   const byCount = new Map<number, number[]>(N_CHOICES.map((k) => [k, []]))
   n.forEach((k, i) => byCount.get(k)!.push(i))
-  let pending = order.map((_, i) => i).filter((i) => n[i]! > order[i]!.capacity)
+  const holds = (i: number, k: number) => k <= (order[i]!.floor ?? 0) || k <= order[i]!.capacity
+  let pending = order.map((_, i) => i).filter((i) => !holds(i, n[i]!))
   // each repair fixes one item and breaks none, so a pass without progress is final
   while (pending.length) {
-    const still = pending.filter((i) => n[i]! > order[i]!.capacity && !repair(order, n, byCount, i))
+    const still = pending.filter((i) => !holds(i, n[i]!) && !repair(order, n, byCount, i, holds))
     if (still.length === pending.length) {
       const item = order[still[0]!]!
       throw new JevError(
@@ -75,7 +79,7 @@ export function assignQuotas(items: readonly QuotaItem[], quota: QuotaTable, see
  * free. Breadth-first over the seven counts, so the chain is as short as can be;
  * at each step the first item in deal order is used, so the result is the same everywhere.
  */
-function repair(order: readonly QuotaItem[], n: number[], byCount: Map<number, number[]>, i: number): boolean {
+function repair(order: readonly QuotaItem[], n: number[], byCount: Map<number, number[]>, i: number, holds: (j: number, k: number) => boolean): boolean {
   const cap = order[i]!.capacity
   const start = n[i]!
   // via.get(b) = [a, j]: item j gave up count b to take the homeless count a
@@ -85,7 +89,7 @@ function repair(order: readonly QuotaItem[], n: number[], byCount: Map<number, n
     const a = queue.shift()!
     for (let b = 8; b >= 2; b--) {
       if (b === start || via.has(b)) continue
-      const j = (byCount.get(b) ?? []).find((x) => x !== i && order[x]!.capacity >= a)
+      const j = (byCount.get(b) ?? []).find((x) => x !== i && holds(x, a))
       if (j === undefined) continue
       via.set(b, [a, j])
       if (b <= cap) {

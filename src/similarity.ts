@@ -5,24 +5,202 @@
  * Scores are quantised so that ranking never hangs on the last bit of a double.
  */
 
-// a run of Japanese script (kanji, kana, the long-vowel mark), or a run of other letters and digits
-const RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー々]+|[\p{L}\p{N}]+/gu
-const JAPANESE = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー々]/u
+const enum Kind {
+  Other,
+  Word,
+  Japanese,
+}
 
-/** Tokens of a normalised text: words, and character bigrams inside Japanese runs. */
-export function tokens(norm: string): string[] {
-  const out: string[] = []
-  for (const m of norm.matchAll(RUN)) {
-    const run = m[0]
-    if (!JAPANESE.test(run)) {
-      out.push(run)
+// kana (with the long-vowel and iteration marks, not the middle dot), kanji and 々〆〇: code-point ranges, so the test is a compare
+function isJapanese(cp: number): boolean {
+  if (cp < 0x3005) return false
+  if (cp <= 0x3007) return true
+  if (cp >= 0x3041 && cp <= 0x30ff) return cp !== 0x30a0 && cp !== 0x30fb && (cp <= 0x3096 || cp >= 0x309d)
+  return (cp >= 0x3400 && cp <= 0x4dbf) || (cp >= 0x4e00 && cp <= 0x9fff) || (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0x20000 && cp <= 0x2ffff)
+}
+
+const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u
+const otherKinds = new Map<number, Kind>()
+
+function kindOf(cp: number): Kind {
+  // normalised text is lower-cased: ASCII letters and digits are the common case
+  if ((cp >= 0x61 && cp <= 0x7a) || (cp >= 0x30 && cp <= 0x39)) return Kind.Word
+  if (cp < 0x80) return cp >= 0x41 && cp <= 0x5a ? Kind.Word : Kind.Other
+  if (isJapanese(cp)) return Kind.Japanese
+  let k = otherKinds.get(cp)
+  if (k === undefined) otherKinds.set(cp, (k = LETTER_OR_DIGIT.test(String.fromCodePoint(cp)) ? Kind.Word : Kind.Other))
+  return k
+}
+
+/** 1 for the ASCII letters and digits */
+const ASCII_WORD = Uint8Array.from({ length: 128 }, (_, c) => ((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) ? 1 : 0))
+
+/**
+ * Appends the term ids of a normalised text's tokens to `sink`: words, and
+ * character bigrams inside Japanese runs. One pass over the code units,
+ * hashing as it goes, so no token is sliced out unless it is new.
+ */
+function addTokens(text: string, vocab: Vocabulary, sink: Sink): void {
+  const len = text.length
+  let i = 0
+  while (i < len) {
+    let c = text.charCodeAt(i)
+    let kind: Kind
+    let w = 1
+    if (c < 0x80) kind = ASCII_WORD[c]! ? Kind.Word : Kind.Other
+    else {
+      const cp = text.codePointAt(i)!
+      if (cp > 0xffff) w = 2
+      kind = kindOf(cp)
+    }
+    if (kind === Kind.Other) {
+      i += w
       continue
     }
-    const chars = [...run]
-    if (chars.length === 1) out.push(run)
-    for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i]! + chars[i + 1]!)
+    const from = i
+    if (kind === Kind.Word) {
+      let h = FNV_OFFSET
+      for (;;) {
+        h = Math.imul(h ^ c, FNV_PRIME)
+        if (w === 2) h = Math.imul(h ^ text.charCodeAt(i + 1), FNV_PRIME)
+        i += w
+        if (i >= len) break
+        c = text.charCodeAt(i)
+        w = 1
+        if (c < 0x80) {
+          if (ASCII_WORD[c] === 0) break
+        } else {
+          const cp = text.codePointAt(i)!
+          if (cp > 0xffff) w = 2
+          if (kindOf(cp) !== Kind.Word) break
+        }
+      }
+      sink.push(vocab.idOf(text, from, i, h))
+      continue
+    }
+    // a Japanese run: its bigrams, or the lone character
+    let prev = i
+    i += w
+    let pairs = 0
+    while (i < len) {
+      const cp = text.codePointAt(i)!
+      if (!isJapanese(cp)) break
+      const next = i + (cp > 0xffff ? 2 : 1)
+      sink.push(vocab.idOf(text, prev, next, hashOf(text, prev, next)))
+      pairs++
+      prev = i
+      i = next
+    }
+    if (pairs === 0) sink.push(vocab.idOf(text, from, i, hashOf(text, from, i)))
   }
-  return out
+}
+
+/** A growable buffer of term ids. */
+class Sink {
+  buf = new Int32Array(256)
+  n = 0
+
+  push(id: number): void {
+    if (this.n === this.buf.length) {
+      const bigger = new Int32Array(this.n * 2)
+      bigger.set(this.buf)
+      this.buf = bigger
+    }
+    this.buf[this.n++] = id
+  }
+}
+
+/** Term ids of normalised texts, over one vocabulary: equal tokens get equal ids. */
+export class Tokenizer {
+  private readonly vocab = new Vocabulary(256)
+  private readonly sink = new Sink()
+
+  /** the term ids of `norm`'s tokens, in order */
+  ids(norm: string): Int32Array {
+    this.sink.n = 0
+    addTokens(norm, this.vocab, this.sink)
+    return this.sink.buf.slice(0, this.sink.n)
+  }
+
+  word(id: number): string {
+    return this.vocab.words[id]!
+  }
+}
+
+/** The tokens of a normalised text, in order: what the index counts. */
+export function tokens(norm: string): string[] {
+  const t = new Tokenizer()
+  return Array.from(t.ids(norm), (id) => t.word(id))
+}
+
+/**
+ * Term ids for tokens given as bounds in a text, without slicing the text for
+ * every token: an open-addressing table over the tokens' code units.
+ */
+class Vocabulary {
+  private slots: Int32Array
+  /** each word's hash, as an int32 (a plain array would box the values over 2^30) */
+  private hashes = new Int32Array(1024)
+  readonly words: string[] = []
+
+  /** `capacity`: a power of two, the number of slots to start with */
+  constructor(capacity = 1 << 12) {
+    this.slots = new Int32Array(capacity).fill(-1)
+  }
+
+  /** `h`: the FNV-1a hash of the token's code units, as an int32 */
+  idOf(text: string, from: number, to: number, h: number): number {
+    const mask = this.slots.length - 1
+    for (let at = h & mask; ; at = (at + 1) & mask) {
+      const id = this.slots[at]!
+      if (id < 0) return this.add(text.slice(from, to), h, at)
+      if (this.hashes[id] === h && same(this.words[id]!, text, from, to)) return id
+    }
+  }
+
+  get size(): number {
+    return this.words.length
+  }
+
+  private add(word: string, h: number, at: number): number {
+    const id = this.words.length
+    this.words.push(word)
+    if (id === this.hashes.length) {
+      const grown = new Int32Array(id * 2)
+      grown.set(this.hashes)
+      this.hashes = grown
+    }
+    this.hashes[id] = h
+    this.slots[at] = id
+    if (this.words.length * 2 > this.slots.length) this.grow()
+    return id
+  }
+
+  private grow(): void {
+    this.slots = new Int32Array(this.slots.length * 2).fill(-1)
+    const mask = this.slots.length - 1
+    for (let id = 0; id < this.words.length; id++) {
+      let at = this.hashes[id]! & mask
+      while (this.slots[at]! >= 0) at = (at + 1) & mask
+      this.slots[at] = id
+    }
+  }
+}
+
+const FNV_OFFSET = 0x811c9dc5 | 0
+const FNV_PRIME = 0x01000193
+
+/** FNV-1a over code units */
+function hashOf(text: string, from: number, to: number): number {
+  let h = FNV_OFFSET
+  for (let k = from; k < to; k++) h = Math.imul(h ^ text.charCodeAt(k), FNV_PRIME)
+  return h
+}
+
+function same(word: string, text: string, from: number, to: number): boolean {
+  if (word.length !== to - from) return false
+  for (let k = 0; k < word.length; k++) if (word.charCodeAt(k) !== text.charCodeAt(from + k)) return false
+  return true
 }
 
 /** Scores are multiples of 2^-30: equal texts tie exactly, and a threshold is a plain integer compare. */
@@ -33,74 +211,118 @@ export function quantise(score: number): number {
 }
 
 /**
- * Unit TF-IDF vectors of a fixed list of documents, with an inverted index,
- * so one document's similarity to all others costs the postings of its terms.
+ * Unit TF-IDF vectors of a fixed list of documents in flat arrays, with an
+ * inverted index, so one document's similarity to all others costs the
+ * postings of its terms. A document is a list of normalised texts.
  */
 export class TfIdfIndex {
-  /** per document, its term ids (ascending) and unit weights */
-  private readonly terms: Int32Array[] = []
-  private readonly weights: Float64Array[] = []
-  /** postings in CSR form: term t's documents are docs[start[t] .. start[t+1]) */
+  /** document d's terms are terms[start[d] .. start[d+1]), in order of first appearance, with unit weights */
   private readonly start: Int32Array
+  private readonly terms: Int32Array
+  private readonly weights: Float64Array
+  /** term t's documents are docs[postStart[t] .. postStart[t+1]) */
+  private readonly postStart: Int32Array
   private readonly docs: Int32Array
   private readonly postWeights: Float64Array
 
   /** `documents` in a fixed order (the caller's); term ids follow it, so sums run in the same order everywhere */
   constructor(documents: readonly (readonly string[])[]) {
-    const ids = new Map<string, number>()
-    const counts: Map<number, number>[] = []
-    for (const doc of documents) {
-      const tf = new Map<number, number>()
-      for (const tok of doc) {
-        let id = ids.get(tok)
-        if (id === undefined) ids.set(tok, (id = ids.size))
-        tf.set(id, (tf.get(id) ?? 0) + 1)
+    const ids = new Vocabulary()
+    // per document, its distinct term ids in order of first appearance, and their counts
+    const start = new Int32Array(documents.length + 1)
+    const sink = new Sink()
+    let terms = new Int32Array(4096)
+    let counts = new Int32Array(4096)
+    // where each term stands in the current document's list: valid when mark[id] is that document
+    let mark = new Int32Array(1024).fill(-1)
+    let at = new Int32Array(1024)
+    let m = 0
+    for (let d = 0; d < documents.length; d++) {
+      sink.n = 0
+      for (const text of documents[d]!) addTokens(text, ids, sink)
+      const n = sink.n
+      if (ids.size > mark.length) {
+        const size = Math.max(mark.length * 2, ids.size)
+        const grown = new Int32Array(size).fill(-1)
+        grown.set(mark)
+        mark = grown
+        const pos = new Int32Array(size)
+        pos.set(at)
+        at = pos
       }
-      counts.push(tf)
+      if (m + n > terms.length) {
+        const size = Math.max(terms.length * 2, m + n)
+        const t = new Int32Array(size)
+        t.set(terms.subarray(0, m))
+        terms = t
+        const c = new Int32Array(size)
+        c.set(counts.subarray(0, m))
+        counts = c
+      }
+      const buf = sink.buf
+      for (let k = 0; k < n; k++) {
+        const id = buf[k]!
+        if (mark[id] === d) counts[at[id]!]!++
+        else {
+          mark[id] = d
+          at[id] = m
+          terms[m] = id
+          counts[m++] = 1
+        }
+      }
+      start[d + 1] = m
     }
-    const df = new Int32Array(ids.size)
-    for (const tf of counts) for (const t of tf.keys()) df[t]!++
-    const n = documents.length
-    const idf = Float64Array.from(df, (d) => Math.log((n + 1) / (d + 1)) + 1)
-    for (const tf of counts) {
-      const t = Int32Array.from([...tf.keys()].sort((a, b) => a - b))
-      const w = Float64Array.from(t, (id) => tf.get(id)! * idf[id]!)
+    this.start = start
+    this.terms = terms.slice(0, m)
+    const nDocs = documents.length
+    const V = ids.size
+    const df = new Int32Array(V)
+    for (let k = 0; k < m; k++) df[terms[k]!]!++
+    const idf = new Float64Array(V)
+    for (let t = 0; t < V; t++) idf[t] = Math.log((nDocs + 1) / (df[t]! + 1)) + 1
+    const weights = new Float64Array(m)
+    for (let d = 0; d < nDocs; d++) {
+      const a = start[d]!
+      const b = start[d + 1]!
       let sq = 0
-      for (const x of w) sq += x * x
-      const norm = Math.sqrt(sq)
-      if (norm > 0) for (let i = 0; i < w.length; i++) w[i]! /= norm
-      this.terms.push(t)
-      this.weights.push(w)
-    }
-    this.start = new Int32Array(ids.size + 1)
-    for (const t of this.terms) for (const id of t) this.start[id + 1]!++
-    for (let i = 0; i < ids.size; i++) this.start[i + 1]! += this.start[i]!
-    const fill = this.start.slice(0, ids.size)
-    this.docs = new Int32Array(this.start[ids.size]!)
-    this.postWeights = new Float64Array(this.docs.length)
-    this.terms.forEach((t, d) => {
-      for (let k = 0; k < t.length; k++) {
-        const at = fill[t[k]!]!++
-        this.docs[at] = d
-        this.postWeights[at] = this.weights[d]![k]!
+      for (let k = a; k < b; k++) {
+        const w = counts[k]! * idf[terms[k]!]!
+        weights[k] = w
+        sq += w * w
       }
-    })
+      const norm = Math.sqrt(sq)
+      if (norm > 0) for (let k = a; k < b; k++) weights[k]! /= norm
+    }
+    // postings: df is each term's count of documents
+    const postStart = new Int32Array(V + 1)
+    for (let t = 0; t < V; t++) postStart[t + 1] = postStart[t]! + df[t]!
+    const fill = postStart.slice(0, V)
+    const docs = new Int32Array(m)
+    const postWeights = new Float64Array(m)
+    for (let d = 0; d < nDocs; d++)
+      for (let k = start[d]!; k < start[d + 1]!; k++) {
+        const at = fill[terms[k]!]!++
+        docs[at] = d
+        postWeights[at] = weights[k]!
+      }
+    this.weights = weights
+    this.postStart = postStart
+    this.docs = docs
+    this.postWeights = postWeights
   }
 
   get size(): number {
-    return this.terms.length
+    return this.start.length - 1
   }
 
   /** Quantised cosine of document `d` with every document (itself included). */
   similarities(d: number): Float64Array {
-    const scores = new Float64Array(this.terms.length)
-    const t = this.terms[d]!
-    const w = this.weights[d]!
-    // the document's terms in ascending id order: each score is summed in the same order on every machine
-    for (let k = 0; k < t.length; k++) {
-      const id = t[k]!
-      const wk = w[k]!
-      for (let p = this.start[id]!; p < this.start[id + 1]!; p++) scores[this.docs[p]!]! += wk * this.postWeights[p]!
+    const scores = new Float64Array(this.size)
+    // the document's terms in a fixed order (its text's): each score is summed in the same order on every machine
+    for (let k = this.start[d]!; k < this.start[d + 1]!; k++) {
+      const id = this.terms[k]!
+      const wk = this.weights[k]!
+      for (let p = this.postStart[id]!; p < this.postStart[id + 1]!; p++) scores[this.docs[p]!]! += wk * this.postWeights[p]!
     }
     for (let i = 0; i < scores.length; i++) scores[i] = quantise(scores[i]!)
     return scores

@@ -8,7 +8,11 @@ describe('tokens', () => {
     assert.deepEqual(tokens('音楽を聴く'), ['音楽', '楽を', 'を聴', '聴く'])
     assert.deepEqual(tokens('dna の二重らせん'), ['dna', 'の二', '二重', '重ら', 'らせ', 'せん'])
     assert.deepEqual(tokens('駅'), ['駅'])
+    // a Latin run ends where Japanese begins; the middle dot separates
+    assert.deepEqual(tokens('co2を排出'), ['co2', 'を排', '排出'])
+    assert.deepEqual(tokens('ジョン・レノン'), ['ジョ', 'ョン', 'レノ', 'ノン'])
     assert.deepEqual(tokens('？！…'), [])
+    assert.deepEqual(tokens('café ünïcode π=3.14 ½'), ['café', 'ünïcode', 'π', '3', '14', '½'])
   })
 })
 
@@ -19,7 +23,7 @@ describe('TfIdfIndex', () => {
     'the moon orbits the earth once a month',
     'which planet is closest to the sun mercury venus',
     'which gas do plants take in for photosynthesis carbon dioxide oxygen',
-  ].map(tokens)
+  ].map((text) => [text])
   const index = new TfIdfIndex(docs)
 
   test('a document is fully similar to itself and to an exact copy; unrelated ones score 0', () => {
@@ -36,7 +40,7 @@ describe('TfIdfIndex', () => {
   })
 
   test('a term in every document weighs less than a rare one', () => {
-    const common = new TfIdfIndex([['x', 'a'], ['x', 'b'], ['x', 'c'], ['y', 'a']])
+    const common = new TfIdfIndex([['x a'], ['x', 'b'], ['x c'], ['y', 'a']])
     // doc 0 shares "x" with doc 1 (in 3 of 4 documents) and "a" with doc 3 (in 2 of 4)
     assert.ok(common.similarities(0)[3]! > common.similarities(0)[1]!)
   })
