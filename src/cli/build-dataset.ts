@@ -2,10 +2,15 @@ import { homedir } from 'node:os'
 import { lockPathFor, readLock, writeLock } from '../lock.ts'
 import { loadRecipe } from '../recipe.ts'
 import { buildToDir, type BuiltDataset } from '../pipeline.ts'
+import { BOUND_OPTIONS, boundsFrom } from '../sources/bounds.ts'
 import { createHubFetcher, hubOptionsFromEnv, resolveCacheDir } from '../sources/hub.ts'
 import { createMirrorFetcher } from '../sources/mirror.ts'
 import type { FileFetcher } from '../sources/types.ts'
 import { isMain, parseCli, runMain, stdio, type Io } from './run.ts'
+
+/** The network bounds' flags, for every command that talks to the Hub (README: Troubleshooting). */
+export const BOUNDS_USAGE = `  --http-timeout S, --min-rate BYTES_PER_S, --rate-window S, --max-retry-after S, --file-deadline S
+                   network bounds (defaults 30, 1024, 30, 60, 120; or JEV_HTTP_TIMEOUT, JEV_MIN_RATE, ...)`
 
 const USAGE = `usage: npm run build-dataset -- [--recipe FILE] [--lock FILE] [--update-lock] [--mirror DIR] [--out DIR] [--offline] [--cache-dir DIR] [--debug]
   --recipe FILE    recipe to build (default recipes/jev-bench.json)
@@ -16,6 +21,7 @@ const USAGE = `usage: npm run build-dataset -- [--recipe FILE] [--lock FILE] [--
   --offline        make no network request; use only the Hugging Face cache
   --cache-dir DIR  Hugging Face cache (default HF_HUB_CACHE, HF_HOME/hub, XDG_CACHE_HOME/huggingface/hub or ~/.cache/huggingface/hub)
   --debug          print the stack trace of an error
+${BOUNDS_USAGE}
 Environment: HF_ENDPOINT (a Hub mirror endpoint), HF_TOKEN (sent to the Hub, never printed).`
 
 /** `log` gets downloads, retries and waits for another build's cache lock, so a slow build says why. */
@@ -23,6 +29,7 @@ export function fetcherFor(values: { mirror?: string; offline?: boolean; 'cache-
   if (values.mirror) return createMirrorFetcher(values.mirror)
   return createHubFetcher({
     ...hubOptionsFromEnv(env),
+    ...boundsFrom(values, env),
     ...(log ? { log } : {}),
     cacheDir: values['cache-dir'] ?? resolveCacheDir(env, homedir()),
     offline: values.offline ?? false,
@@ -48,6 +55,7 @@ export const SOURCE_OPTIONS = {
   mirror: { type: 'string' },
   offline: { type: 'boolean', default: false },
   'cache-dir': { type: 'string' },
+  ...BOUND_OPTIONS,
 } as const
 
 export async function buildDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {

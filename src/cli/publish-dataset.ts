@@ -7,9 +7,11 @@ import { checkOwnManifest, dataFileFacts, type LocalFile, readPublishFiles } fro
 import type { HubAccess } from '../publish-hub.ts'
 import { executePublish, formatPlan, planPublish, type PublishTarget } from '../publish.ts'
 import { loadRecipe } from '../recipe.ts'
+import { boundsFrom } from '../sources/bounds.ts'
 import { hubOptionsFromEnv } from '../sources/hub.ts'
+import { boundedFetch } from '../sources/retry.ts'
 import { formatVerify, verifyFiles } from '../verify.ts'
-import { fetcherFor, SOURCE_OPTIONS } from './build-dataset.ts'
+import { BOUNDS_USAGE, fetcherFor, SOURCE_OPTIONS } from './build-dataset.ts'
 import { type Io, isMain, parseCli, runMain, stdio } from './run.ts'
 
 const USAGE = `usage: npm run publish-dataset -- --repo OWNER/NAME [--revision BRANCH] [--tag NAME] [--private] [--message TEXT] [--dry-run] [--no-verify] [--out DIR]
@@ -24,6 +26,7 @@ const USAGE = `usage: npm run publish-dataset -- --repo OWNER/NAME [--revision B
   --no-verify        skip the rebuild; out/ must still match its own manifest
   --out DIR          folder to publish (default out)
   --mirror, --offline, --recipe, --lock, --cache-dir: where the verifying rebuild reads its sources, as for build-dataset
+${BOUNDS_USAGE}; for every request, the rebuild's and publishing's
 Environment: HF_TOKEN (write access; never printed), HF_ENDPOINT (default https://huggingface.co).`
 
 const REPO_RE = /^[A-Za-z0-9][\w.-]{0,95}\/[A-Za-z0-9][\w.-]{0,95}$/
@@ -89,6 +92,7 @@ export async function publishDatasetCli(argv: string[], env: NodeJS.ProcessEnv, 
   // Checked before any work, so a missing or malformed token costs nothing and sends nothing.
   if (!token && !dryRun) throw new JevError('AUTH', 'HF_TOKEN is not set; publishing needs a token with write access to the repo')
   if (token && !token.startsWith('hf_')) throw new JevError('AUTH', 'HF_TOKEN is malformed: a Hugging Face token starts with hf_')
+  const bounds = boundsFrom(values, env)
 
   const outDir = (values.out as string).replace(/\/+$/, '')
   const files = await readPublishFiles(outDir)
@@ -100,7 +104,8 @@ export async function publishDatasetCli(argv: string[], env: NodeJS.ProcessEnv, 
     throw new JevError('CARD', `${problems.length} problem${problems.length === 1 ? '' : 's'} in ${outDir}/README.md front matter; nothing was sent`, { file: `${outDir}/README.md` })
   }
 
-  const access: HubAccess = { endpoint, ...(token ? { token } : {}), ...(fetchImpl ? { fetch: fetchImpl } : {}) }
+  // every publishing request under the same bounds as the downloads, each once: a commit is not blindly re-sent
+  const access: HubAccess = { endpoint, ...(token ? { token } : {}), fetch: boundedFetch(fetchImpl ?? globalThis.fetch, bounds) }
   const target: PublishTarget = {
     repo,
     revision: values.revision as string,

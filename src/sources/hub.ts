@@ -3,11 +3,13 @@ import { readFile, readlink, rm } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { type ErrorContext, JevError, isJevError } from '../errors.ts'
 import { atomicWrite, hashLike, isOid, linkSnapshot, readVerifiedBlob, SHA1_RE, sha256Hex, withBlobLock } from './hub-cache.ts'
-import { AttemptsFailed, type Fetch, MAX_RETRY_AFTER_MS, type ResponseNote, type RetryPolicy, TransientError, withRetries } from './retry.ts'
+import { DEFAULT_BOUNDS, type NetBounds, settingOf } from './bounds.ts'
+import { AttemptsFailed, Deadline, type Fetch, type ResponseNote, type RetryPolicy, TransientError, withRetries } from './retry.ts'
 import { hubClient, isHubApiError, isInvalidApiResponse } from './hub-client.ts'
 import type { FileFetcher, SourceFile } from './types.ts'
 
-export interface HubFetcherOptions {
+/** Network bounds (src/sources/bounds.ts) may be given one by one; the rest are the defaults. */
+export interface HubFetcherOptions extends Partial<NetBounds> {
   endpoint?: string
   token?: string
   cacheDir: string
@@ -16,8 +18,6 @@ export interface HubFetcherOptions {
   log?: (line: string) => void
   /** extra attempts after the first for 429, 5xx, broken/stalled/short/wrong bodies (default 4) */
   retries?: number
-  /** per request: no headers, or no body bytes, for this long is a failed attempt (default 30000) */
-  timeoutMs?: number
   /** waits between attempts and for another build's blob lock (default setTimeout) */
   sleep?: (ms: number) => Promise<void>
   /** jitter source in [0, 1) (default: crypto; jitter never reaches the output) */
@@ -77,8 +77,9 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
   const scrub = (s: string) => oneLine(token ? s.split(token).join('hf_***') : s)
   const say = (line: string) => options.log?.(scrub(line))
   const policy: RetryPolicy = {
+    ...DEFAULT_BOUNDS,
+    ...Object.fromEntries(Object.entries(options).filter(([k, v]) => k in DEFAULT_BOUNDS && v !== undefined)),
     retries: options.retries ?? 4,
-    timeoutMs: options.timeoutMs ?? 30_000,
     sleep: options.sleep ?? realSleep,
     random: options.random ?? (() => randomInt(2 ** 32) / 2 ** 32),
     now: options.now ?? Date.now,
@@ -89,9 +90,10 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
   const commits = new Map<string, Promise<string>>()
 
   /** Every Hub call goes through here: a fresh guarded fetch per attempt, bounded retries, one log line per retry. */
-  function retried<T>(ctx: ErrorContext, run: (f: Fetch) => Promise<T>, htmlExpected = false): Promise<T> {
+  function retried<T>(ctx: ErrorContext, deadline: Deadline, run: (f: Fetch) => Promise<T>, htmlExpected = false): Promise<T> {
     return withRetries(policy, baseFetch, run, {
       htmlExpected,
+      deadline,
       onRetry: (ev) => {
         const asked = ev.retryAfterMs !== undefined ? ` (the Hub asked to wait ${Math.ceil(ev.retryAfterMs / 1000)} s)` : ''
         say(`hub: ${ctx.repo}@${ctx.revision} ${ctx.file}: ${ev.why}; retrying (attempt ${ev.attempt} of ${ev.of})${asked}`)
@@ -130,11 +132,11 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
     return null
   }
 
-  function resolveCommit(repo: string, revision: string, ctx: ErrorContext): Promise<string> {
+  function resolveCommit(repo: string, revision: string, ctx: ErrorContext, deadline: Deadline): Promise<string> {
     const key = `${repo}@${revision}`
     let p = commits.get(key)
     if (!p) {
-      p = retried(ctx, async (f) => {
+      p = retried(ctx, deadline, async (f) => {
         const info = await (await hubClient()).datasetInfo({ ...client(f), name: repo, revision, additionalFields: ['sha'] })
         if (!SHA1_RE.test(info.sha ?? '')) throw new TransientError('NETWORK', `the Hub reported no commit sha for ${key}`)
         return info.sha
@@ -166,9 +168,11 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
   }
 
   async function download(repoDir: string, repo: string, revision: string, path: string, ctx: ErrorContext): Promise<SourceFile> {
+    // one deadline for everything this file needs: the commit, its listing, the bytes, every retry and wait
+    const deadline = new Deadline(policy.fileDeadlineMs)
     // Resolve the branch first and pin every later request to the commit, so a push mid-build cannot mix snapshots.
-    const commit = SHA1_RE.test(revision) ? revision : await resolveCommit(repo, revision, ctx)
-    const { etag, size } = await retried(ctx, async (f) => {
+    const commit = SHA1_RE.test(revision) ? revision : await resolveCommit(repo, revision, ctx, deadline)
+    const { etag, size } = await retried(ctx, deadline, async (f) => {
       const infos = await (await hubClient()).pathsInfo({ ...client(f), repo: { type: 'dataset', name: repo }, revision: commit, paths: [path] })
       const info = infos.find((i) => i.path === path && i.type === 'file')
       if (!info) throw new JevError('NOT_FOUND', `no file ${path} in dataset ${repo}@${revision}; check the recipe's path`, { ...ctx, status: 404 })
@@ -183,7 +187,7 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
       () => readVerifiedBlob(blobPath, etag, size),
       async () => {
         say(`hub: downloading ${repo}@${revision} ${path} (${size} bytes)`)
-        const got = await retried(ctx, (f) => downloadVerified(f, ctx, commit, etag, size), /\.html?$/i.test(path))
+        const got = await retried(ctx, deadline, (f) => downloadVerified(f, ctx, commit, etag, size), /\.html?$/i.test(path))
         await atomicWrite(blobPath, got)
         return got
       },
@@ -218,7 +222,8 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
     }
     if (retryAfterMs !== undefined) {
       const s = Math.ceil(retryAfterMs / 1000)
-      return new JevError('NETWORK', `${head} for ${where}${after} and asked to wait ${s} s, longer than the ${MAX_RETRY_AFTER_MS / 1000} s this builder waits; try again later`, c)
+      const at = new Date(policy.now() + retryAfterMs).toISOString().replace(/\.\d+Z$/, 'Z')
+      return new JevError('NETWORK', `${head} for ${where}${after} and asked to wait ${s} s, longer than the ${policy.maxRetryAfterMs / 1000} s this builder waits (${settingOf('maxRetryAfterMs')} to wait longer); try again after ${at}`, { ...c, retryAfter: at })
     }
     // Signed CDN URLs carry credentials in their query; the path is enough to say where.
     const why = status === 429 ? 'rate limited; wait a few minutes, or set HF_TOKEN for a higher limit'
