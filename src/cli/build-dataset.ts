@@ -1,9 +1,10 @@
 import { homedir } from 'node:os'
-import { lockPathFor, readLock, writeLock } from '../lock.ts'
+import { JevError } from '../errors.ts'
+import { type Lock, lockPathFor, readLock, writeLock } from '../lock.ts'
 import { loadRecipe } from '../recipe.ts'
 import { buildToDir, type BuiltDataset } from '../pipeline.ts'
 import { BOUND_OPTIONS, boundsFrom } from '../sources/bounds.ts'
-import { createHubFetcher, hubOptionsFromEnv, resolveCacheDir } from '../sources/hub.ts'
+import { createHubFetcher, hubOptionsFromEnv, nameBadEntry, resolveCacheDir } from '../sources/hub.ts'
 import { createMirrorFetcher } from '../sources/mirror.ts'
 import type { FileFetcher } from '../sources/types.ts'
 import { isMain, parseCli, runMain, stdio, type Io } from './run.ts'
@@ -24,10 +25,18 @@ const USAGE = `usage: npm run build-dataset -- [--recipe FILE] [--lock FILE] [--
 ${BOUNDS_USAGE}
 Environment: HF_ENDPOINT (a Hub mirror endpoint), HF_TOKEN (sent to the Hub, never printed).`
 
-/** `log` gets downloads, retries and waits for another build's cache lock, so a slow build says why. */
-export function fetcherFor(values: { mirror?: string; offline?: boolean; 'cache-dir'?: string }, env: NodeJS.ProcessEnv, log?: (line: string) => void): FileFetcher {
+/**
+ * `log` gets downloads, retries and waits for another build's cache lock, so a slow build says why.
+ * Cached files are trusted only when `lock` vouches for their bytes; without a lock (a first build,
+ * --update-lock) each is checked with the Hub, so a lock is never written from bytes it no longer serves.
+ */
+export function fetcherFor(
+  values: { mirror?: string; offline?: boolean; 'cache-dir'?: string }, env: NodeJS.ProcessEnv, log: ((line: string) => void) | undefined, lock: Lock | null,
+): FileFetcher {
   if (values.mirror) return createMirrorFetcher(values.mirror)
   return createHubFetcher({
+    vouched: (repo, commit, path) =>
+      lock?.sources.flatMap((s) => (s.repo === repo && s.commit === commit ? s.files : [])).find((f) => f.path === path)?.sha256,
     ...hubOptionsFromEnv(env),
     ...boundsFrom(values, env),
     ...(log ? { log } : {}),
@@ -71,8 +80,13 @@ export async function buildDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io
   const recipePath = values.recipe as string
   const lockPath = (values.lock as string | undefined) ?? lockPathFor(recipePath)
   const recipe = await loadRecipe(recipePath)
+  if (values['update-lock'] && values.offline && !values.mirror)
+    throw new JevError('USAGE', '--update-lock checks every cached file with the Hub before it rewrites the lock, which --offline forbids; drop one of them')
   const lock = values['update-lock'] ? null : await readLock(lockPath)
-  const built = await buildToDir(recipe, fetcherFor(values as never, env, io.err), values.out as string, { lock })
+  const fetcher = fetcherFor(values as never, env, io.err, lock)
+  const built = await buildToDir(recipe, fetcher, values.out as string, { lock }).catch((e: unknown) => {
+    throw nameBadEntry(e, fetcher)
+  })
   for (const w of built.warnings) io.err(`warning: ${w}`)
   if (lock && lock.recipe.hash !== built.lock.recipe.hash)
     io.err(`warning: the recipe changed since ${lockPath} was written; --update-lock records it`)

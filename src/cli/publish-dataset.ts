@@ -8,7 +8,7 @@ import type { HubAccess } from '../publish-hub.ts'
 import { executePublish, formatPlan, planPublish, type PublishTarget } from '../publish.ts'
 import { loadRecipe } from '../recipe.ts'
 import { boundsFrom } from '../sources/bounds.ts'
-import { hubOptionsFromEnv } from '../sources/hub.ts'
+import { hubOptionsFromEnv, nameBadEntry } from '../sources/hub.ts'
 import { boundedFetch } from '../sources/retry.ts'
 import { formatVerify, verifyFiles } from '../verify.ts'
 import { BOUNDS_USAGE, fetcherFor, SOURCE_OPTIONS } from './build-dataset.ts'
@@ -44,7 +44,10 @@ async function guardOut(outDir: string, files: readonly LocalFile[], values: Rec
   const lockPath = (values.lock as string | undefined) ?? lockPathFor(recipePath)
   const lock = await readLock(lockPath)
   if (!lock) throw new JevError('LOCK', `no lock at ${lockPath}: build once to write it`, { file: lockPath })
-  const rebuilt = await buildDataset(await loadRecipe(recipePath), fetcherFor(values as never, env, io.err), { lock })
+  const fetcher = fetcherFor(values as never, env, io.err, lock)
+  const rebuilt = await buildDataset(await loadRecipe(recipePath), fetcher, { lock }).catch((e: unknown) => {
+    throw nameBadEntry(e, fetcher)
+  })
   for (const w of rebuilt.warnings) io.err(`warning: ${w}`)
   // the bytes read for upload, not a second read of the folder, which could have changed since
   const result = verifyFiles(new Map(files.map((f) => [f.path, f.bytes])), rebuilt, outDir)

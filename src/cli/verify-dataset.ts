@@ -2,6 +2,7 @@ import { JevError } from '../errors.ts'
 import { lockPathFor, readLock } from '../lock.ts'
 import { buildDataset } from '../pipeline.ts'
 import { loadRecipe } from '../recipe.ts'
+import { nameBadEntry } from '../sources/hub.ts'
 import { formatVerify, verifyDataset } from '../verify.ts'
 import { BOUNDS_USAGE, fetcherFor, SOURCE_OPTIONS } from './build-dataset.ts'
 import { type Io, isMain, parseCli, runMain, stdio } from './run.ts'
@@ -23,7 +24,10 @@ export async function verifyDatasetCli(argv: string[], env: NodeJS.ProcessEnv, i
   const lock = await readLock(lockPath)
   if (!lock) throw new JevError('LOCK', `no lock at ${lockPath}: build once to write it`, { file: lockPath })
   const recipe = await loadRecipe(recipePath)
-  const rebuilt = await buildDataset(recipe, fetcherFor(values as never, env, io.err), { lock })
+  const fetcher = fetcherFor(values as never, env, io.err, lock)
+  const rebuilt = await buildDataset(recipe, fetcher, { lock }).catch((e: unknown) => {
+    throw nameBadEntry(e, fetcher)
+  })
   for (const w of rebuilt.warnings) io.err(`warning: ${w}`)
   const outDir = (values.out as string).replace(/\/+$/, '')
   const result = await verifyDataset(outDir, rebuilt)

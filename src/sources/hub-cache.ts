@@ -6,11 +6,11 @@
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { readFileSync, rmSync } from 'node:fs'
-import { open, readFile, readlink, rename, rm, stat, symlink } from 'node:fs/promises'
+import { open, readdir, readFile, readlink, rename, rm, stat, symlink } from 'node:fs/promises'
 import { hostname } from 'node:os'
-import { dirname, relative } from 'node:path'
+import { basename, dirname, join, relative, resolve } from 'node:path'
 import { JevError } from '../errors.ts'
-import { makeDirs, writeAtomic } from '../files.ts'
+import { makeDirs, readRegular, writeAtomic } from '../files.ts'
 
 export const SHA1_RE = /^[0-9a-f]{40}$/
 export const SHA256_RE = /^[0-9a-f]{64}$/
@@ -26,6 +26,61 @@ const tempName = (dest: string) => `${dest}.${process.pid}.${randomBytes(6).toSt
 
 /** Into the cache: a partial file is never seen, and its temp name is the `.incomplete` huggingface_hub uses. */
 export const atomicWrite = (dest: string, data: Uint8Array | string) => writeAtomic(dest, data, 'incomplete')
+
+/** A file as the cache holds it: the snapshot link, the blob it points at, and the ref that named the commit. */
+export interface CacheEntry {
+  commit: string
+  pointer: string
+  blobPath: string
+  etag: string
+  bytes: Uint8Array
+  /** `refs/<revision>`, when the revision was a branch or tag */
+  ref: string | null
+}
+
+/**
+ * The cached file for repo@revision path: a complete entry, `corrupt` (the blob fails its own
+ * hash, and has been deleted), or null. `repoDir` must be absolute: the link is resolved against it.
+ */
+export async function readCacheEntry(repoDir: string, revision: string, path: string): Promise<CacheEntry | { corrupt: string; etag: string; got: string } | null> {
+  let commit: string | null = SHA1_RE.test(revision) ? revision : null
+  const ref = commit ? null : join(repoDir, 'refs', ...revision.split('/'))
+  if (ref) {
+    const named = (await readFile(ref, 'utf8').catch(() => '')).trim()
+    commit = SHA1_RE.test(named) ? named : null
+  }
+  if (!commit) return null
+  const pointer = join(repoDir, 'snapshots', commit, ...path.split('/'))
+  const target = await readlink(pointer).catch(() => null)
+  if (target === null) return null
+  const blobPath = resolve(dirname(pointer), target)
+  const etag = basename(blobPath)
+  if (dirname(blobPath) !== join(repoDir, 'blobs') || !isOid(etag)) return null
+  const buf = await readRegular(blobPath).catch(() => null)
+  if (!buf) return null
+  const got = hashLike(etag, buf)
+  if (got !== etag) {
+    await rm(blobPath, { force: true })
+    return { corrupt: blobPath, etag, got }
+  }
+  return { commit, pointer, blobPath, etag, bytes: buf, ref }
+}
+
+/**
+ * Removes an entry the source does not vouch for: its link, the ref that led to it, and its blob
+ * unless another snapshot's link still points at it (those bytes are right for that file).
+ */
+export async function discardEntry(e: CacheEntry): Promise<void> {
+  for (const p of [e.pointer, ...(e.ref ? [e.ref] : [])]) await rm(p, { force: true })
+  const snapshots = join(dirname(dirname(e.blobPath)), 'snapshots')
+  const links = await readdir(snapshots, { recursive: true }).catch(() => [] as string[])
+  for (const rel of links) {
+    const link = join(snapshots, rel)
+    const target = await readlink(link).catch(() => null)
+    if (target !== null && resolve(dirname(link), target) === e.blobPath) return
+  }
+  await rm(e.blobPath, { force: true })
+}
 
 /** The blob's bytes if it exists with the right size and hash, else null. */
 export async function readVerifiedBlob(blobPath: string, etag: string, size?: number): Promise<Uint8Array | null> {

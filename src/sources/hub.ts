@@ -1,8 +1,9 @@
 import { randomInt } from 'node:crypto'
-import { readFile, readlink, rm } from 'node:fs/promises'
-import { basename, dirname, join, resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { type ErrorContext, JevError, isJevError } from '../errors.ts'
-import { atomicWrite, hashLike, isOid, linkSnapshot, readVerifiedBlob, SHA1_RE, sha256Hex, withBlobLock } from './hub-cache.ts'
+import {
+  atomicWrite, type CacheEntry, discardEntry, hashLike, isOid, linkSnapshot, readCacheEntry, readVerifiedBlob, SHA1_RE, sha256Hex, withBlobLock,
+} from './hub-cache.ts'
 import { DEFAULT_BOUNDS, type NetBounds, settingOf } from './bounds.ts'
 import { AttemptsFailed, Deadline, type Fetch, type ResponseNote, type RetryPolicy, TransientError, withRetries } from './retry.ts'
 import { hubClient, isHubApiError, isInvalidApiResponse } from './hub-client.ts'
@@ -26,6 +27,12 @@ export interface HubFetcherOptions extends Partial<NetBounds> {
   now?: () => number
   /** how long to wait for a live process holding a blob's download lock (default 10 minutes) */
   lockWaitMs?: number
+  /**
+   * The sha256 the lock vouches for, per file at a commit (undefined: none, as for --update-lock).
+   * When given, a cached file is trusted only when its bytes hash to it; any other is checked with
+   * the source first. Absent: every cached file that matches its own hash is trusted.
+   */
+  vouched?: (repo: string, commit: string, path: string) => string | undefined
 }
 
 /** Same lookup order as Python huggingface_hub, so both share one cache. */
@@ -60,6 +67,17 @@ export function hubOptionsFromEnv(env: NodeJS.ProcessEnv): { endpoint?: string; 
   }
 }
 
+/**
+ * A LOCK, SCHEMA or DATA error about a file that came, offline, from a cache entry the lock does
+ * not vouch for: it says which entry, and how to be rid of it.
+ */
+export function nameBadEntry(e: unknown, fetcher: FileFetcher): unknown {
+  if (!isJevError(e) || !['LOCK', 'SCHEMA', 'DATA'].includes(e.code) || typeof e.context.file !== 'string') return e
+  const bad = fetcher.unvouched?.(typeof e.context.repo === 'string' ? e.context.repo : undefined, e.context.file)
+  if (!bad) return e
+  return new JevError(e.code, `${e.message}; it came from a Hub cache entry the lock does not vouch for: delete ${bad.pointer} and ${bad.blob} (rm -f), then build without --offline to fetch it again`, { ...e.context, cacheEntry: bad.pointer })
+}
+
 function checkNames(repo: string, revision: string, path: string): void {
   const bad = (s: string) => s === '' || s.includes('\\') || s.startsWith('/') || s.split('/').some((p) => p === '' || p === '.' || p === '..')
   if (!/^[\w.-]+\/[\w.-]+$/.test(repo) || bad(repo) || bad(revision) || bad(path)) {
@@ -86,6 +104,10 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
   }
   const baseFetch: Fetch = (input, init) => (options.fetch ?? globalThis.fetch)(input, init)
   const client = (f: Fetch) => ({ hubUrl: endpoint, fetch: f, ...(token ? { accessToken: token } : {}) })
+  // resolved once, here: the cache's links are compared with absolute paths
+  const cacheDir = resolve(options.cacheDir)
+  // offline only: cached files the lock does not vouch for, so a failing rows check can name them
+  const unvouched = new Map<string, CacheEntry>()
   // One commit per repo@revision for the fetcher's lifetime: every file of a build comes from the same snapshot.
   const commits = new Map<string, Promise<string>>()
 
@@ -105,29 +127,12 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
     repo, revision, commit, path, bytes, size: bytes.length, sha256: sha256Hex(bytes),
   })
 
-  async function readCached(repoDir: string, repo: string, revision: string, path: string, ctx: ErrorContext): Promise<SourceFile | null> {
-    let commit: string | null = SHA1_RE.test(revision) ? revision : null
-    if (!commit) {
-      const ref = await readFile(join(repoDir, 'refs', revision), 'utf8').catch(() => '')
-      commit = SHA1_RE.test(ref.trim()) ? ref.trim() : null
-    }
-    if (!commit) return null
-    const pointer = join(repoDir, 'snapshots', commit, ...path.split('/'))
-    const target = await readlink(pointer).catch(() => null)
-    if (target === null) return null
-    const blobPath = resolve(dirname(pointer), target)
-    const etag = basename(blobPath)
-    if (dirname(blobPath) !== join(repoDir, 'blobs') || !isOid(etag)) return null
-    const buf = await readFile(blobPath).catch(() => null)
-    if (!buf) return null
-    const bytes = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength)
-    const got = hashLike(etag, bytes)
-    if (got === etag) {
-      return result(repo, revision, commit, path, bytes)
-    }
-    await rm(blobPath, { force: true })
-    const msg = `cached blob for ${repo}@${revision} ${path} is corrupt (expected ${etag}, got ${got}); deleted it`
-    if (options.offline) throw new JevError('INTEGRITY', `${msg}; cannot re-fetch while offline`, { ...ctx, expected: etag, received: got })
+  /** The cached file, verified against its own hash; a corrupt blob is deleted (and, online, fetched again). */
+  async function readCached(repoDir: string, revision: string, path: string, ctx: ErrorContext): Promise<CacheEntry | null> {
+    const entry = await readCacheEntry(repoDir, revision, path)
+    if (!entry || !('corrupt' in entry)) return entry
+    const msg = `cached blob for ${ctx.repo}@${revision} ${path} is corrupt (expected ${entry.etag}, got ${entry.got}); deleted it`
+    if (options.offline) throw new JevError('INTEGRITY', `${msg}; cannot re-fetch while offline`, { ...ctx, expected: entry.etag, received: entry.got })
     say(`hub: ${msg}, re-fetching`)
     return null
   }
@@ -167,7 +172,11 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
     return bytes
   }
 
-  async function download(repoDir: string, repo: string, revision: string, path: string, ctx: ErrorContext): Promise<SourceFile> {
+  /**
+   * The source's file. With `held`, a cached entry not vouched for, the source is asked first: bytes
+   * it still serves are kept (the rows check decides); others are discarded, and fetched again.
+   */
+  async function download(repoDir: string, repo: string, revision: string, path: string, ctx: ErrorContext, held?: CacheEntry): Promise<SourceFile> {
     // one deadline for everything this file needs: the commit, its listing, the bytes, every retry and wait
     const deadline = new Deadline(policy.fileDeadlineMs)
     // Resolve the branch first and pin every later request to the commit, so a push mid-build cannot mix snapshots.
@@ -180,6 +189,11 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
       if (!isOid(oid)) throw new TransientError('NETWORK', `the Hub sent an unexpected oid ${JSON.stringify(oid.slice(0, 80))}`)
       return { etag: oid, size: info.lfs?.size ?? info.size }
     })
+    if (held && held.etag === etag && held.commit === commit) return result(repo, revision, commit, path, held.bytes)
+    if (held) {
+      await discardEntry(held)
+      say(`warning: bad cache entry replaced: ${held.pointer} held blob ${held.etag}, which ${endpoint} no longer serves for ${repo}@${revision} ${path}; discarded it and fetching the file again`)
+    }
     const blobPath = join(repoDir, 'blobs', etag)
     // Another revision, or another build on this cache, may already have the blob; the lock makes the second one wait for it.
     const bytes = await withBlobLock(
@@ -263,15 +277,27 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
 
   return {
     kind: 'hub',
+    unvouched(repo, path) {
+      const e = [...unvouched.entries()].find(([k]) => k === `${repo}\u0000${path}` || (repo === undefined && k.endsWith(`\u0000${path}`)))?.[1]
+      return e && { pointer: e.pointer, blob: e.blobPath }
+    },
     async fetchFile(repo, revision, path) {
       checkNames(repo, revision, path)
       const ctx: ErrorContext = { repo, revision, file: path }
-      const repoDir = join(options.cacheDir, `datasets--${repo.replace('/', '--')}`)
+      const repoDir = join(cacheDir, `datasets--${repo.replace('/', '--')}`)
       try {
-        const cached = await readCached(repoDir, repo, revision, path, ctx)
-        if (cached) return cached
+        const cached = await readCached(repoDir, revision, path, ctx)
+        if (cached) {
+          const file = result(repo, revision, cached.commit, path, cached.bytes)
+          // trusted as it is only when the lock vouches for these very bytes (or no lock is in play)
+          if (!options.vouched || options.vouched(repo, cached.commit, path) === file.sha256) return file
+          if (!options.offline) return await download(repoDir, repo, revision, path, ctx, cached)
+          // offline the source cannot be asked: the rows check decides, and names this entry if it fails
+          unvouched.set(`${repo}\u0000${path}`, cached)
+          return file
+        }
         if (options.offline) {
-          throw new JevError('OFFLINE', `${repo}@${revision} ${path} is not in the Hub cache at ${options.cacheDir} and offline mode forbids downloading it`, ctx)
+          throw new JevError('OFFLINE', `${repo}@${revision} ${path} is not in the Hub cache at ${cacheDir} and offline mode forbids downloading it`, ctx)
         }
         return await download(repoDir, repo, revision, path, ctx)
       } catch (e) {
