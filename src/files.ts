@@ -4,8 +4,16 @@ import { mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { JevError } from './errors.ts'
 
-const KIND = (st: import('node:fs').Stats) =>
-  st.isDirectory() ? 'a folder' : st.isFIFO() ? 'a FIFO' : st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : st.isSocket() ? 'a socket' : 'not a regular file'
+function notRegular(path: string, st: import('node:fs').Stats): JevError {
+  const kind = st.isDirectory() ? 'a folder' : st.isFIFO() ? 'a FIFO' : st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : st.isSocket() ? 'a socket' : 'not a file'
+  return new JevError('IO', `${path} is ${kind}, not a regular file; refusing to read it`, { file: path })
+}
+
+/** An IO error at once when `path` exists and is not a regular file (a missing one is left to the reader). */
+export async function refuseIrregular(path: string): Promise<void> {
+  const st = await stat(path).catch(() => null)
+  if (st && !st.isFile()) throw notRegular(path, st)
+}
 
 /**
  * A whole regular file in one read call (readFile's 512 KB steps cost seconds on files of
@@ -16,7 +24,7 @@ export async function readRegular(path: string): Promise<Buffer> {
   const fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK)
   try {
     const st = await fh.stat()
-    if (!st.isFile()) throw new JevError('IO', `${path} is ${KIND(st)}, not a regular file; refusing to read it`, { file: path })
+    if (!st.isFile()) throw notRegular(path, st)
     const bytes = Buffer.allocUnsafe(st.size)
     let at = 0
     while (at < st.size) {

@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises'
 import { z } from 'zod'
 import { canonicalJson, sha256Hex } from './canonical.ts'
 import { JevError } from './errors.ts'
+import { readRegular } from './files.ts'
 import { Recipe, type SourceSpec } from './schema.ts'
 
 /** Every problem, one per line, each with its JSON path. */
@@ -23,7 +23,7 @@ export function parseRecipe(value: unknown, file = '<recipe>'): Recipe {
 export async function loadRecipe(file: string): Promise<Recipe> {
   let text: string
   try {
-    text = await readFile(file, 'utf8')
+    text = (await readRegular(file)).toString('utf8')
   } catch (e) {
     throw new JevError('IO', `cannot read recipe ${file}: ${(e as Error).message}`, { file }, { cause: e })
   }

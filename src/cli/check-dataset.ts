@@ -1,5 +1,8 @@
+import { join } from 'node:path'
 import { checkDataset } from '../check.ts'
 import { JevError } from '../errors.ts'
+import { refuseIrregular } from '../files.ts'
+import { OUTPUT_FILES } from '../write.ts'
 import { loadRecipe } from '../recipe.ts'
 import { isMain, parseCli, runMain, stdio, type Io } from './run.ts'
 
@@ -13,6 +16,8 @@ export async function checkDatasetCli(argv: string[], io: Io): Promise<number> {
     return 0
   }
   const dir = positionals[0] ?? 'out'
+  // a FIFO in a file's place would block the check's read forever
+  for (const name of OUTPUT_FILES) await refuseIrregular(join(dir, name))
   const problems = await checkDataset(dir, await loadRecipe(values.recipe as string))
   if (problems.length === 0) {
     io.out(`ok: ${dir} meets the spec`)

@@ -84,10 +84,9 @@ export async function discardEntry(e: CacheEntry): Promise<void> {
 
 /** The blob's bytes if it exists with the right size and hash, else null. */
 export async function readVerifiedBlob(blobPath: string, etag: string, size?: number): Promise<Uint8Array | null> {
-  const buf = await readFile(blobPath).catch(() => null)
+  const buf = await readRegular(blobPath).catch(() => null)
   if (!buf || (size !== undefined && buf.length !== size)) return null
-  const bytes = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength)
-  return hashLike(etag, bytes) === etag ? bytes : null
+  return hashLike(etag, buf) === etag ? buf : null
 }
 
 /**
