@@ -10,7 +10,7 @@ import { open, readdir, readFile, readlink, rename, rm, stat, symlink } from 'no
 import { hostname } from 'node:os'
 import { basename, dirname, join, relative, resolve } from 'node:path'
 import { JevError } from '../errors.ts'
-import { makeDirs, readRegular, writeAtomic } from '../files.ts'
+import { makeDirs, pidAlive, readRegular, removeStaleTemps, settled, tempPath, writeAtomic } from '../files.ts'
 
 export const SHA1_RE = /^[0-9a-f]{40}$/
 export const SHA256_RE = /^[0-9a-f]{64}$/
@@ -21,8 +21,6 @@ export const isOid = (s: string) => SHA1_RE.test(s) || SHA256_RE.test(s)
 /** A blob's name says how to check it: 64 hex = LFS sha256, 40 hex = git blob sha1. */
 export const hashLike = (etag: string, b: Uint8Array) => (SHA256_RE.test(etag) ? sha256Hex(b) : gitBlobSha1(b))
 
-/** Unique per process and call, so concurrent writers never share a temp file. */
-const tempName = (dest: string) => `${dest}.${process.pid}.${randomBytes(6).toString('hex')}.incomplete`
 
 /** Into the cache: a partial file is never seen, and its temp name is the `.incomplete` huggingface_hub uses. */
 export const atomicWrite = (dest: string, data: Uint8Array | string) => writeAtomic(dest, data, 'incomplete')
@@ -97,12 +95,15 @@ export async function linkSnapshot(pointer: string, blobPath: string): Promise<v
   const target = relative(dirname(pointer), blobPath)
   if ((await readlink(pointer).catch(() => null)) === target) return
   await makeDirs(dirname(pointer))
-  const tmp = tempName(pointer)
+  await removeStaleTemps(dirname(pointer), 'incomplete')
+  const tmp = tempPath(pointer, 'incomplete')
   await symlink(target, tmp)
-  await rename(tmp, pointer).catch(async (e) => {
-    await rm(tmp, { force: true })
-    throw e
-  })
+  await rename(tmp, pointer)
+    .catch(async (e) => {
+      await rm(tmp, { force: true })
+      throw e
+    })
+    .finally(() => settled(tmp))
 }
 
 export interface LockOptions {
@@ -124,15 +125,6 @@ async function readHolder(lockPath: string): Promise<Holder | null> {
   if (raw === null) return null
   const m = /^(\d+)@(\S*) /.exec(raw)
   return { raw, pid: m ? Number(m[1]) : null, host: m ? m[2]! : null }
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM' // exists, owned by someone else
-  }
 }
 
 async function isStale(lockPath: string, h: Holder, now: () => number): Promise<boolean> {

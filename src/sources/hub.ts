@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto'
 import { join, resolve } from 'node:path'
 import { type ErrorContext, JevError, isJevError } from '../errors.ts'
+import { removeStaleTemps } from '../files.ts'
 import {
   atomicWrite, type CacheEntry, discardEntry, hashLike, isOid, linkSnapshot, readCacheEntry, readVerifiedBlob, SHA1_RE, sha256Hex, withBlobLock,
 } from './hub-cache.ts'
@@ -108,6 +109,8 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
   const cacheDir = resolve(options.cacheDir)
   // offline only: cached files the lock does not vouch for, so a failing rows check can name them
   const unvouched = new Map<string, CacheEntry>()
+  // repos whose blobs/ was cleared of temp files killed builds left, once per fetcher
+  const swept = new Set<string>()
   // One commit per repo@revision for the fetcher's lifetime: every file of a build comes from the same snapshot.
   const commits = new Map<string, Promise<string>>()
 
@@ -193,6 +196,10 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
     if (held) {
       await discardEntry(held)
       say(`warning: bad cache entry replaced: ${held.pointer} held blob ${held.etag}, which ${endpoint} no longer serves for ${repo}@${revision} ${path}; discarded it and fetching the file again`)
+    }
+    if (!swept.has(repoDir)) {
+      swept.add(repoDir)
+      for (const p of await removeStaleTemps(join(repoDir, 'blobs'), 'incomplete')) say(`hub: removed ${p}, left by a build that was killed`)
     }
     const blobPath = join(repoDir, 'blobs', etag)
     // Another revision, or another build on this cache, may already have the blob; the lock makes the second one wait for it.
