@@ -70,7 +70,7 @@ const PERMANENT: Array<Case & { code: string; says: RegExp; status?: number }> =
 ]
 
 for (const c of PERMANENT) {
-  test(`${c.name}, always: ${c.code} after 5 attempts naming repo, revision, path${c.status ? ' and status' : ''}; nothing cached`, () =>
+  test(`${c.name}, always: ${c.code} after 5 attempts naming repo, revision, path${c.status ? ' and status' : ''}; nothing cached, and the cache builds afterwards`, () =>
     withRig(async ({ proxy, cacheDir, sleeps, fetcher }) => {
       const rule = proxy.addFault(c.rule)
       const revision = c.revision ?? ARC_REV
@@ -82,6 +82,11 @@ for (const c of PERMANENT) {
       assert.equal(rule.applied, 5)
       assert.equal(sleeps.length, 4)
       await assertClean(cacheDir, true)
+      // and the same cache builds against a clean server afterwards
+      proxy.clearFaults()
+      assert.equal((await fetcher().fetchFile(ARC, revision, FILE)).sha256, FILE_SHA)
+      await assertClean(cacheDir)
+      assert.equal(await assertConsistent(cacheDir), 1)
     }))
 }
 
