@@ -3,15 +3,11 @@ import { JevError } from '../errors.ts'
 import { type Lock, lockPathFor, readLock, writeLock } from '../lock.ts'
 import { loadRecipe } from '../recipe.ts'
 import { buildToDir, type BuiltDataset } from '../pipeline.ts'
-import { BOUND_OPTIONS, boundsFrom } from '../sources/bounds.ts'
+import { BOUND_OPTIONS, BOUNDS_USAGE, boundsFrom } from '../sources/bounds.ts'
 import { createHubFetcher, hubOptionsFromEnv, nameBadEntry, resolveCacheDir } from '../sources/hub.ts'
 import { createMirrorFetcher } from '../sources/mirror.ts'
 import type { FileFetcher } from '../sources/types.ts'
 import { isMain, parseCli, runMain, stdio, type Io } from './run.ts'
-
-/** The network bounds' flags, for every command that talks to the Hub (README: Troubleshooting). */
-export const BOUNDS_USAGE = `  --http-timeout S, --min-rate BYTES_PER_S, --rate-window S, --max-retry-after S, --file-deadline S
-                   network bounds (defaults 30, 1024, 30, 60, 120; or JEV_HTTP_TIMEOUT, JEV_MIN_RATE, ...)`
 
 const USAGE = `usage: npm run build-dataset -- [--recipe FILE] [--lock FILE] [--update-lock] [--mirror DIR] [--out DIR] [--offline] [--cache-dir DIR] [--debug]
   --recipe FILE    recipe to build (default recipes/jev-bench.json)
@@ -33,12 +29,13 @@ Environment: HF_ENDPOINT (a Hub mirror endpoint), HF_TOKEN (sent to the Hub, nev
 export function fetcherFor(
   values: { mirror?: string; offline?: boolean; 'cache-dir'?: string }, env: NodeJS.ProcessEnv, log: ((line: string) => void) | undefined, lock: Lock | null,
 ): FileFetcher {
+  const bounds = boundsFrom(values, env) // checked with --mirror too: a bad value is an error wherever it is given
   if (values.mirror) return createMirrorFetcher(values.mirror)
   return createHubFetcher({
     vouched: (repo, commit, path) =>
       lock?.sources.flatMap((s) => (s.repo === repo && s.commit === commit ? s.files : [])).find((f) => f.path === path)?.sha256,
     ...hubOptionsFromEnv(env),
-    ...boundsFrom(values, env),
+    ...bounds,
     ...(log ? { log } : {}),
     cacheDir: values['cache-dir'] ?? resolveCacheDir(env, homedir()),
     offline: values.offline ?? false,

@@ -7,11 +7,11 @@ import { checkOwnManifest, dataFileFacts, type LocalFile, readPublishFiles } fro
 import type { HubAccess } from '../publish-hub.ts'
 import { executePublish, formatPlan, planPublish, type PublishTarget } from '../publish.ts'
 import { loadRecipe } from '../recipe.ts'
-import { boundsFrom } from '../sources/bounds.ts'
+import { BOUNDS_USAGE, boundsFrom } from '../sources/bounds.ts'
 import { hubOptionsFromEnv, nameBadEntry } from '../sources/hub.ts'
 import { boundedFetch } from '../sources/retry.ts'
 import { formatVerify, verifyFiles } from '../verify.ts'
-import { BOUNDS_USAGE, fetcherFor, SOURCE_OPTIONS } from './build-dataset.ts'
+import { fetcherFor, SOURCE_OPTIONS } from './build-dataset.ts'
 import { type Io, isMain, parseCli, runMain, stdio } from './run.ts'
 
 const USAGE = `usage: npm run publish-dataset -- --repo OWNER/NAME [--revision BRANCH] [--tag NAME] [--private] [--message TEXT] [--dry-run] [--no-verify] [--out DIR]
@@ -26,7 +26,8 @@ const USAGE = `usage: npm run publish-dataset -- --repo OWNER/NAME [--revision B
   --no-verify        skip the rebuild; out/ must still match its own manifest
   --out DIR          folder to publish (default out)
   --mirror, --offline, --recipe, --lock, --cache-dir: where the verifying rebuild reads its sources, as for build-dataset
-${BOUNDS_USAGE}; for every request, the rebuild's and publishing's
+  network bounds, for every request the rebuild and publishing make (README: Network faults):
+${BOUNDS_USAGE}
 Environment: HF_TOKEN (write access; never printed), HF_ENDPOINT (default https://huggingface.co).`
 
 const REPO_RE = /^[A-Za-z0-9][\w.-]{0,95}\/[A-Za-z0-9][\w.-]{0,95}$/

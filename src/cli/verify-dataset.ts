@@ -4,7 +4,8 @@ import { buildDataset } from '../pipeline.ts'
 import { loadRecipe } from '../recipe.ts'
 import { nameBadEntry } from '../sources/hub.ts'
 import { formatVerify, verifyDataset } from '../verify.ts'
-import { BOUNDS_USAGE, fetcherFor, SOURCE_OPTIONS } from './build-dataset.ts'
+import { BOUNDS_USAGE } from '../sources/bounds.ts'
+import { fetcherFor, SOURCE_OPTIONS } from './build-dataset.ts'
 import { type Io, isMain, parseCli, runMain, stdio } from './run.ts'
 
 const USAGE = `usage: npm run verify-dataset -- [--out DIR] [--recipe FILE] [--lock FILE] [--mirror DIR] [--offline] [--cache-dir DIR] [--json] [--debug]

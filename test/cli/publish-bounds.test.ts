@@ -92,3 +92,13 @@ test('a repo (with main) that appears between the plan\'s reads is re-read, not 
   assert.ok(server.requests.filter(isWriteRequest).length > before)
   assert.ok((await downloadAll(server.url, 'someone/appeared')).has('manifest.json'))
 })
+
+test('a bad bound is error[USAGE] at once, with --mirror too, for every command', async () => {
+  const { buildDatasetCli } = await import('../../src/cli/build-dataset.ts')
+  const argv = [...SOURCES, '--mirror', FIXTURE_HUB, '--out', join(tmp, 'never')]
+  for (const [cli, extra] of [[buildDatasetCli, ['--http-timeout', 'soon']], [verifyDatasetCli, ['--file-deadline', '0']], [publishDatasetCli, ['--repo', 'a/b', '--min-rate', '1.2.3']]] as const) {
+    const r = await run(cli as never, [...argv, ...extra], { HF_ENDPOINT: server.url, HF_TOKEN: TOKEN })
+    assert.equal(r.status, 2, r.text())
+    assert.match(r.err[0]!, /^error\[USAGE\]: --[a-z-]+ "[^"]*" is not a (positive )?number of/)
+  }
+})
