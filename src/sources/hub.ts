@@ -203,10 +203,12 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
     }
     const blobPath = join(repoDir, 'blobs', etag)
     // Another revision, or another build on this cache, may already have the blob; the lock makes the second one wait for it.
+    const waitFrom = performance.now()
     const bytes = await withBlobLock(
       blobPath,
       () => readVerifiedBlob(blobPath, etag, size),
       async () => {
+        deadline.exclude(performance.now() - waitFrom)
         say(`hub: downloading ${repo}@${revision} ${path} (${size} bytes)`)
         const got = await retried(ctx, deadline, (f) => downloadVerified(f, ctx, commit, etag, size), /\.html?$/i.test(path))
         await atomicWrite(blobPath, got)

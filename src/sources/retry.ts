@@ -24,9 +24,14 @@ export const BACKOFF_CAP_MS = 30_000
 /** The time one file (or one publish request) may take in all, attempts and waits included; real time. */
 export class Deadline {
   private readonly start = performance.now()
+  private excluded = 0
   constructor(readonly ms: number) {}
   left(): number {
-    return this.ms - (performance.now() - this.start)
+    return this.ms + this.excluded - (performance.now() - this.start)
+  }
+  /** Time spent on something else (waiting for another build's download lock, which has its own bound) does not count. */
+  exclude(ms: number): void {
+    this.excluded += ms
   }
 }
 

@@ -14,6 +14,7 @@ import { runCli } from '../../src/cli/run.ts'
 import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE } from '../helpers/cli.ts'
 import { type HubServer, startHubServer } from '../helpers/hub-server.ts'
 import { FIXTURE_LOCK } from '../helpers/publish.ts'
+import { createHubFetcher } from '../../src/sources/hub.ts'
 import { assertClean, listAll } from '../helpers/hub-rig.ts'
 
 const ARC_DIR = ['datasets', 'allenai', 'ai2_arc', 'ARC-Challenge']
@@ -116,4 +117,28 @@ test('--offline on a poisoned cache: error[LOCK] naming the cache entry and how 
   } finally {
     await bad.close()
   }
+})
+
+test('the fetcher on a branch: an entry the source no longer serves loses its link, blob and ref, and is fetched again', async () => {
+  const cacheDir = join(tmp, 'cache-branch')
+  const repoDir = join(cacheDir, 'datasets--allenai--ai2_arc')
+  const garbage = new TextEncoder().encode('bytes of a broken mirror\n')
+  const bad = await badHub('bad-branch', garbage)
+  const FILE = 'ARC-Challenge/test-00000-of-00001.parquet'
+  let badBlob: string
+  try {
+    const got = await createHubFetcher({ endpoint: bad.url, cacheDir }).fetchFile('allenai/ai2_arc', 'main', FILE)
+    assert.ok(Buffer.from(got.bytes).equals(Buffer.from(garbage)))
+    badBlob = join(repoDir, 'blobs', got.sha256)
+  } finally {
+    await bad.close()
+  }
+  await readFile(badBlob) // there, under its own (self-consistent) hash
+  const logs: string[] = []
+  const healed = await createHubFetcher({ endpoint: good.url, cacheDir, vouched: () => undefined, log: (l) => logs.push(l) }).fetchFile('allenai/ai2_arc', 'main', FILE)
+  assert.ok(Buffer.from(healed.bytes).equals(await readFile(join(FIXTURE_HUB, ...ARC_DIR, 'test-00000-of-00001.parquet'))))
+  assert.ok(logs.some((l) => l.startsWith('warning: bad cache entry replaced: ')), logs.join('\n'))
+  await assert.rejects(readFile(badBlob), { code: 'ENOENT' })
+  assert.equal((await readFile(join(repoDir, 'refs', 'main'), 'utf8')).trim(), healed.commit)
+  await assertClean(cacheDir)
 })
