@@ -9,7 +9,8 @@ import { readFileSync, rmSync } from 'node:fs'
 import { open, readdir, readFile, readlink, rename, rm, stat, symlink } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { basename, dirname, join, relative, resolve } from 'node:path'
-import { JevError } from '../errors.ts'
+import { isJevError, JevError } from '../errors.ts'
+import type { FileFetcher } from './types.ts'
 import { makeDirs, pidAlive, readRegular, removeStaleTemps, settled, tempPath, writeAtomic } from '../files.ts'
 
 export const SHA1_RE = /^[0-9a-f]{40}$/
@@ -78,6 +79,17 @@ export async function discardEntry(e: CacheEntry): Promise<void> {
     if (target !== null && resolve(dirname(link), target) === e.blobPath) return
   }
   await rm(e.blobPath, { force: true })
+}
+
+/**
+ * A LOCK, SCHEMA or DATA error about a file that came, offline, from a cache entry the lock does
+ * not vouch for: it says which entry, and how to be rid of it.
+ */
+export function nameBadEntry(e: unknown, fetcher: FileFetcher): unknown {
+  if (!isJevError(e) || !['LOCK', 'SCHEMA', 'DATA'].includes(e.code) || typeof e.context.file !== 'string') return e
+  const bad = fetcher.unvouched?.(typeof e.context.repo === 'string' ? e.context.repo : undefined, e.context.file)
+  if (!bad) return e
+  return new JevError(e.code, `${e.message}; it came from a Hub cache entry the lock does not vouch for: delete ${bad.pointer} and ${bad.blob} (rm -f), then build without --offline to fetch it again`, { ...e.context, cacheEntry: bad.pointer })
 }
 
 /** The blob's bytes if it exists with the right size and hash, else null. */

@@ -68,17 +68,6 @@ export function hubOptionsFromEnv(env: NodeJS.ProcessEnv): { endpoint?: string; 
   }
 }
 
-/**
- * A LOCK, SCHEMA or DATA error about a file that came, offline, from a cache entry the lock does
- * not vouch for: it says which entry, and how to be rid of it.
- */
-export function nameBadEntry(e: unknown, fetcher: FileFetcher): unknown {
-  if (!isJevError(e) || !['LOCK', 'SCHEMA', 'DATA'].includes(e.code) || typeof e.context.file !== 'string') return e
-  const bad = fetcher.unvouched?.(typeof e.context.repo === 'string' ? e.context.repo : undefined, e.context.file)
-  if (!bad) return e
-  return new JevError(e.code, `${e.message}; it came from a Hub cache entry the lock does not vouch for: delete ${bad.pointer} and ${bad.blob} (rm -f), then build without --offline to fetch it again`, { ...e.context, cacheEntry: bad.pointer })
-}
-
 function checkNames(repo: string, revision: string, path: string): void {
   const bad = (s: string) => s === '' || s.includes('\\') || s.startsWith('/') || s.split('/').some((p) => p === '' || p === '.' || p === '..')
   if (!/^[\w.-]+\/[\w.-]+$/.test(repo) || bad(repo) || bad(revision) || bad(path)) {
