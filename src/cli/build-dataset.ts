@@ -19,24 +19,19 @@ const USAGE = `usage: npm run build-dataset -- [--recipe FILE] [--lock FILE] [--
   --offline        make no network request; use only the Hugging Face cache
   --cache-dir DIR  Hugging Face cache (default HF_HUB_CACHE, HF_HOME/hub, XDG_CACHE_HOME/huggingface/hub or ~/.cache/huggingface/hub)
   --debug          print the stack trace of an error
-${BOUNDS_USAGE}
 Environment: HF_ENDPOINT (a Hub mirror endpoint), HF_TOKEN (sent to the Hub, never printed).`
 
-/**
- * `log` gets downloads, retries and waits for another build's cache lock, so a slow build says why.
- * Cached files are trusted only when `lock` vouches for their bytes; without a lock (a first build,
- * --update-lock) each is checked with the Hub, so a lock is never written from bytes it no longer serves.
- */
-export function fetcherFor(
-  values: { mirror?: string; offline?: boolean; 'cache-dir'?: string }, env: NodeJS.ProcessEnv, log: ((line: string) => void) | undefined, lock: Lock | null,
-): FileFetcher {
+/** `log` gets downloads, retries and waits for another build's cache lock, so a slow build says why. */
+export function fetcherFor(values: { mirror?: string; offline?: boolean; 'cache-dir'?: string }, env: NodeJS.ProcessEnv, log?: (line: string) => void, lock?: Lock | null): FileFetcher {
+  // Cached files are trusted only when `lock` vouches for their bytes; with `null` (a first build, --update-lock)
+  // each is checked with the Hub, so a lock is never written from bytes it no longer serves.
   const bounds = boundsFrom(values, env) // checked with --mirror too: a bad value is an error wherever it is given
   if (values.mirror) return createMirrorFetcher(values.mirror)
   return createHubFetcher({
-    vouched: (repo, commit, path) =>
-      lock?.sources.flatMap((s) => (s.repo === repo && s.commit === commit ? s.files : [])).find((f) => f.path === path)?.sha256,
     ...hubOptionsFromEnv(env),
     ...bounds,
+    ...(lock === undefined ? {} : { vouched: (repo: string, commit: string, path: string) =>
+      lock?.sources.flatMap((s) => (s.repo === repo && s.commit === commit ? s.files : [])).find((f) => f.path === path)?.sha256 }),
     ...(log ? { log } : {}),
     cacheDir: values['cache-dir'] ?? resolveCacheDir(env, homedir()),
     offline: values.offline ?? false,
@@ -73,6 +68,7 @@ export async function buildDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io
   )
   if (values.help) {
     io.out(USAGE)
+    io.out(BOUNDS_USAGE)
     return 0
   }
   const recipePath = values.recipe as string

@@ -1,10 +1,10 @@
-import { join } from 'node:path'
 import { checkDataset } from '../check.ts'
 import { JevError } from '../errors.ts'
-import { refuseIrregular } from '../files.ts'
-import { OUTPUT_FILES } from '../write.ts'
 import { loadRecipe } from '../recipe.ts'
 import { isMain, parseCli, runMain, stdio, type Io } from './run.ts'
+import { join } from 'node:path'
+import { refuseIrregular } from '../files.ts'
+import { OUTPUT_FILES } from '../write.ts'
 
 const USAGE = `usage: npm run check-dataset -- [DIR] [--recipe FILE]
   Checks a built folder (default out/) against the recipe's counts and the spec's invariants.`
@@ -15,9 +15,9 @@ export async function checkDatasetCli(argv: string[], io: Io): Promise<number> {
     io.out(USAGE)
     return 0
   }
-  const dir = positionals[0] ?? 'out'
   // a FIFO in a file's place would block the check's read forever
-  for (const name of OUTPUT_FILES) await refuseIrregular(join(dir, name))
+  for (const name of OUTPUT_FILES) await refuseIrregular(join(positionals[0] ?? 'out', name))
+  const dir = positionals[0] ?? 'out'
   const problems = await checkDataset(dir, await loadRecipe(values.recipe as string))
   if (problems.length === 0) {
     io.out(`ok: ${dir} meets the spec`)

@@ -27,8 +27,6 @@ const USAGE = `usage: npm run publish-dataset -- --repo OWNER/NAME [--revision B
   --no-verify        skip the rebuild; out/ must still match its own manifest
   --out DIR          folder to publish (default out)
   --mirror, --offline, --recipe, --lock, --cache-dir: where the verifying rebuild reads its sources, as for build-dataset
-  network bounds, for every request the rebuild and publishing make (README: Network faults):
-${BOUNDS_USAGE}
 Environment: HF_TOKEN (write access; never printed), HF_ENDPOINT (default https://huggingface.co).`
 
 const REPO_RE = /^[A-Za-z0-9][\w.-]{0,95}\/[A-Za-z0-9][\w.-]{0,95}$/
@@ -84,6 +82,7 @@ export async function publishDatasetCli(argv: string[], env: NodeJS.ProcessEnv, 
   )
   if (values.help) {
     io.out(USAGE)
+    io.out(`  network bounds, for every request the rebuild and publishing make (README: Network faults):\n${BOUNDS_USAGE}`)
     return 0
   }
   const repo = values.repo as string | undefined

@@ -2,22 +2,22 @@ import { JevError } from '../errors.ts'
 import { lockPathFor, readLock } from '../lock.ts'
 import { buildDataset } from '../pipeline.ts'
 import { loadRecipe } from '../recipe.ts'
+import { BOUNDS_USAGE } from '../sources/bounds.ts'
 import { nameBadEntry } from '../sources/hub-cache.ts'
 import { formatVerify, verifyDataset } from '../verify.ts'
-import { BOUNDS_USAGE } from '../sources/bounds.ts'
 import { fetcherFor, SOURCE_OPTIONS } from './build-dataset.ts'
 import { type Io, isMain, parseCli, runMain, stdio } from './run.ts'
 
 const USAGE = `usage: npm run verify-dataset -- [--out DIR] [--recipe FILE] [--lock FILE] [--mirror DIR] [--offline] [--cache-dir DIR] [--json] [--debug]
   Rebuilds from the lock in memory and compares with the output folder (default out/) byte for byte.
   Exit 0 when identical; otherwise prints a record-level diff and "cause: out-edited | sources-changed | recipe-changed | builder-changed".
-  --recipe, --lock, --mirror, --offline, --cache-dir: where the rebuild reads its sources, as for build-dataset; --json: the result as JSON.
-${BOUNDS_USAGE}`
+  --recipe, --lock, --mirror, --offline, --cache-dir: where the rebuild reads its sources, as for build-dataset; --json: the result as JSON.`
 
 export async function verifyDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   const { values } = parseCli(argv, { ...SOURCE_OPTIONS, out: { type: 'string', default: 'out' }, json: { type: 'boolean', default: false } }, USAGE)
   if (values.help) {
     io.out(USAGE)
+    io.out(BOUNDS_USAGE)
     return 0
   }
   const recipePath = values.recipe as string

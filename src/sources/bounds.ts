@@ -29,7 +29,7 @@ export const BOUND_SETTINGS: readonly Setting[] = [
 
 export const DEFAULT_BOUNDS = Object.fromEntries(BOUND_SETTINGS.map((s) => [s.key, s.default])) as unknown as NetBounds
 
-/** How a message names the setting: `JEV_FILE_DEADLINE or --file-deadline`. */
+/** What a message tells the user to set: `set JEV_FILE_DEADLINE or --file-deadline`. */
 export function settingOf(key: keyof NetBounds): string {
   const s = BOUND_SETTINGS.find((x) => x.key === key)!
   return `set ${s.env} or --${s.flag}`
