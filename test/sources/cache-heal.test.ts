@@ -101,23 +101,26 @@ test('--update-lock on a poisoned cache re-checks it with the source: the lock i
   assert.match(off.err[0]!, /^error\[USAGE\]: --update-lock checks every cached file with the Hub/)
 })
 
-test('--offline on a poisoned cache: error[LOCK] naming the cache entry and how to remove it, and no request', async () => {
-  const cacheDir = join(tmp, 'cache-offline')
-  const bad = await badHub('bad-offline', null)
-  try {
-    assert.equal((await build(['--cache-dir', cacheDir, '--out', join(tmp, 'out-off-bad')], { HF_ENDPOINT: bad.url })).status, 5)
-    bad.requests.length = 0
-    const r = await build(['--cache-dir', cacheDir, '--out', join(tmp, 'out-off'), '--offline'], { HF_ENDPOINT: bad.url })
-    assert.equal(r.status, 5, r.text())
-    const line = r.err.find((l) => l.startsWith('error['))!
-    const pointer = join(cacheDir, 'datasets--allenai--ai2_arc', 'snapshots')
-    assert.ok(line.startsWith('error[LOCK]: ') && line.includes(pointer) && /ARC-Challenge\/test-00000-of-00001\.parquet and \S+\/blobs\/[0-9a-f]{64} \(rm -f\)/.test(line), line)
-    assert.deepEqual(bad.requests, [])
-    assert.ok((await listAll(cacheDir)).some((p) => p.endsWith('ARC-Challenge/test-00000-of-00001.parquet')), 'offline removes nothing')
-  } finally {
-    await bad.close()
-  }
-})
+for (const [kind, bytes, code, exit] of [['other rows', null, 'LOCK', 5], ['bytes that do not decode', new TextEncoder().encode('not parquet\n'), 'DATA', 3]] as const) {
+  test(`--offline on a cache poisoned with ${kind}: error[${code}] naming the cache entry and how to remove it, and no request`, async () => {
+    const cacheDir = join(tmp, `cache-offline-${code}`)
+    const bad = await badHub(`bad-offline-${code}`, bytes)
+    try {
+      assert.equal((await build(['--cache-dir', cacheDir, '--out', join(tmp, `out-off-bad-${code}`)], { HF_ENDPOINT: bad.url })).status, exit)
+      bad.requests.length = 0
+      const r = await build(['--cache-dir', cacheDir, '--out', join(tmp, `out-off-${code}`), '--offline'], { HF_ENDPOINT: bad.url })
+      assert.equal(r.status, exit, r.text())
+      const line = r.err.find((l) => l.startsWith('error['))!
+      const pointer = join(cacheDir, 'datasets--allenai--ai2_arc', 'snapshots')
+      assert.ok(line.startsWith(`error[${code}]: `) && line.includes(pointer), line)
+      assert.match(line, /ARC-Challenge\/test-00000-of-00001\.parquet and \S+\/blobs\/[0-9a-f]{64} \(rm -f\), then build without --offline/)
+      assert.deepEqual(bad.requests, [])
+      assert.ok((await listAll(cacheDir)).some((p) => p.endsWith('ARC-Challenge/test-00000-of-00001.parquet')), 'offline removes nothing')
+    } finally {
+      await bad.close()
+    }
+  })
+}
 
 test('the fetcher on a branch: an entry the source no longer serves loses its link, blob and ref, and is fetched again', async () => {
   const cacheDir = join(tmp, 'cache-branch')
