@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises'
 import { z } from 'zod'
 import { JevError } from './errors.ts'
+import { readRegular } from './files.ts'
 import { BuilderRef, Hex64, type Recipe, RecipeRef } from './schema.ts'
 import type { LoadedSource } from './sources/load.ts'
 import { writeFileAtomic } from './write.ts'
@@ -31,7 +31,7 @@ export function lockPathFor(recipePath: string): string {
 export async function readLock(path: string): Promise<Lock | null> {
   let text: string
   try {
-    text = await readFile(path, 'utf8')
+    text = (await readRegular(path)).toString('utf8')
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null
     throw new JevError('IO', `cannot read lock ${path}: ${(e as Error).message}`, { file: path })

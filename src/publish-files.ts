@@ -1,9 +1,9 @@
 /** The files a publish uploads from the output folder, their hashes, and the checks they must pass first. */
 import { createHash } from 'node:crypto'
-import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { DataFileFacts } from './card-check.ts'
 import { JevError } from './errors.ts'
+import { readRegular } from './files.ts'
 import { datasetHash, Manifest, recordLines } from './manifest.ts'
 import { DATA_FILES, OUTPUT_FILES } from './write.ts'
 
@@ -33,7 +33,7 @@ export async function readPublishFiles(outDir: string): Promise<LocalFile[]> {
   const files: LocalFile[] = []
   for (const path of PUBLISHED_FILES) {
     const abs = join(outDir, path)
-    const bytes = await readFile(abs).catch((e: NodeJS.ErrnoException) => {
+    const bytes = await readRegular(abs).catch((e: NodeJS.ErrnoException) => {
       const why = e.code === 'ENOENT' ? 'is missing; build it first (npm run build-dataset)' : `cannot be read: ${e.message}`
       throw new JevError('IO', `${abs} ${why}`, { file: abs })
     })

@@ -63,6 +63,12 @@ export async function resolveHead(repo: string, revision: string, a: HubAccess):
     if (!(await repoExists({ repo: dataset(repo), hubUrl: a.endpoint, ...(a.token ? { accessToken: a.token } : {}), ...(a.fetch ? { fetch: a.fetch } : {}) })))
       return { repoExists: false, branchExists: false, commit: null, private: false }
     const i = await info('HEAD')
+    // the repo may have appeared between the two reads, with the branch: read it again rather than plan to create it
+    const again = await info(revision).catch((e: unknown) => {
+      if (e instanceof HubApiError && e.statusCode === 404) return null
+      throw e
+    })
+    if (again) return { repoExists: true, branchExists: true, commit: again.sha, private: again.private }
     return { repoExists: true, branchExists: false, commit: i.sha, private: i.private }
   } catch (e) {
     throw hubError(e, `read ${repo}`, a)

@@ -1,20 +1,32 @@
-import { readFile } from 'node:fs/promises'
 import { z } from 'zod'
 import { canonicalJson, sha256Hex } from './canonical.ts'
 import { JevError } from './errors.ts'
-import { Recipe, type SourceSpec } from './schema.ts'
+import { readRegular } from './files.ts'
+import { notReserved, Recipe, type SourceSpec } from './schema.ts'
 
 /** Every problem, one per line, each with its JSON path. */
 export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
   return issues.map((i) => `  at ${i.path.length ? '$.' + i.path.join('.') : '$'}: ${i.message}`).join('\n')
 }
 
+/** `files` keys such as "__proto__" or "constructor", which zod would drop or keep as a split; from the raw JSON. */
+function reservedKeys(value: unknown): z.core.$ZodIssue[] {
+  const sources = (value as { sources?: unknown } | null)?.sources
+  if (!Array.isArray(sources)) return []
+  return sources.flatMap((s: unknown, i) => {
+    const files = (s as { files?: unknown } | null)?.files
+    const keys = typeof files === 'object' && files !== null ? Object.keys(files) : []
+    return keys.filter((k) => !notReserved(k)).map((k) => ({ code: 'custom', input: k, path: ['sources', i, 'files', k], message: `"${k}" is a reserved name, not a split` }) as z.core.$ZodIssue)
+  })
+}
+
 export function parseRecipe(value: unknown, file = '<recipe>'): Recipe {
   const r = Recipe.safeParse(value)
-  if (!r.success) {
-    throw new JevError('RECIPE', `invalid recipe ${file}:\n${formatIssues(r.error.issues)}`, {
+  const issues = [...reservedKeys(value), ...(r.success ? [] : r.error.issues)]
+  if (!r.success || issues.length) {
+    throw new JevError('RECIPE', `invalid recipe ${file}:\n${formatIssues(issues)}`, {
       file,
-      issues: r.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+      issues: issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
     })
   }
   return r.data
@@ -23,7 +35,7 @@ export function parseRecipe(value: unknown, file = '<recipe>'): Recipe {
 export async function loadRecipe(file: string): Promise<Recipe> {
   let text: string
   try {
-    text = await readFile(file, 'utf8')
+    text = (await readRegular(file)).toString('utf8')
   } catch (e) {
     throw new JevError('IO', `cannot read recipe ${file}: ${(e as Error).message}`, { file }, { cause: e })
   }

@@ -11,6 +11,9 @@ const repoPath = z
     message: 'must be a relative path inside the repo, without "." or ".." segments',
   })
 
+/** Not a name Object.prototype has ("constructor", "__proto__", …): recipe strings become keys. */
+export const notReserved = (s: string) => !(s in Object.prototype)
+
 export const SPLITS = ['test', 'val'] as const
 export type Split = (typeof SPLITS)[number]
 export const ADAPTERS = ['arc', 'mmlu', 'jcommonsenseqa', 'boolq'] as const
@@ -83,12 +86,12 @@ const SideSpec = z.strictObject({
 })
 
 export const SourceSpec = z.strictObject({
-  name: z.string().regex(/^[a-z][a-z0-9_]*$/),
+  name: z.string().regex(/^[a-z][a-z0-9_]*$/).refine(notReserved, 'is a reserved name'),
   adapter: z.enum(ADAPTERS),
   repo: z.string().regex(REPO, 'must look like owner/name'),
   revision: z.string().regex(COMMIT, 'must be a full 40-hex commit'),
   config: z.string().min(1),
-  /** upstream split → files in the repo */
+  /** upstream split → files in the repo; parseRecipe refuses keys Object.prototype has (it sees a "__proto__" zod drops) */
   files: z.record(z.string().min(1), z.array(repoPath).min(1)),
   test: SideSpec,
   val: SideSpec,
@@ -145,7 +148,7 @@ function crossFieldChecks(value: unknown, ctx: z.RefinementCtx): void {
     names.add(s.name)
     for (const side of SPLITS) {
       const from = asObject(s[side]).from
-      if (typeof from === 'string' && !(from in asObject(s.files)))
+      if (typeof from === 'string' && !Object.hasOwn(asObject(s.files), from))
         ctx.addIssue({ code: 'custom', path: ['sources', i, side, 'from'], message: `no files listed for split "${from}"` })
     }
   })

@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { sha256Hex } from './canonical.ts'
+import { readRegular } from './files.ts'
 import { datasetHash, Manifest, recordLines } from './manifest.ts'
 import type { BuiltDataset } from './pipeline.ts'
 
@@ -74,7 +74,8 @@ export function diffRecords(oldText: string, newText: string): RecordDiff {
 }
 
 async function readOrNull(path: string): Promise<Buffer | null> {
-  return readFile(path).catch(() => null)
+  // a FIFO or a folder in its place is as good as missing, and never blocks the read
+  return readRegular(path).catch(() => null)
 }
 
 /** Why does the folder (`dir`, as the user named it) differ from the rebuild? Looks at the evidence in the order of how direct it is. */

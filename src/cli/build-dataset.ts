@@ -1,7 +1,10 @@
 import { homedir } from 'node:os'
-import { lockPathFor, readLock, writeLock } from '../lock.ts'
+import { JevError } from '../errors.ts'
+import { type Lock, lockPathFor, readLock, writeLock } from '../lock.ts'
 import { loadRecipe } from '../recipe.ts'
 import { buildToDir, type BuiltDataset } from '../pipeline.ts'
+import { BOUND_OPTIONS, BOUNDS_USAGE, boundsFrom } from '../sources/bounds.ts'
+import { nameBadEntry } from '../sources/hub-cache.ts'
 import { createHubFetcher, hubOptionsFromEnv, resolveCacheDir } from '../sources/hub.ts'
 import { createMirrorFetcher } from '../sources/mirror.ts'
 import type { FileFetcher } from '../sources/types.ts'
@@ -25,10 +28,16 @@ export function offlineFromEnv(env: NodeJS.ProcessEnv): boolean {
 }
 
 /** `log` gets downloads, retries and waits for another build's cache lock, so a slow build says why. */
-export function fetcherFor(values: { mirror?: string; offline?: boolean; 'cache-dir'?: string }, env: NodeJS.ProcessEnv, log?: (line: string) => void): FileFetcher {
+export function fetcherFor(values: { mirror?: string; offline?: boolean; 'cache-dir'?: string }, env: NodeJS.ProcessEnv, log?: (line: string) => void, lock?: Lock | null): FileFetcher {
+  // Cached files are trusted only when `lock` vouches for their bytes; with `null` (a first build, --update-lock)
+  // each is checked with the Hub, so a lock is never written from bytes it no longer serves.
+  const bounds = boundsFrom(values, env) // checked with --mirror too: a bad value is an error wherever it is given
   if (values.mirror) return createMirrorFetcher(values.mirror)
   return createHubFetcher({
     ...hubOptionsFromEnv(env),
+    ...bounds,
+    ...(lock === undefined ? {} : { vouched: (repo: string, commit: string, path: string) =>
+      lock?.sources.flatMap((s) => (s.repo === repo && s.commit === commit ? s.files : [])).find((f) => f.path === path)?.sha256 }),
     ...(log ? { log } : {}),
     cacheDir: values['cache-dir'] ?? resolveCacheDir(env, homedir()),
     offline: (values.offline ?? false) || offlineFromEnv(env),
@@ -54,6 +63,7 @@ export const SOURCE_OPTIONS = {
   mirror: { type: 'string' },
   offline: { type: 'boolean', default: false },
   'cache-dir': { type: 'string' },
+  ...BOUND_OPTIONS,
 } as const
 
 export async function buildDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
@@ -64,13 +74,19 @@ export async function buildDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io
   )
   if (values.help) {
     io.out(USAGE)
+    io.out(BOUNDS_USAGE)
     return 0
   }
   const recipePath = values.recipe as string
   const lockPath = (values.lock as string | undefined) ?? lockPathFor(recipePath)
   const recipe = await loadRecipe(recipePath)
+  if (values['update-lock'] && values.offline && !values.mirror)
+    throw new JevError('USAGE', '--update-lock checks every cached file with the Hub before it rewrites the lock, which --offline forbids; drop one of them')
   const lock = values['update-lock'] ? null : await readLock(lockPath)
-  const built = await buildToDir(recipe, fetcherFor(values as never, env, io.err), values.out as string, { lock })
+  const fetcher = fetcherFor(values as never, env, io.err, lock)
+  const built = await buildToDir(recipe, fetcher, values.out as string, { lock }).catch((e: unknown) => {
+    throw nameBadEntry(e, fetcher)
+  })
   for (const w of built.warnings) io.err(`warning: ${w}`)
   if (lock && lock.recipe.hash !== built.lock.recipe.hash)
     io.err(`warning: the recipe changed since ${lockPath} was written; --update-lock records it`)

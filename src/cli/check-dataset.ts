@@ -5,6 +5,9 @@ import { lockPathFor, readLock } from '../lock.ts'
 import { loadRecipe } from '../recipe.ts'
 import { fetcherFor, SOURCE_OPTIONS } from './build-dataset.ts'
 import { isMain, parseCli, runMain, stdio, type Io } from './run.ts'
+import { join } from 'node:path'
+import { refuseIrregular } from '../files.ts'
+import { OUTPUT_FILES } from '../write.ts'
 
 const USAGE = `usage: npm run check-dataset -- [DIR] [--recipe FILE] [--upstream [--lock FILE] [--mirror DIR | --offline] [--cache-dir DIR]]
   Checks a built folder (default out/) against the recipe's counts, the spec's invariants and its own card, manifest and provenance.
@@ -18,6 +21,8 @@ export async function checkDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io
     io.out(USAGE)
     return 0
   }
+  // a FIFO in a file's place would block the check's read forever
+  for (const name of OUTPUT_FILES) await refuseIrregular(join(positionals[0] ?? 'out', name))
   const dir = positionals[0] ?? 'out'
   const recipePath = values.recipe as string
   const recipe = await loadRecipe(recipePath)

@@ -7,7 +7,10 @@ import { checkOwnManifest, dataFileFacts, type LocalFile, readPublishFiles } fro
 import type { HubAccess } from '../publish-hub.ts'
 import { executePublish, formatPlan, planPublish, type PublishTarget } from '../publish.ts'
 import { loadRecipe } from '../recipe.ts'
+import { BOUNDS_USAGE, boundsFrom } from '../sources/bounds.ts'
+import { nameBadEntry } from '../sources/hub-cache.ts'
 import { hubOptionsFromEnv } from '../sources/hub.ts'
+import { boundedFetch } from '../sources/retry.ts'
 import { formatVerify, verifyFiles } from '../verify.ts'
 import { fetcherFor, SOURCE_OPTIONS } from './build-dataset.ts'
 import { type Io, isMain, parseCli, runMain, stdio } from './run.ts'
@@ -42,7 +45,10 @@ async function guardOut(outDir: string, files: readonly LocalFile[], values: Rec
   const lockPath = (values.lock as string | undefined) ?? lockPathFor(recipePath)
   const lock = await readLock(lockPath)
   if (!lock) throw new JevError('LOCK', `no lock at ${lockPath}: build once to write it`, { file: lockPath })
-  const rebuilt = await buildDataset(await loadRecipe(recipePath), fetcherFor(values as never, env, io.err), { lock })
+  const fetcher = fetcherFor(values as never, env, io.err, lock)
+  const rebuilt = await buildDataset(await loadRecipe(recipePath), fetcher, { lock }).catch((e: unknown) => {
+    throw nameBadEntry(e, fetcher)
+  })
   for (const w of rebuilt.warnings) io.err(`warning: ${w}`)
   // the bytes read for upload, not a second read of the folder, which could have changed since
   const result = verifyFiles(new Map(files.map((f) => [f.path, f.bytes])), rebuilt, outDir)
@@ -77,6 +83,7 @@ export async function publishDatasetCli(argv: string[], env: NodeJS.ProcessEnv, 
   )
   if (values.help) {
     io.out(USAGE)
+    io.out(`  network bounds, for every request the rebuild and publishing make (README: Network faults):\n${BOUNDS_USAGE}`)
     return 0
   }
   const repo = values.repo as string | undefined
@@ -90,6 +97,7 @@ export async function publishDatasetCli(argv: string[], env: NodeJS.ProcessEnv, 
   // Checked before any work, so a missing or malformed token costs nothing and sends nothing.
   if (!token && !dryRun) throw new JevError('AUTH', 'HF_TOKEN is not set; publishing needs a token with write access to the repo')
   if (token && !token.startsWith('hf_')) throw new JevError('AUTH', 'HF_TOKEN is malformed: a Hugging Face token starts with hf_')
+  const bounds = boundsFrom(values, env)
 
   const outDir = (values.out as string).replace(/\/+$/, '')
   const files = await readPublishFiles(outDir)
@@ -101,7 +109,8 @@ export async function publishDatasetCli(argv: string[], env: NodeJS.ProcessEnv, 
     throw new JevError('CARD', `${problems.length} problem${problems.length === 1 ? '' : 's'} in ${outDir}/README.md front matter; nothing was sent`, { file: `${outDir}/README.md` })
   }
 
-  const access: HubAccess = { endpoint, ...(token ? { token } : {}), ...(fetchImpl ? { fetch: fetchImpl } : {}) }
+  // every publishing request under the same bounds as the downloads, each once: a commit is not blindly re-sent
+  const access: HubAccess = { endpoint, ...(token ? { token } : {}), fetch: boundedFetch(fetchImpl ?? globalThis.fetch, bounds) }
   const target: PublishTarget = {
     repo,
     revision: values.revision as string,

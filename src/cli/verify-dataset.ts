@@ -2,6 +2,8 @@ import { JevError } from '../errors.ts'
 import { lockPathFor, readLock } from '../lock.ts'
 import { buildDataset } from '../pipeline.ts'
 import { loadRecipe } from '../recipe.ts'
+import { BOUNDS_USAGE } from '../sources/bounds.ts'
+import { nameBadEntry } from '../sources/hub-cache.ts'
 import { formatVerify, verifyDataset } from '../verify.ts'
 import { fetcherFor, SOURCE_OPTIONS } from './build-dataset.ts'
 import { type Io, isMain, parseCli, runMain, stdio } from './run.ts'
@@ -16,6 +18,7 @@ export async function verifyDatasetCli(argv: string[], env: NodeJS.ProcessEnv, i
   const { values } = parseCli(argv, { ...SOURCE_OPTIONS, out: { type: 'string', default: 'out' }, json: { type: 'boolean', default: false } }, USAGE)
   if (values.help) {
     io.out(USAGE)
+    io.out(BOUNDS_USAGE)
     return 0
   }
   const recipePath = values.recipe as string
@@ -23,7 +26,10 @@ export async function verifyDatasetCli(argv: string[], env: NodeJS.ProcessEnv, i
   const lock = await readLock(lockPath)
   if (!lock) throw new JevError('LOCK', `no lock at ${lockPath}: build once to write it`, { file: lockPath })
   const recipe = await loadRecipe(recipePath)
-  const rebuilt = await buildDataset(recipe, fetcherFor(values as never, env, io.err), { lock })
+  const fetcher = fetcherFor(values as never, env, io.err, lock)
+  const rebuilt = await buildDataset(recipe, fetcher, { lock }).catch((e: unknown) => {
+    throw nameBadEntry(e, fetcher)
+  })
   for (const w of rebuilt.warnings) io.err(`warning: ${w}`)
   const outDir = (values.out as string).replace(/\/+$/, '')
   const result = await verifyDataset(outDir, rebuilt)

@@ -6,11 +6,12 @@
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { readFileSync, rmSync } from 'node:fs'
-import { open, readFile, readlink, rename, rm, stat, symlink } from 'node:fs/promises'
+import { open, readdir, readFile, readlink, rename, rm, stat, symlink } from 'node:fs/promises'
 import { hostname } from 'node:os'
-import { dirname, relative } from 'node:path'
-import { JevError } from '../errors.ts'
-import { makeDirs, writeAtomic } from '../files.ts'
+import { basename, dirname, join, relative, resolve } from 'node:path'
+import { isJevError, JevError } from '../errors.ts'
+import type { FileFetcher } from './types.ts'
+import { makeDirs, pidAlive, readRegular, removeStaleTemps, settled, tempPath, writeAtomic } from '../files.ts'
 
 export const SHA1_RE = /^[0-9a-f]{40}$/
 export const SHA256_RE = /^[0-9a-f]{64}$/
@@ -21,18 +22,81 @@ export const isOid = (s: string) => SHA1_RE.test(s) || SHA256_RE.test(s)
 /** A blob's name says how to check it: 64 hex = LFS sha256, 40 hex = git blob sha1. */
 export const hashLike = (etag: string, b: Uint8Array) => (SHA256_RE.test(etag) ? sha256Hex(b) : gitBlobSha1(b))
 
-/** Unique per process and call, so concurrent writers never share a temp file. */
-const tempName = (dest: string) => `${dest}.${process.pid}.${randomBytes(6).toString('hex')}.incomplete`
 
 /** Into the cache: a partial file is never seen, and its temp name is the `.incomplete` huggingface_hub uses. */
 export const atomicWrite = (dest: string, data: Uint8Array | string) => writeAtomic(dest, data, 'incomplete')
 
+/** A file as the cache holds it: the snapshot link, the blob it points at, and the ref that named the commit. */
+export interface CacheEntry {
+  commit: string
+  pointer: string
+  blobPath: string
+  etag: string
+  bytes: Uint8Array
+  /** `refs/<revision>`, when the revision was a branch or tag */
+  ref: string | null
+}
+
+/**
+ * The cached file for repo@revision path: a complete entry, `corrupt` (the blob fails its own
+ * hash, and has been deleted), or null. `repoDir` must be absolute: the link is resolved against it.
+ */
+export async function readCacheEntry(repoDir: string, revision: string, path: string): Promise<CacheEntry | { corrupt: string; etag: string; got: string } | null> {
+  let commit: string | null = SHA1_RE.test(revision) ? revision : null
+  const ref = commit ? null : join(repoDir, 'refs', ...revision.split('/'))
+  if (ref) {
+    const named = (await readFile(ref, 'utf8').catch(() => '')).trim()
+    commit = SHA1_RE.test(named) ? named : null
+  }
+  if (!commit) return null
+  const pointer = join(repoDir, 'snapshots', commit, ...path.split('/'))
+  const target = await readlink(pointer).catch(() => null)
+  if (target === null) return null
+  const blobPath = resolve(dirname(pointer), target)
+  const etag = basename(blobPath)
+  if (dirname(blobPath) !== join(repoDir, 'blobs') || !isOid(etag)) return null
+  const buf = await readRegular(blobPath).catch(() => null)
+  if (!buf) return null
+  const got = hashLike(etag, buf)
+  if (got !== etag) {
+    await rm(blobPath, { force: true })
+    return { corrupt: blobPath, etag, got }
+  }
+  return { commit, pointer, blobPath, etag, bytes: buf, ref }
+}
+
+/**
+ * Removes an entry the source does not vouch for: its link, the ref that led to it, and its blob
+ * unless another snapshot's link still points at it (those bytes are right for that file).
+ */
+export async function discardEntry(e: CacheEntry): Promise<void> {
+  for (const p of [e.pointer, ...(e.ref ? [e.ref] : [])]) await rm(p, { force: true })
+  const snapshots = join(dirname(dirname(e.blobPath)), 'snapshots')
+  const links = await readdir(snapshots, { recursive: true }).catch(() => [] as string[])
+  for (const rel of links) {
+    const link = join(snapshots, rel)
+    const target = await readlink(link).catch(() => null)
+    if (target !== null && resolve(dirname(link), target) === e.blobPath) return
+  }
+  await rm(e.blobPath, { force: true })
+}
+
+/**
+ * A LOCK, SCHEMA or DATA error about a file that came, offline, from a cache entry the lock does
+ * not vouch for: it says which entry, and how to be rid of it.
+ */
+export function nameBadEntry(e: unknown, fetcher: FileFetcher): unknown {
+  if (!isJevError(e) || !['LOCK', 'SCHEMA', 'DATA'].includes(e.code) || typeof e.context.file !== 'string') return e
+  const bad = fetcher.unvouched?.(typeof e.context.repo === 'string' ? e.context.repo : undefined, e.context.file)
+  if (!bad) return e
+  return new JevError(e.code, `${e.message}; it came from a Hub cache entry the lock does not vouch for: delete ${bad.pointer} and ${bad.blob} (rm -f), then build without --offline to fetch it again`, { ...e.context, cacheEntry: bad.pointer })
+}
+
 /** The blob's bytes if it exists with the right size and hash, else null. */
 export async function readVerifiedBlob(blobPath: string, etag: string, size?: number): Promise<Uint8Array | null> {
-  const buf = await readFile(blobPath).catch(() => null)
+  const buf = await readRegular(blobPath).catch(() => null)
   if (!buf || (size !== undefined && buf.length !== size)) return null
-  const bytes = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength)
-  return hashLike(etag, bytes) === etag ? bytes : null
+  return hashLike(etag, buf) === etag ? buf : null
 }
 
 /**
@@ -43,12 +107,15 @@ export async function linkSnapshot(pointer: string, blobPath: string): Promise<v
   const target = relative(dirname(pointer), blobPath)
   if ((await readlink(pointer).catch(() => null)) === target) return
   await makeDirs(dirname(pointer))
-  const tmp = tempName(pointer)
+  await removeStaleTemps(dirname(pointer), 'incomplete')
+  const tmp = tempPath(pointer, 'incomplete')
   await symlink(target, tmp)
-  await rename(tmp, pointer).catch(async (e) => {
-    await rm(tmp, { force: true })
-    throw e
-  })
+  await rename(tmp, pointer)
+    .catch(async (e) => {
+      await rm(tmp, { force: true })
+      throw e
+    })
+    .finally(() => settled(tmp))
 }
 
 export interface LockOptions {
@@ -70,15 +137,6 @@ async function readHolder(lockPath: string): Promise<Holder | null> {
   if (raw === null) return null
   const m = /^(\d+)@(\S*) /.exec(raw)
   return { raw, pid: m ? Number(m[1]) : null, host: m ? m[2]! : null }
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM' // exists, owned by someone else
-  }
 }
 
 async function isStale(lockPath: string, h: Holder, now: () => number): Promise<boolean> {

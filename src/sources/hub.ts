@@ -1,13 +1,17 @@
 import { randomInt } from 'node:crypto'
-import { readFile, readlink, rm } from 'node:fs/promises'
-import { basename, dirname, join, resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { type ErrorContext, JevError, isJevError } from '../errors.ts'
-import { atomicWrite, hashLike, isOid, linkSnapshot, readVerifiedBlob, SHA1_RE, sha256Hex, withBlobLock } from './hub-cache.ts'
-import { AttemptsFailed, type Fetch, MAX_RETRY_AFTER_MS, type ResponseNote, type RetryPolicy, TransientError, withRetries } from './retry.ts'
+import { removeStaleTemps } from '../files.ts'
+import {
+  atomicWrite, type CacheEntry, discardEntry, hashLike, isOid, linkSnapshot, readCacheEntry, readVerifiedBlob, SHA1_RE, sha256Hex, withBlobLock,
+} from './hub-cache.ts'
+import { DEFAULT_BOUNDS, type NetBounds, settingOf } from './bounds.ts'
+import { AttemptsFailed, Deadline, type Fetch, type ResponseNote, type RetryPolicy, TransientError, withRetries } from './retry.ts'
 import { hubClient, isHubApiError, isInvalidApiResponse } from './hub-client.ts'
 import type { FileFetcher, SourceFile } from './types.ts'
 
-export interface HubFetcherOptions {
+/** Network bounds (src/sources/bounds.ts) may be given one by one; the rest are the defaults. */
+export interface HubFetcherOptions extends Partial<NetBounds> {
   endpoint?: string
   token?: string
   cacheDir: string
@@ -16,8 +20,6 @@ export interface HubFetcherOptions {
   log?: (line: string) => void
   /** extra attempts after the first for 429, 5xx, broken/stalled/short/wrong bodies (default 4) */
   retries?: number
-  /** per request: no headers, or no body bytes, for this long is a failed attempt (default 30000) */
-  timeoutMs?: number
   /** waits between attempts and for another build's blob lock (default setTimeout) */
   sleep?: (ms: number) => Promise<void>
   /** jitter source in [0, 1) (default: crypto; jitter never reaches the output) */
@@ -26,6 +28,12 @@ export interface HubFetcherOptions {
   now?: () => number
   /** how long to wait for a live process holding a blob's download lock (default 10 minutes) */
   lockWaitMs?: number
+  /**
+   * The sha256 the lock vouches for, per file at a commit (undefined: none, as for --update-lock).
+   * When given, a cached file is trusted only when its bytes hash to it; any other is checked with
+   * the source first. Absent: every cached file that matches its own hash is trusted.
+   */
+  vouched?: (repo: string, commit: string, path: string) => string | undefined
 }
 
 /** Same lookup order as Python huggingface_hub, so both share one cache. */
@@ -77,21 +85,29 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
   const scrub = (s: string) => oneLine(token ? s.split(token).join('hf_***') : s)
   const say = (line: string) => options.log?.(scrub(line))
   const policy: RetryPolicy = {
+    ...DEFAULT_BOUNDS,
+    ...Object.fromEntries(Object.entries(options).filter(([k, v]) => k in DEFAULT_BOUNDS && v !== undefined)),
     retries: options.retries ?? 4,
-    timeoutMs: options.timeoutMs ?? 30_000,
     sleep: options.sleep ?? realSleep,
     random: options.random ?? (() => randomInt(2 ** 32) / 2 ** 32),
     now: options.now ?? Date.now,
   }
   const baseFetch: Fetch = (input, init) => (options.fetch ?? globalThis.fetch)(input, init)
   const client = (f: Fetch) => ({ hubUrl: endpoint, fetch: f, ...(token ? { accessToken: token } : {}) })
+  // resolved once, here: the cache's links are compared with absolute paths
+  const cacheDir = resolve(options.cacheDir)
+  // offline only: cached files the lock does not vouch for, so a failing rows check can name them
+  const unvouched = new Map<string, CacheEntry>()
+  // repos whose blobs/ was cleared of temp files killed builds left, once per fetcher
+  const swept = new Set<string>()
   // One commit per repo@revision for the fetcher's lifetime: every file of a build comes from the same snapshot.
   const commits = new Map<string, Promise<string>>()
 
   /** Every Hub call goes through here: a fresh guarded fetch per attempt, bounded retries, one log line per retry. */
-  function retried<T>(ctx: ErrorContext, run: (f: Fetch) => Promise<T>, htmlExpected = false): Promise<T> {
+  function retried<T>(ctx: ErrorContext, deadline: Deadline, run: (f: Fetch) => Promise<T>, htmlExpected = false): Promise<T> {
     return withRetries(policy, baseFetch, run, {
       htmlExpected,
+      deadline,
       onRetry: (ev) => {
         const asked = ev.retryAfterMs !== undefined ? ` (the Hub asked to wait ${Math.ceil(ev.retryAfterMs / 1000)} s)` : ''
         say(`hub: ${ctx.repo}@${ctx.revision} ${ctx.file}: ${ev.why}; retrying (attempt ${ev.attempt} of ${ev.of})${asked}`)
@@ -103,38 +119,21 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
     repo, revision, commit, path, bytes, size: bytes.length, sha256: sha256Hex(bytes),
   })
 
-  async function readCached(repoDir: string, repo: string, revision: string, path: string, ctx: ErrorContext): Promise<SourceFile | null> {
-    let commit: string | null = SHA1_RE.test(revision) ? revision : null
-    if (!commit) {
-      const ref = await readFile(join(repoDir, 'refs', revision), 'utf8').catch(() => '')
-      commit = SHA1_RE.test(ref.trim()) ? ref.trim() : null
-    }
-    if (!commit) return null
-    const pointer = join(repoDir, 'snapshots', commit, ...path.split('/'))
-    const target = await readlink(pointer).catch(() => null)
-    if (target === null) return null
-    const blobPath = resolve(dirname(pointer), target)
-    const etag = basename(blobPath)
-    if (dirname(blobPath) !== join(repoDir, 'blobs') || !isOid(etag)) return null
-    const buf = await readFile(blobPath).catch(() => null)
-    if (!buf) return null
-    const bytes = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength)
-    const got = hashLike(etag, bytes)
-    if (got === etag) {
-      return result(repo, revision, commit, path, bytes)
-    }
-    await rm(blobPath, { force: true })
-    const msg = `cached blob for ${repo}@${revision} ${path} is corrupt (expected ${etag}, got ${got}); deleted it`
-    if (options.offline) throw new JevError('INTEGRITY', `${msg}; cannot re-fetch while offline`, { ...ctx, expected: etag, received: got })
+  /** The cached file, verified against its own hash; a corrupt blob is deleted (and, online, fetched again). */
+  async function readCached(repoDir: string, revision: string, path: string, ctx: ErrorContext): Promise<CacheEntry | null> {
+    const entry = await readCacheEntry(repoDir, revision, path)
+    if (!entry || !('corrupt' in entry)) return entry
+    const msg = `cached blob for ${ctx.repo}@${revision} ${path} is corrupt (expected ${entry.etag}, got ${entry.got}); deleted it`
+    if (options.offline) throw new JevError('INTEGRITY', `${msg}; cannot re-fetch while offline`, { ...ctx, expected: entry.etag, received: entry.got })
     say(`hub: ${msg}, re-fetching`)
     return null
   }
 
-  function resolveCommit(repo: string, revision: string, ctx: ErrorContext): Promise<string> {
+  function resolveCommit(repo: string, revision: string, ctx: ErrorContext, deadline: Deadline): Promise<string> {
     const key = `${repo}@${revision}`
     let p = commits.get(key)
     if (!p) {
-      p = retried(ctx, async (f) => {
+      p = retried(ctx, deadline, async (f) => {
         const info = await (await hubClient()).datasetInfo({ ...client(f), name: repo, revision, additionalFields: ['sha'] })
         if (!SHA1_RE.test(info.sha ?? '')) throw new TransientError('NETWORK', `the Hub reported no commit sha for ${key}`)
         return info.sha
@@ -165,10 +164,16 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
     return bytes
   }
 
-  async function download(repoDir: string, repo: string, revision: string, path: string, ctx: ErrorContext): Promise<SourceFile> {
+  /**
+   * The source's file. With `held`, a cached entry not vouched for, the source is asked first: bytes
+   * it still serves are kept (the rows check decides); others are discarded, and fetched again.
+   */
+  async function download(repoDir: string, repo: string, revision: string, path: string, ctx: ErrorContext, held?: CacheEntry): Promise<SourceFile> {
+    // one deadline for everything this file needs: the commit, its listing, the bytes, every retry and wait
+    const deadline = new Deadline(policy.fileDeadlineMs)
     // Resolve the branch first and pin every later request to the commit, so a push mid-build cannot mix snapshots.
-    const commit = SHA1_RE.test(revision) ? revision : await resolveCommit(repo, revision, ctx)
-    const { etag, size } = await retried(ctx, async (f) => {
+    const commit = SHA1_RE.test(revision) ? revision : await resolveCommit(repo, revision, ctx, deadline)
+    const { etag, size } = await retried(ctx, deadline, async (f) => {
       const infos = await (await hubClient()).pathsInfo({ ...client(f), repo: { type: 'dataset', name: repo }, revision: commit, paths: [path] })
       const info = infos.find((i) => i.path === path && i.type === 'file')
       if (!info) throw new JevError('NOT_FOUND', `no file ${path} in dataset ${repo}@${revision}; check the recipe's path`, { ...ctx, status: 404 })
@@ -176,14 +181,25 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
       if (!isOid(oid)) throw new TransientError('NETWORK', `the Hub sent an unexpected oid ${JSON.stringify(oid.slice(0, 80))}`)
       return { etag: oid, size: info.lfs?.size ?? info.size }
     })
+    if (held && held.etag === etag && held.commit === commit) return result(repo, revision, commit, path, held.bytes)
+    if (held) {
+      await discardEntry(held)
+      say(`warning: bad cache entry replaced: ${held.pointer} held blob ${held.etag}, which ${endpoint} no longer serves for ${repo}@${revision} ${path}; discarded it and fetching the file again`)
+    }
+    if (!swept.has(repoDir)) {
+      swept.add(repoDir)
+      for (const p of await removeStaleTemps(join(repoDir, 'blobs'), 'incomplete')) say(`hub: removed ${p}, left by a build that was killed`)
+    }
     const blobPath = join(repoDir, 'blobs', etag)
     // Another revision, or another build on this cache, may already have the blob; the lock makes the second one wait for it.
+    const waitFrom = performance.now()
     const bytes = await withBlobLock(
       blobPath,
       () => readVerifiedBlob(blobPath, etag, size),
       async () => {
+        deadline.exclude(performance.now() - waitFrom)
         say(`hub: downloading ${repo}@${revision} ${path} (${size} bytes)`)
-        const got = await retried(ctx, (f) => downloadVerified(f, ctx, commit, etag, size), /\.html?$/i.test(path))
+        const got = await retried(ctx, deadline, (f) => downloadVerified(f, ctx, commit, etag, size), /\.html?$/i.test(path))
         await atomicWrite(blobPath, got)
         return got
       },
@@ -218,7 +234,8 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
     }
     if (retryAfterMs !== undefined) {
       const s = Math.ceil(retryAfterMs / 1000)
-      return new JevError('NETWORK', `${head} for ${where}${after} and asked to wait ${s} s, longer than the ${MAX_RETRY_AFTER_MS / 1000} s this builder waits; try again later`, c)
+      const at = new Date(policy.now() + retryAfterMs).toISOString().replace(/\.\d+Z$/, 'Z')
+      return new JevError('NETWORK', `${head} for ${where}${after} and asked to wait ${s} s, longer than the ${policy.maxRetryAfterMs / 1000} s this builder waits (${settingOf('maxRetryAfterMs')} to wait longer); try again after ${at}`, { ...c, retryAfter: at })
     }
     // Signed CDN URLs carry credentials in their query; the path is enough to say where.
     const why = status === 429 ? 'rate limited; wait a few minutes, or set HF_TOKEN for a higher limit'
@@ -258,15 +275,27 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
 
   return {
     kind: 'hub',
+    unvouched(repo, path) {
+      const e = [...unvouched.entries()].find(([k]) => k === `${repo}\u0000${path}` || (repo === undefined && k.endsWith(`\u0000${path}`)))?.[1]
+      return e && { pointer: e.pointer, blob: e.blobPath }
+    },
     async fetchFile(repo, revision, path) {
       checkNames(repo, revision, path)
       const ctx: ErrorContext = { repo, revision, file: path }
-      const repoDir = join(options.cacheDir, `datasets--${repo.replace('/', '--')}`)
+      const repoDir = join(cacheDir, `datasets--${repo.replace('/', '--')}`)
       try {
-        const cached = await readCached(repoDir, repo, revision, path, ctx)
-        if (cached) return cached
+        const cached = await readCached(repoDir, revision, path, ctx)
+        if (cached) {
+          const file = result(repo, revision, cached.commit, path, cached.bytes)
+          // trusted as it is only when the lock vouches for these very bytes (or no lock is in play)
+          if (!options.vouched || options.vouched(repo, cached.commit, path) === file.sha256) return file
+          if (!options.offline) return await download(repoDir, repo, revision, path, ctx, cached)
+          // offline the source cannot be asked: the rows check decides, and names this entry if it fails
+          unvouched.set(`${repo}\u0000${path}`, cached)
+          return file
+        }
         if (options.offline) {
-          throw new JevError('OFFLINE', `${repo}@${revision} ${path} is not in the Hub cache at ${options.cacheDir} and offline mode forbids downloading it`, ctx)
+          throw new JevError('OFFLINE', `${repo}@${revision} ${path} is not in the Hub cache at ${cacheDir} and offline mode forbids downloading it`, ctx)
         }
         return await download(repoDir, repo, revision, path, ctx)
       } catch (e) {

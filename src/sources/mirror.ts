@@ -1,7 +1,8 @@
-import { lstat, open, realpath } from 'node:fs/promises'
+import { lstat, realpath } from 'node:fs/promises'
 import { isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { sha256Hex } from '../canonical.ts'
 import { JevError } from '../errors.ts'
+import { readRegular } from '../files.ts'
 import type { FileFetcher, SourceFile } from './types.ts'
 
 /** True when `child` is `root` or below it (a name that merely starts with ".." is below it). */
@@ -14,25 +15,6 @@ function within(root: string, child: string): boolean {
 function plainRepo(repo: string): boolean {
   const parts = repo.split('/')
   return parts.length === 2 && parts.every((p) => p !== '' && p !== '.' && p !== '..' && !p.includes('\\'))
-}
-
-/** One read call for the whole file: readFile's 512 KB steps cost seconds on files of hundreds of MB. */
-async function readWhole(path: string): Promise<Uint8Array> {
-  const fh = await open(path, 'r')
-  try {
-    const { size } = await fh.stat()
-    const bytes = Buffer.allocUnsafe(size)
-    let at = 0
-    while (at < size) {
-      const { bytesRead } = await fh.read(bytes, at, size - at, at)
-      if (bytesRead === 0) break
-      at += bytesRead
-    }
-    // a file that shrank while read is reported by its length, and fails the hash checks downstream
-    return at === size ? bytes : bytes.subarray(0, at)
-  } finally {
-    await fh.close()
-  }
 }
 
 /**
@@ -56,7 +38,7 @@ export function createMirrorFetcher(dir: string): FileFetcher {
         // symlinks are allowed only when they stay inside the mirror
         const [realRoot, real] = await Promise.all([realpath(root), realpath(full)])
         if (!within(realRoot, real)) throw new JevError('IO', `mirror file ${repo}/${path} links outside ${root}`, ctx)
-        bytes = await readWhole(real)
+        bytes = await readRegular(real)
       } catch (e) {
         if (e instanceof JevError) throw e
         const code = (e as NodeJS.ErrnoException).code

@@ -3,15 +3,14 @@
  * every body in full (so a cut, stalled or HTML body fails the request that caused it), and a
  * loop that retries what a second try can fix with exponential backoff, jitter and Retry-After.
  */
+import { type NetBounds, settingOf } from './bounds.ts'
 import { isHubApiError, isInvalidApiResponse } from './hub-client.ts'
 
 export type Fetch = typeof globalThis.fetch
 
-export interface RetryPolicy {
+export interface RetryPolicy extends NetBounds {
   /** extra attempts after the first */
   retries: number
-  /** no headers, or no body bytes, for this long fails the request */
-  timeoutMs: number
   sleep: (ms: number) => Promise<void>
   /** jitter source in [0, 1) */
   random: () => number
@@ -21,8 +20,20 @@ export interface RetryPolicy {
 
 export const BACKOFF_BASE_MS = 1000
 export const BACKOFF_CAP_MS = 30_000
-/** The longest Retry-After we wait out; a longer one ends the retries rather than stalling a build for hours. */
-export const MAX_RETRY_AFTER_MS = 300_000
+
+/** The time one file (or one publish request) may take in all, attempts and waits included; real time. */
+export class Deadline {
+  private readonly start = performance.now()
+  private excluded = 0
+  constructor(readonly ms: number) {}
+  left(): number {
+    return this.ms + this.excluded - (performance.now() - this.start)
+  }
+  /** Time spent on something else (waiting for another build's download lock, which has its own bound) does not count. */
+  exclude(ms: number): void {
+    this.excluded += ms
+  }
+}
 
 /** A failure a second attempt may fix: the connection or the bytes, not the request itself. */
 export class TransientError extends Error {
@@ -48,7 +59,7 @@ export interface ResponseNote {
 export class AttemptsFailed extends Error {
   readonly attempts: number
   readonly note: ResponseNote | undefined
-  /** set when the server asked to wait longer than MAX_RETRY_AFTER_MS */
+  /** set when the server asked to wait longer than the policy's maxRetryAfterMs */
   readonly retryAfterMs: number | undefined
   constructor(cause: unknown, attempts: number, note: ResponseNote | undefined, retryAfterMs?: number) {
     super(cause instanceof Error ? cause.message : String(cause), { cause })
@@ -84,37 +95,65 @@ const describeCause = (e: unknown): string => {
   return c instanceof Error ? `${e.message} (${c.code ?? c.message})` : e.message
 }
 
-export interface GuardOptions {
+export interface GuardOptions extends Partial<Pick<NetBounds, 'minRate' | 'rateWindowMs'>> {
   timeoutMs: number
+  deadline?: Deadline
   /** the file asked for is itself HTML, so an HTML answer is no error page */
   htmlExpected?: boolean
   onResponse?: (note: ResponseNote) => void
 }
 
+/** A request body's size, when it is known before sending (publish uploads). */
+function bodySize(body: unknown): number {
+  if (typeof body === 'string') return Buffer.byteLength(body)
+  if (body instanceof Blob) return body.size
+  if (ArrayBuffer.isView(body) || body instanceof ArrayBuffer) return body.byteLength
+  return 0
+}
+
 /**
  * Wraps fetch for the Hub client. The whole body is read here, under a timeout re-armed on every
- * chunk, and handed back as a fresh Response: the client never sees a body that can hang or break
- * later, and e.g. the 1-byte Range probe, whose body the client never reads, is still checked.
+ * chunk, a minimum rate over a window (curl's --speed-limit/--speed-time: a trickle re-arms the
+ * timeout forever) and the caller's deadline, and handed back as a fresh Response: the client
+ * never sees a body that can hang or break later, and e.g. the 1-byte Range probe, whose body
+ * the client never reads, is still checked.
  */
 export function guardedFetch(base: Fetch, opts: GuardOptions): Fetch {
   return async (input, init) => {
     const ctl = new AbortController()
-    let timer: NodeJS.Timeout | undefined
-    const arm = () => {
-      clearTimeout(timer)
-      timer = setTimeout(() => ctl.abort(), opts.timeoutMs)
+    let why: 'stall' | 'slow' | 'deadline' | null = null
+    const stop = (reason: typeof why) => {
+      why ??= reason
+      ctl.abort()
     }
+    let timer: NodeJS.Timeout | undefined
+    const arm = (ms: number) => {
+      clearTimeout(timer)
+      timer = setTimeout(() => stop('stall'), ms)
+    }
+    const left = opts.deadline?.left() ?? Infinity
+    if (left <= 0) throw deadlineError(opts.deadline!)
+    const deadlineTimer = Number.isFinite(left) ? setTimeout(() => stop('deadline'), left) : undefined
+    let rateTimer: NodeJS.Timeout | undefined
     const outer = init?.signal ?? undefined
     const onOuter = () => ctl.abort(outer?.reason)
     outer?.addEventListener('abort', onOuter, { once: true })
-    const timedOut = () => ctl.signal.aborted && !outer?.aborted
-    arm()
+    const ours = () => why !== null && !outer?.aborted
+    const minRate = opts.minRate ?? 0
+    const windowMs = opts.rateWindowMs ?? 0
+    // an upload is sent before any answer can come: its time at the minimum rate is allowed on top
+    const headersMs = Math.round(opts.timeoutMs + (minRate > 0 ? (bodySize(init?.body) / minRate) * 1000 : 0))
+    arm(headersMs)
+    const failure = (received: number, of: string, status: number) =>
+      why === 'deadline' ? deadlineError(opts.deadline!)
+      : why === 'slow' ? new TransientError('NETWORK', `the response body came at under ${minRate} bytes/s over ${windowMs / 1000} s (${received}${of} bytes, HTTP ${status})`, { status, timeout: true, slow: true })
+      : new TransientError('NETWORK', `the response body stalled for ${opts.timeoutMs} ms after ${received}${of} bytes (HTTP ${status})`, { status, timeout: true })
     try {
       let res: Response
       try {
         res = await base(input, { ...init, signal: ctl.signal })
       } catch (e) {
-        if (timedOut()) throw new TransientError('NETWORK', `no response within ${opts.timeoutMs} ms`, { timeout: true })
+        if (ours()) throw why === 'deadline' ? deadlineError(opts.deadline!) : new TransientError('NETWORK', `no response within ${headersMs} ms`, { timeout: true })
         if (outer?.aborted || !isNetworkFailure(e)) throw e
         throw new TransientError('NETWORK', `connection failed: ${describeCause(e)}`, {}, { cause: e })
       }
@@ -125,10 +164,17 @@ export function guardedFetch(base: Fetch, opts: GuardOptions): Fetch {
       const chunks: Uint8Array[] = []
       let received = 0
       if (res.body) {
+        if (minRate > 0 && windowMs > 0) {
+          let mark = 0
+          rateTimer = setInterval(() => {
+            if (received - mark < (minRate * windowMs) / 1000) stop('slow')
+            mark = received
+          }, windowMs)
+        }
         const reader = res.body.getReader()
         try {
           for (;;) {
-            arm()
+            arm(opts.timeoutMs)
             const { done, value } = await reader.read()
             if (done) break
             chunks.push(value)
@@ -136,13 +182,10 @@ export function guardedFetch(base: Fetch, opts: GuardOptions): Fetch {
           }
         } catch (e) {
           const of = Number.isFinite(declared) ? ` of ${declared}` : ''
-          const status = { status: res.status }
-          if (timedOut()) {
-            throw new TransientError('NETWORK', `the response body stalled for ${opts.timeoutMs} ms after ${received}${of} bytes (HTTP ${res.status})`, { ...status, timeout: true })
-          }
+          if (ours()) throw failure(received, of, res.status)
           if (outer?.aborted) throw e
           const what = Number.isFinite(declared) && received < declared ? 'the response was cut short' : 'the connection broke'
-          throw new TransientError('NETWORK', `${what} after ${received}${of} bytes (HTTP ${res.status}): ${describeCause(e)}`, status, { cause: e })
+          throw new TransientError('NETWORK', `${what} after ${received}${of} bytes (HTTP ${res.status}): ${describeCause(e)}`, { status: res.status }, { cause: e })
         }
       }
       const type = res.headers.get('content-type') ?? ''
@@ -158,9 +201,21 @@ export function guardedFetch(base: Fetch, opts: GuardOptions): Fetch {
       return copy
     } finally {
       clearTimeout(timer)
+      clearTimeout(deadlineTimer)
+      clearInterval(rateTimer)
       outer?.removeEventListener('abort', onOuter)
     }
   }
+}
+
+/** One guarded attempt per call under its own deadline, for requests that are not retried (publishing's). */
+export function boundedFetch(base: Fetch, b: NetBounds): Fetch {
+  return (input, init) => guardedFetch(base, { ...b, deadline: new Deadline(b.fileDeadlineMs) })(input, init)
+}
+
+/** Not retried: the time for this file is up. */
+export function deadlineError(d: Deadline): TransientError {
+  return new TransientError('NETWORK', `gave up after ${d.ms / 1000} s, the limit for one file or request (${settingOf('fileDeadlineMs')} to allow longer)`, { timeout: true, deadline: true })
 }
 
 interface Verdict { retry: boolean; waitMs?: number; why: string }
@@ -177,7 +232,7 @@ export function isNetworkFailure(e: unknown): boolean {
 }
 
 function judge(e: unknown, note: ResponseNote | undefined, nowMs: number): Verdict {
-  if (e instanceof TransientError) return { retry: true, why: e.message }
+  if (e instanceof TransientError) return { retry: e.detail.deadline !== true, why: e.message }
   if (isHubApiError(e)) {
     const s = e.statusCode
     const retryAfter = note?.status === s ? parseRetryAfter(note.retryAfter, nowMs) : null
@@ -206,19 +261,25 @@ export async function withRetries<T>(
   policy: RetryPolicy,
   base: Fetch,
   attempt: (fetch: Fetch) => Promise<T>,
-  opts: { htmlExpected?: boolean; onRetry?: (ev: RetryEvent) => void } = {},
+  opts: { htmlExpected?: boolean; onRetry?: (ev: RetryEvent) => void; deadline?: Deadline } = {},
 ): Promise<T> {
   const total = Math.max(0, Math.floor(policy.retries)) + 1
+  const deadline = opts.deadline ?? new Deadline(policy.fileDeadlineMs)
   for (let n = 1; ; n++) {
     let note: ResponseNote | undefined
-    const f = guardedFetch(base, { timeoutMs: policy.timeoutMs, htmlExpected: opts.htmlExpected ?? false, onResponse: (r) => { note = r } })
+    const f = guardedFetch(base, {
+      timeoutMs: policy.timeoutMs, minRate: policy.minRate, rateWindowMs: policy.rateWindowMs, deadline,
+      htmlExpected: opts.htmlExpected ?? false, onResponse: (r) => { note = r },
+    })
     try {
       return await attempt(f)
     } catch (e) {
       const v = judge(e, note, policy.now())
       if (!v.retry || n >= total) throw new AttemptsFailed(e, n, note)
-      if (v.waitMs !== undefined && v.waitMs > MAX_RETRY_AFTER_MS) throw new AttemptsFailed(e, n, note, v.waitMs)
+      if (v.waitMs !== undefined && v.waitMs > policy.maxRetryAfterMs) throw new AttemptsFailed(e, n, note, v.waitMs)
       const waitMs = Math.max(v.waitMs ?? 0, backoffMs(n - 1, policy.random))
+      // a wait that would end past the deadline is not begun
+      if (waitMs >= deadline.left()) throw new AttemptsFailed(deadlineError(deadline), n, note)
       opts.onRetry?.({ attempt: n + 1, of: total, why: v.why, waitMs, ...(v.waitMs !== undefined ? { retryAfterMs: v.waitMs } : {}) })
       await policy.sleep(waitMs)
     }

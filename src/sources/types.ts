@@ -16,4 +16,6 @@ export interface SourceFile {
 export interface FileFetcher {
   readonly kind: 'hub' | 'mirror'
   fetchFile(repo: string, revision: string, path: string): Promise<SourceFile>
+  /** offline Hub only: the cache entry a file came from when the lock did not vouch for its bytes */
+  unvouched?(repo: string | undefined, path: string): { pointer: string; blob: string } | undefined
 }

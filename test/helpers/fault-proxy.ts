@@ -13,14 +13,15 @@
  *   `reset`     headers and a third of the body, then a TCP reset,
  *   `truncate`  Content-Length of the whole body, half of it, then the connection is closed,
  *   `corrupt`   the same length with one byte flipped,
- *   `hang-body` headers and half the body, then nothing.
+ *   `hang-body` headers and half the body, then nothing,
+ *   `trickle:<ms>` headers, then one byte every that many ms (a link that never stalls, never finishes).
  * Redirects to upstream are rewritten to come back through the proxy (relative ones already do),
  * so LFS downloads from the /cdn-lfs/ URL can be faulted too. Every hang ends when the proxy closes.
  */
 import { Agent, createServer, request, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-export type ProxyFault = `status:${number}` | 'html200' | 'hang' | `delay:${number}` | 'reset' | 'truncate' | 'corrupt' | 'hang-body'
+export type ProxyFault = `status:${number}` | 'html200' | 'hang' | `delay:${number}` | 'reset' | 'truncate' | 'corrupt' | 'hang-body' | `trickle:${number}`
 
 export interface FaultRule {
   /** substring of the decoded request URL (path and query) */
@@ -63,6 +64,7 @@ export interface FaultProxy {
 }
 
 const BODY_FAULTS = new Set<ProxyFault>(['reset', 'truncate', 'corrupt', 'hang-body'])
+const isBodyFault = (f: ProxyFault) => BODY_FAULTS.has(f) || f.startsWith('trickle:')
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'proxy-connection', 'upgrade', 'te', 'trailer'])
 export const HTML_PAGE = '<!DOCTYPE html>\n<html><head><title>503 Service Unavailable</title></head><body><h1>Please try again later</h1></body></html>\n'
 
@@ -87,7 +89,7 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
   const take = (req: IncomingMessage, body: boolean): ActiveRule | undefined => {
     const url = decode(req.url ?? '/')
     const rule = rules.find(
-      (r) => (r.times === undefined || r.applied < r.times) && BODY_FAULTS.has(r.fault) === body && (!r.method || r.method === req.method) && url.includes(r.match),
+      (r) => (r.times === undefined || r.applied < r.times) && isBodyFault(r.fault) === body && (!r.method || r.method === req.method) && url.includes(r.match),
     )
     if (rule) rule.applied++
     return rule
@@ -179,6 +181,17 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
     }
     if (late.fault === 'truncate') return void res.write(body.subarray(0, body.length >> 1), () => res.socket?.end())
     if (late.fault === 'reset') return void res.write(body.subarray(0, Math.floor(body.length / 3)), () => res.socket?.resetAndDestroy())
+    if (late.fault.startsWith('trickle:')) {
+      const every = Number(late.fault.slice(8))
+      let t: NodeJS.Timeout | undefined
+      res.once('close', () => clearTimeout(t))
+      const drip = (i: number): void => {
+        if (closed || i >= body.length || res.destroyed) return void res.end()
+        res.write(body.subarray(i, i + 1))
+        t = setTimeout(() => drip(i + 1), every)
+      }
+      return drip(0)
+    }
     res.write(body.subarray(0, body.length >> 1)) // hang-body: the rest never comes
   }
 

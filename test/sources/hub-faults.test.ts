@@ -1,117 +1,18 @@
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
-import { createHash } from 'node:crypto'
-import { lstat, mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises'
+import { lstat, mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import { isJevError } from '../../src/errors.ts'
-import { createHubFetcher, type HubFetcherOptions } from '../../src/sources/hub.ts'
+import type { HubFetcherOptions } from '../../src/sources/hub.ts'
 import { backoffMs, parseRetryAfter } from '../../src/sources/retry.ts'
-import type { FileFetcher } from '../../src/sources/types.ts'
-import { type FaultProxy, type FaultRule, startFaultProxy } from '../helpers/fault-proxy.ts'
-import { type HubServer, startHubServer } from '../helpers/hub-server.ts'
+import { type FaultRule, startFaultProxy } from '../helpers/fault-proxy.ts'
 import { rejectsWith } from '../helpers/errors.ts'
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-const FIXTURE_HUB = join(ROOT, 'test', 'fixtures', 'hub')
-const CHILD = join(ROOT, 'test', 'helpers', 'hub-fetch-child.ts')
-const ARC = 'allenai/ai2_arc'
-const ARC_REV = '210d026faf9955653af8916fad021475a3f00453'
-const FILE = 'ARC-Challenge/test-00000-of-00001.parquet'
-const CDN = '/cdn-lfs/'
-const SECRET = 'hf_SECRETsecret123'
-
-const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex')
-const gitSha1 = (b: Uint8Array) => createHash('sha1').update(`blob ${b.length}\0`).update(b).digest('hex')
-const FILE_BYTES = await readFile(join(FIXTURE_HUB, 'datasets', ...ARC.split('/'), FILE))
-const FILE_SHA = sha256(FILE_BYTES)
-
-/** Every fixture file with the revision the fixture recipe pins. */
-const recipe = JSON.parse(await readFile(join(ROOT, 'test', 'fixtures', 'recipe.json'), 'utf8')) as {
-  sources: Array<{ repo: string; revision: string; files: Record<string, string[]> }>
-}
-const ALL_FILES: Array<[string, string, string]> = [
-  ...new Map(recipe.sources.flatMap((s) => Object.values(s.files).flat().map((p) => [`${s.repo} ${p}`, [s.repo, s.revision, p] as [string, string, string]]))).values(),
-]
-
-interface Rig {
-  hub: HubServer
-  proxy: FaultProxy
-  tmp: string
-  cacheDir: string
-  repoDir: string
-  sleeps: number[]
-  logs: string[]
-  fetcher(extra?: Partial<HubFetcherOptions>): FileFetcher
-}
-
-async function withRig(fn: (r: Rig) => Promise<void>, opts: { root?: string; token?: string } = {}): Promise<void> {
-  const tmp = await mkdtemp(join(tmpdir(), 'jev-faults-'))
-  const hub = await startHubServer({ root: opts.root ?? FIXTURE_HUB, ...(opts.token ? { token: opts.token } : {}) })
-  const proxy = await startFaultProxy(hub.url)
-  const cacheDir = join(tmp, 'cache')
-  const sleeps: number[] = []
-  const logs: string[] = []
-  try {
-    await fn({
-      hub, proxy, tmp, cacheDir, sleeps, logs,
-      repoDir: join(cacheDir, 'datasets--allenai--ai2_arc'),
-      fetcher: (extra = {}) =>
-        createHubFetcher({
-          endpoint: proxy.url, cacheDir, random: () => 0, log: (l) => logs.push(l),
-          sleep: async (ms) => void sleeps.push(ms),
-          ...extra,
-        }),
-    })
-  } finally {
-    await proxy.close()
-    await hub.close()
-    await rm(tmp, { recursive: true, force: true })
-  }
-}
-
-
-async function listAll(dir: string): Promise<string[]> {
-  return ((await readdir(dir, { recursive: true }).catch(() => [])) as string[]).map(String).sort()
-}
-
-/** No temp file and no lock anywhere; with `empty`, no blob or snapshot either. */
-async function assertClean(cacheDir: string, empty = false): Promise<void> {
-  const all = await listAll(cacheDir)
-  assert.deepEqual(all.filter((p) => p.endsWith('.incomplete') || p.endsWith('.lock')), [], 'temp or lock files left')
-  if (empty) assert.deepEqual(all.filter((p) => /\/(blobs|snapshots)\//.test(p)), [], 'nothing may enter the cache')
-}
-
-/** Every blob hashes to its name; every snapshot link points at a blob that exists. */
-async function assertConsistent(cacheDir: string): Promise<number> {
-  let blobs = 0
-  for (const rel of await listAll(cacheDir)) {
-    const abs = join(cacheDir, rel)
-    const st = await lstat(abs)
-    const m = /\/blobs\/([0-9a-f]{40}|[0-9a-f]{64})$/.exec(rel)
-    if (m) {
-      const bytes = await readFile(abs)
-      assert.equal(m[1]!.length === 64 ? sha256(bytes) : gitSha1(bytes), m[1], `blob ${rel} does not verify`)
-      blobs++
-    } else if (st.isSymbolicLink()) {
-      await readFile(abs) // throws on a dangling link
-    }
-  }
-  return blobs
-}
-
-/** Full-body (non-Range) downloads per file seen by the proxy. */
-const fullDownloads = (proxy: FaultProxy) => {
-  const n = new Map<string, number>()
-  for (const r of proxy.requests) {
-    if (r.method !== 'GET' || r.range || r.status !== 200 || !(r.url.startsWith(CDN) || r.url.includes('/resolve/'))) continue
-    const key = decodeURIComponent(r.url.split('?')[0]!)
-    n.set(key, (n.get(key) ?? 0) + 1)
-  }
-  return n
-}
+import {
+  ALL_FILES, ARC, ARC_REV, assertClean, assertConsistent, CDN, CHILD, FILE, FILE_BYTES, FILE_SHA, FIXTURE_HUB, fullDownloads,
+  gitSha1, listAll, ROOT, SECRET, sha256, withRig,
+} from '../helpers/hub-rig.ts'
 
 test('parseRetryAfter reads seconds and HTTP dates; backoff doubles from 1 s with jitter, capped', () => {
   const now = Date.UTC(2024, 0, 1)
@@ -169,7 +70,7 @@ const PERMANENT: Array<Case & { code: string; says: RegExp; status?: number }> =
 ]
 
 for (const c of PERMANENT) {
-  test(`${c.name}, always: ${c.code} after 5 attempts naming repo, revision, path${c.status ? ' and status' : ''}; nothing cached`, () =>
+  test(`${c.name}, always: ${c.code} after 5 attempts naming repo, revision, path${c.status ? ' and status' : ''}; nothing cached, and the cache builds afterwards`, () =>
     withRig(async ({ proxy, cacheDir, sleeps, fetcher }) => {
       const rule = proxy.addFault(c.rule)
       const revision = c.revision ?? ARC_REV
@@ -181,6 +82,11 @@ for (const c of PERMANENT) {
       assert.equal(rule.applied, 5)
       assert.equal(sleeps.length, 4)
       await assertClean(cacheDir, true)
+      // and the same cache builds against a clean server afterwards
+      proxy.clearFaults()
+      assert.equal((await fetcher().fetchFile(ARC, revision, FILE)).sha256, FILE_SHA)
+      await assertClean(cacheDir)
+      assert.equal(await assertConsistent(cacheDir), 1)
     }))
 }
 
@@ -208,14 +114,24 @@ test('without Retry-After the waits back off exponentially, with jitter from the
     assert.deepEqual(sleeps, [750, 1500, 3000, 6000])
   }))
 
-test('a Retry-After longer than 5 minutes ends the retries at once, saying so', () =>
+test('a Retry-After longer than the cap (default 60 s) ends the retries at once, saying when to retry and what to set', () =>
   withRig(async ({ proxy, cacheDir, sleeps, fetcher }) => {
-    const rule = proxy.addFault({ match: 'paths-info', fault: 'status:429', retryAfter: '3600' })
-    const e = await rejectsWith(fetcher().fetchFile(ARC, ARC_REV, FILE), 'NETWORK', { oneLine: true })
-    assert.match(e.message, /HTTP 429 for allenai\/ai2_arc@210d026\S+ ARC-Challenge\/test-00000-of-00001\.parquet and asked to wait 3600 s/)
-    assert.equal(rule.applied, 1)
-    assert.deepEqual(sleeps, [])
+    const now = Date.UTC(2024, 0, 1, 12)
+    for (const wait of ['3600', '120']) {
+      const rule = proxy.addFault({ match: 'paths-info', fault: 'status:429', retryAfter: wait })
+      const e = await rejectsWith(fetcher({ now: () => now }).fetchFile(ARC, ARC_REV, FILE), 'NETWORK', { oneLine: true })
+      assert.match(e.message, new RegExp(`HTTP 429 for allenai/ai2_arc@210d026\\S+ ARC-Challenge/test-00000-of-00001\\.parquet and asked to wait ${wait} s, longer than the 60 s`))
+      assert.match(e.message, /set JEV_MAX_RETRY_AFTER or --max-retry-after to wait longer/)
+      assert.ok(e.message.includes(`try again after ${new Date(now + Number(wait) * 1000).toISOString().replace('.000Z', 'Z')}`), e.message)
+      assert.equal(rule.applied, 1)
+      assert.deepEqual(sleeps, [])
+      proxy.clearFaults()
+    }
     await assertClean(cacheDir, true)
+    // a longer cap waits it out
+    proxy.addFault({ match: 'paths-info', fault: 'status:429', retryAfter: '120', times: 1 })
+    assert.equal((await fetcher({ maxRetryAfterMs: 200_000, fileDeadlineMs: 300_000 }).fetchFile(ARC, ARC_REV, FILE)).sha256, FILE_SHA)
+    assert.deepEqual(sleeps, [120_000])
   }))
 
 test('retries: 0 makes one attempt', () =>
@@ -259,6 +175,11 @@ for (const c of ONCE) {
       assert.equal(proxy.requests.length, c.rule?.match === FILE ? 2 : 1, proxy.requests.map((r) => r.url).join('\n'))
       assert.deepEqual(sleeps, [])
       await assertClean(cacheDir, true)
+      if (!rule) return
+      // a fault of the server's, not of the recipe: the same cache builds once it is gone
+      proxy.clearFaults()
+      assert.equal((await fetcher().fetchFile(ARC, ARC_REV, FILE)).sha256, FILE_SHA)
+      await assertClean(cacheDir)
     }))
 }
 

@@ -1,0 +1,114 @@
+/**
+ * The rig the Hub fault tests share: the loopback Hub behind the fault proxy, a fresh cache, a
+ * fetcher with recorded (instant) waits and log lines, and checks of what the cache holds.
+ */
+import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
+import { lstat, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { createHubFetcher, type HubFetcherOptions } from '../../src/sources/hub.ts'
+import type { FileFetcher } from '../../src/sources/types.ts'
+import { type FaultProxy, startFaultProxy } from './fault-proxy.ts'
+import { type HubServer, startHubServer } from './hub-server.ts'
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+export const FIXTURE_HUB = join(ROOT, 'test', 'fixtures', 'hub')
+export const CHILD = join(ROOT, 'test', 'helpers', 'hub-fetch-child.ts')
+export const ARC = 'allenai/ai2_arc'
+export const ARC_REV = '210d026faf9955653af8916fad021475a3f00453'
+export const FILE = 'ARC-Challenge/test-00000-of-00001.parquet'
+export const CDN = '/cdn-lfs/'
+export const SECRET = 'hf_SECRETsecret123'
+
+export const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex')
+export const gitSha1 = (b: Uint8Array) => createHash('sha1').update(`blob ${b.length}\0`).update(b).digest('hex')
+export const FILE_BYTES = await readFile(join(FIXTURE_HUB, 'datasets', ...ARC.split('/'), FILE))
+export const FILE_SHA = sha256(FILE_BYTES)
+
+/** Every fixture file with the revision the fixture recipe pins. */
+const recipe = JSON.parse(await readFile(join(ROOT, 'test', 'fixtures', 'recipe.json'), 'utf8')) as {
+  sources: Array<{ repo: string; revision: string; files: Record<string, string[]> }>
+}
+export const ALL_FILES: Array<[string, string, string]> = [
+  ...new Map(recipe.sources.flatMap((s) => Object.values(s.files).flat().map((p) => [`${s.repo} ${p}`, [s.repo, s.revision, p] as [string, string, string]]))).values(),
+]
+
+export interface Rig {
+  hub: HubServer
+  proxy: FaultProxy
+  tmp: string
+  cacheDir: string
+  repoDir: string
+  sleeps: number[]
+  logs: string[]
+  fetcher(extra?: Partial<HubFetcherOptions>): FileFetcher
+}
+
+export async function withRig(fn: (r: Rig) => Promise<void>, opts: { root?: string; token?: string } = {}): Promise<void> {
+  const tmp = await mkdtemp(join(tmpdir(), 'jev-faults-'))
+  const hub = await startHubServer({ root: opts.root ?? FIXTURE_HUB, ...(opts.token ? { token: opts.token } : {}) })
+  const proxy = await startFaultProxy(hub.url)
+  const cacheDir = join(tmp, 'cache')
+  const sleeps: number[] = []
+  const logs: string[] = []
+  try {
+    await fn({
+      hub, proxy, tmp, cacheDir, sleeps, logs,
+      repoDir: join(cacheDir, 'datasets--allenai--ai2_arc'),
+      fetcher: (extra = {}) =>
+        createHubFetcher({
+          endpoint: proxy.url, cacheDir, random: () => 0, log: (l) => logs.push(l),
+          sleep: async (ms) => void sleeps.push(ms),
+          ...extra,
+        }),
+    })
+  } finally {
+    await proxy.close()
+    await hub.close()
+    await rm(tmp, { recursive: true, force: true })
+  }
+}
+
+
+export async function listAll(dir: string): Promise<string[]> {
+  return ((await readdir(dir, { recursive: true }).catch(() => [])) as string[]).map(String).sort()
+}
+
+/** No temp file and no lock anywhere; with `empty`, no blob or snapshot either. */
+export async function assertClean(cacheDir: string, empty = false): Promise<void> {
+  const all = await listAll(cacheDir)
+  assert.deepEqual(all.filter((p) => p.endsWith('.incomplete') || p.endsWith('.lock')), [], 'temp or lock files left')
+  if (empty) assert.deepEqual(all.filter((p) => /\/(blobs|snapshots)\//.test(p)), [], 'nothing may enter the cache')
+}
+
+/** Every blob hashes to its name; every snapshot link points at a blob that exists. */
+export async function assertConsistent(cacheDir: string): Promise<number> {
+  let blobs = 0
+  for (const rel of await listAll(cacheDir)) {
+    const abs = join(cacheDir, rel)
+    const st = await lstat(abs)
+    const m = /\/blobs\/([0-9a-f]{40}|[0-9a-f]{64})$/.exec(rel)
+    if (m) {
+      const bytes = await readFile(abs)
+      assert.equal(m[1]!.length === 64 ? sha256(bytes) : gitSha1(bytes), m[1], `blob ${rel} does not verify`)
+      blobs++
+    } else if (st.isSymbolicLink()) {
+      await readFile(abs) // throws on a dangling link
+    }
+  }
+  return blobs
+}
+
+/** Full-body (non-Range) downloads per file seen by the proxy. */
+export const fullDownloads = (proxy: FaultProxy) => {
+  const n = new Map<string, number>()
+  for (const r of proxy.requests) {
+    if (r.method !== 'GET' || r.range || r.status !== 200 || !(r.url.startsWith(CDN) || r.url.includes('/resolve/'))) continue
+    const key = decodeURIComponent(r.url.split('?')[0]!)
+    n.set(key, (n.get(key) ?? 0) + 1)
+  }
+  return n
+}
+
