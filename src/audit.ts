@@ -3,7 +3,7 @@ import { normalize } from './canonical.ts'
 import { negationTest } from './negation.ts'
 import type { ProvenanceLine } from './provenance.ts'
 import { type DataRecord, N_CHOICES, type Recipe, SPLITS, type Split } from './schema.ts'
-import { Tokenizer } from './similarity.ts'
+import { Tokenizer } from './tokens.ts'
 
 /**
  * The distractor audit (Amendment 1.1): how much of each split is borrowed,

@@ -41,6 +41,8 @@ export function buildFromPrepared(recipe: Recipe, prepared: readonly PreparedSou
   const pools = lendings(recipe, prepared)
   const isNegative = negationTest(recipe)
   const growNegatives = recipe.distractors.negatives.grow
+  // a negative question is never grown (1.1.0): an off-topic option would be a right answer there
+  const held = (p: PreparedSource, c: Candidate) => p.spec.fixedChoices !== undefined || (!growNegatives && isNegative(p.spec, c.normQuestion))
 
   const rejected = new Set<string>()
   for (let round = 0; round < MAX_ROUNDS; round++) {
@@ -54,20 +56,23 @@ export function buildFromPrepared(recipe: Recipe, prepared: readonly PreparedSou
       const items = prepared.flatMap((p) =>
         selected.get(p.spec.name)!.map((c) => ({ p, c, pool: pools.get(poolKey(p.spec.name, split, groupOf(p.spec, c))) })),
       )
+      // a group at a time: its lending index is let go before the next one is built
+      const byPool = new Map<Lending, Candidate[]>()
+      for (const { p, c, pool } of items) if (pool?.prepare && !held(p, c)) (byPool.get(pool) ?? byPool.set(pool, []).get(pool)!).push(c)
+      for (const [pool, cs] of byPool) pool.prepare!(cs)
       const counts = assignQuotas(
         items.map(({ p, c, pool }) => {
           const own = Math.min(8, c.options.length)
-          // a negative question is never grown (1.1.0): an off-topic option would be a right answer there
-          const held = p.spec.fixedChoices !== undefined || (!growNegatives && isNegative(p.spec, c.normQuestion))
+          const ownOnly = held(p, c)
           let capacity: number | undefined
           return {
             id: c.id,
             key: c.identity,
             group: `${p.spec.name}/${groupOf(p.spec, c)}`,
             floor: own,
-            // ranking lenders costs: only when the deal asks for more than the item's own
+            // read only when the deal asks for more than the item's own
             get capacity() {
-              return (capacity ??= held ? own : (pool?.capacity(c) ?? own))
+              return (capacity ??= ownOnly ? own : (pool?.capacity(c) ?? own))
             },
             fixed: p.spec.fixedChoices,
           }

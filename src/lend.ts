@@ -3,7 +3,7 @@ import type { Candidate } from './eligibility.ts'
 import { fitsClass, formFilter, isLabelLike, numberClass } from './option-kinds.ts'
 import { type Rng, sample } from './rng.ts'
 import type { SimilarBorrowing } from './schema.ts'
-import { TfIdfIndex, quantise, tokens } from './similarity.ts'
+import { TfIdfIndex, quantise } from './similarity.ts'
 
 /** An option lent to an item: its text and where it came from. */
 export interface Borrowed {
@@ -20,6 +20,8 @@ export interface Lending {
   capacity(c: Candidate): number
   /** `k` options for the item, drawn with its own stream */
   borrow(c: Candidate, k: number, rng: Rng): Borrowed[]
+  /** works out what these items may borrow now, then lets go of what that took (the answers do not change) */
+  prepare?(items: readonly Candidate[]): void
 }
 
 export interface SimilarLendingOptions {
@@ -34,7 +36,8 @@ export interface SimilarLendingOptions {
  * Amendment 1.1: an item's lenders are the other questions of its group's side
  * ranked by TF-IDF similarity (near-copies skipped); only their wrong options
  * are lent, like for like; the draw is from the first drawFactor × needed.
- * The index is built on first use and each item's candidates once.
+ * The index is built on first use and each item's candidates once;
+ * `prepare` lets the index go, so only one group's is held at a time.
  */
 export function similarLending(side: readonly Candidate[], o: SimilarLendingOptions): Lending & { candidates(c: Candidate): readonly Borrowed[] } {
   // id order: nothing below depends on the order the rows came in
@@ -90,6 +93,10 @@ export function similarLending(side: readonly Candidate[], o: SimilarLendingOpti
 
   return {
     candidates,
+    prepare(items) {
+      for (const c of items) candidates(c)
+      index = null
+    },
     capacity: (c) => Math.min(8, c.options.length + candidates(c).length),
     borrow(c, k, rng) {
       const list = candidates(c)

@@ -1,20 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { SCALE, TfIdfIndex, tokens } from '../src/similarity.ts'
-
-describe('tokens', () => {
-  test('words for Latin script, character bigrams for Japanese, both in one text', () => {
-    assert.deepEqual(tokens('the sun, the moon 2 stars'), ['the', 'sun', 'the', 'moon', '2', 'stars'])
-    assert.deepEqual(tokens('音楽を聴く'), ['音楽', '楽を', 'を聴', '聴く'])
-    assert.deepEqual(tokens('dna の二重らせん'), ['dna', 'の二', '二重', '重ら', 'らせ', 'せん'])
-    assert.deepEqual(tokens('駅'), ['駅'])
-    // a Latin run ends where Japanese begins; the middle dot separates
-    assert.deepEqual(tokens('co2を排出'), ['co2', 'を排', '排出'])
-    assert.deepEqual(tokens('ジョン・レノン'), ['ジョ', 'ョン', 'レノ', 'ノン'])
-    assert.deepEqual(tokens('？！…'), [])
-    assert.deepEqual(tokens('café ünïcode π=3.14 ½'), ['café', 'ünïcode', 'π', '3', '14', '½'])
-  })
-})
+import { SCALE, TfIdfIndex } from '../src/similarity.ts'
 
 describe('TfIdfIndex', () => {
   const docs = [
