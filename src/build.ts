@@ -56,10 +56,6 @@ export function buildFromPrepared(recipe: Recipe, prepared: readonly PreparedSou
       const items = prepared.flatMap((p) =>
         selected.get(p.spec.name)!.map((c) => ({ p, c, pool: pools.get(poolKey(p.spec.name, split, groupOf(p.spec, c))) })),
       )
-      // a group at a time: its lending index is let go before the next one is built
-      const byPool = new Map<Lending, Candidate[]>()
-      for (const { p, c, pool } of items) if (pool?.prepare && !held(p, c)) (byPool.get(pool) ?? byPool.set(pool, []).get(pool)!).push(c)
-      for (const [pool, cs] of byPool) pool.prepare!(cs)
       const counts = assignQuotas(
         items.map(({ p, c, pool }) => {
           const own = Math.min(8, c.options.length)
@@ -81,6 +77,8 @@ export function buildFromPrepared(recipe: Recipe, prepared: readonly PreparedSou
         recipe.seed,
         split,
       )
+      // every capacity this split needs is known: the grown items' candidates are held, the indexes can go
+      for (const { pool } of items) pool?.release?.()
       for (const { p, c, pool } of items) {
         const { choices, answer, origins: from } = reshape(c, counts.get(c.id)!, pool, recipe.seed, !p.spec.shuffle)
         if (!allDistinct(choices)) failed.push(c)

@@ -20,8 +20,8 @@ export interface Lending {
   capacity(c: Candidate): number
   /** `k` options for the item, drawn with its own stream */
   borrow(c: Candidate, k: number, rng: Rng): Borrowed[]
-  /** works out what these items may borrow now, then lets go of what that took (the answers do not change) */
-  prepare?(items: readonly Candidate[]): void
+  /** lets go of what working out capacities took; asked again, it is worked out again, the same */
+  release?(): void
 }
 
 export interface SimilarLendingOptions {
@@ -36,8 +36,8 @@ export interface SimilarLendingOptions {
  * Amendment 1.1: an item's lenders are the other questions of its group's side
  * ranked by TF-IDF similarity (near-copies skipped); only their wrong options
  * are lent, like for like; the draw is from the first drawFactor × needed.
- * The index is built on first use and each item's candidates once;
- * `prepare` lets the index go, so only one group's is held at a time.
+ * The index is built on first use, for the items whose capacity the deal of
+ * option counts asks for, and each item's candidates are worked out once.
  */
 export function similarLending(side: readonly Candidate[], o: SimilarLendingOptions): Lending & { candidates(c: Candidate): readonly Borrowed[] } {
   // id order: nothing below depends on the order the rows came in
@@ -93,8 +93,7 @@ export function similarLending(side: readonly Candidate[], o: SimilarLendingOpti
 
   return {
     candidates,
-    prepare(items) {
-      for (const c of items) candidates(c)
+    release() {
       index = null
     },
     capacity: (c) => Math.min(8, c.options.length + candidates(c).length),
