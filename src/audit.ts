@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { normalize } from './canonical.ts'
+import { codePointLength, normalize } from './canonical.ts'
 import { negationTest } from './negation.ts'
 import type { ProvenanceLine } from './provenance.ts'
 import { type DataRecord, N_CHOICES, type Recipe, SPLITS, type Split } from './schema.ts'
@@ -74,7 +74,7 @@ export function computeAudit(records: Record<Split, readonly DataRecord[]>, prov
         f.first += r.answer_idx === 0 ? 1 : 0
       }
       const stem = tokenSet(`${r.question} ${r.context ?? ''}`)
-      const lengths = r.choices.map((c) => [...c].length)
+      const lengths = r.choices.map(codePointLength)
       const scores = {
         floor: 1 / r.n_choices,
         spotter: 1 / (r.n_choices - borrowed),

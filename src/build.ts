@@ -21,7 +21,7 @@ export interface BuildOutput {
 
 const MAX_ROUNDS = 20
 
-function poolKey(source: string, split: Split, group: string): string {
+function groupKey(source: string, split: Split, group: string): string {
   return `${source}\u0000${split}\u0000${group}`
 }
 
@@ -38,7 +38,7 @@ export function buildRecords(recipe: Recipe, questionsBySource: ReadonlyMap<stri
 
 /** The same, from sources already prepared (so their raw questions can be let go early). */
 export function buildFromPrepared(recipe: Recipe, prepared: readonly PreparedSource[]): BuildOutput {
-  const pools = lendings(recipe, prepared)
+  const lenders = lendings(recipe, prepared)
   const isNegative = negationTest(recipe)
   const growNegatives = recipe.distractors.negatives.grow
   // a negative question is never grown (1.1.0): an off-topic option would be a right answer there
@@ -54,10 +54,10 @@ export function buildFromPrepared(recipe: Recipe, prepared: readonly PreparedSou
     for (const split of ['test', 'val'] as const) {
       const selected = selectSplit(prepared, split, taken, rejected, skipped)
       const items = prepared.flatMap((p) =>
-        selected.get(p.spec.name)!.map((c) => ({ p, c, pool: pools.get(poolKey(p.spec.name, split, groupOf(p.spec, c))) })),
+        selected.get(p.spec.name)!.map((c) => ({ p, c, lending: lenders.get(groupKey(p.spec.name, split, groupOf(p.spec, c))) })),
       )
       const counts = assignQuotas(
-        items.map(({ p, c, pool }) => {
+        items.map(({ p, c, lending }) => {
           const own = Math.min(8, c.options.length)
           const ownOnly = held(p, c)
           let capacity: number | undefined
@@ -68,7 +68,7 @@ export function buildFromPrepared(recipe: Recipe, prepared: readonly PreparedSou
             floor: own,
             // read only when the deal asks for more than the item's own
             get capacity() {
-              return (capacity ??= ownOnly ? own : (pool?.capacity(c) ?? own))
+              return (capacity ??= ownOnly ? own : (lending?.capacity(c) ?? own))
             },
             fixed: p.spec.fixedChoices,
           }
@@ -78,9 +78,9 @@ export function buildFromPrepared(recipe: Recipe, prepared: readonly PreparedSou
         split,
       )
       // every capacity this split needs is known: the grown items' candidates are held, the indexes can go
-      for (const { pool } of items) pool?.release?.()
-      for (const { p, c, pool } of items) {
-        const { choices, answer, origins: from } = reshape(c, counts.get(c.id)!, pool, recipe.seed, !p.spec.shuffle)
+      for (const { lending } of items) lending?.release?.()
+      for (const { p, c, lending } of items) {
+        const { choices, answer, origins: from } = reshape(c, counts.get(c.id)!, lending, recipe.seed, !p.spec.shuffle)
         if (!allDistinct(choices)) failed.push(c)
         origins.set(c.id, { file: c.file, choices: from })
         records[split].push({
@@ -114,14 +114,14 @@ function lendings(recipe: Recipe, prepared: readonly PreparedSource[]): Map<stri
   for (const p of prepared)
     for (const split of ['test', 'val'] as const) {
       if (rule.rule === 'uniform') {
-        for (const [g, pool] of buildPools(p.spec, p.lenders[split], recipe.borrowMaxChars)) out.set(poolKey(p.spec.name, split, g), uniformLending(pool))
+        for (const [g, pool] of buildPools(p.spec, p.lenders[split], recipe.borrowMaxChars)) out.set(groupKey(p.spec.name, split, g), uniformLending(pool))
         continue
       }
       // never grown: nothing to lend
       if (p.spec.fixedChoices !== undefined) continue
       for (const [g, side] of groupsOf(p.spec, p.lenders[split]))
         out.set(
-          poolKey(p.spec.name, split, g),
+          groupKey(p.spec.name, split, g),
           similarLending(side, {
             rules: rule,
             maxChars: recipe.borrowMaxChars,

@@ -1,4 +1,7 @@
 import { compareStrings } from './canonical.ts'
+import { toCandidate } from './eligibility.ts'
+import { groupOf } from './pool.ts'
+import { sideOf } from './select.ts'
 import { type Lock, lockedRevision } from './lock.ts'
 import type { ProvenanceLine } from './provenance.ts'
 import type { DataRecord, Recipe, Split } from './schema.ts'
@@ -48,6 +51,10 @@ export async function checkUpstream(
     if (p.upstream.path !== q.file || p.upstream.repo !== spec.repo) problems.push(`${at}: provenance names ${p.upstream.repo}/${p.upstream.path}, the row is in ${spec.repo}/${q.file}`)
     if (r.question !== q.question || r.context !== q.context) problems.push(`${at}: question or context is not the upstream row's, verbatim`)
     const side = spec[p.split].from
+    const item = toCandidate(q)
+    // where both sides come from one upstream split, the side is the keyed hash's: recompute it
+    const sideOfRow = (c: ReturnType<typeof toCandidate>) => (spec.test.from === spec.val.from ? sideOf(spec, recipe.seed, c) : p.split)
+    if (sideOfRow(item) !== p.split) problems.push(`${at}: the row belongs on the ${sideOfRow(item)} side`)
     p.choices.forEach((c, k) => {
       const text = r.choices[k]
       if (c.from === 'upstream') {
@@ -59,7 +66,9 @@ export async function checkUpstream(
       if (!lender) return void problems.push(`${at}: choice ${k} names a lender ${c.lender} that no upstream row has`)
       if (lender.options[c.index] !== text) problems.push(`${at}: choice ${k} is not option ${c.index} of ${c.lender}`)
       if (c.index === lender.answer && recipe.distractors.borrow.rule === 'similar') problems.push(`${at}: choice ${k} is the right answer of its lender ${c.lender}`)
-      if (lender.split !== side) problems.push(`${at}: lender ${c.lender} is from upstream ${lender.split}, not ${side}: borrowed across the test/val divide`)
+      const other = toCandidate(lender)
+      if (lender.split !== side || sideOfRow(other) !== p.split) problems.push(`${at}: lender ${c.lender} is on the other side of the test/val divide`)
+      if (groupOf(spec, other) !== groupOf(spec, item)) problems.push(`${at}: lender ${c.lender} is in group ${groupOf(spec, other)}, the item in ${groupOf(spec, item)}`)
     })
   }
   return problems

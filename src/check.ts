@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { type Audit, computeAudit } from './audit.ts'
 import { choicesTable, countsTable, positionsTable } from './card.ts'
-import { auditTables } from './card-distractors.ts'
+import { auditSection, auditTables, changesSection } from './card-distractors.ts'
 import { checkCardMetadata } from './card-check.ts'
 import { normalize, sha256Hex } from './canonical.ts'
 import { checkProvenance } from './check-provenance.ts'
@@ -145,7 +145,9 @@ function checkCard(card: string, records: Record<Split, readonly DataRecord[]>, 
       if (!card.includes(t)) problems.push(`README.md: the distractor audit's ${names[i]} table does not match the records and provenance.jsonl`)
     })
   }
-  if (recipe.changesFrom && !card.includes(`## Changes from ${recipe.changesFrom.version}`)) problems.push(`README.md: no section "## Changes from ${recipe.changesFrom.version}"`)
+  // and every sentence of the audit and of the changes section, as the builder writes them
+  if (audit && !card.includes(auditSection(audit, recipe))) problems.push('README.md: the distractor audit section is not what the records and provenance.jsonl give')
+  if (recipe.changesFrom && !card.includes(changesSection(recipe))) problems.push(`README.md: the "Changes from ${recipe.changesFrom.version}" section is not what the recipe states`)
   const floor = stats.chanceFloor.test.toFixed(3)
   if (!card.includes(`**${floor}**`)) problems.push(`README.md: does not state the test chance floor ${floor} computed from test.jsonl`)
   if (!card.includes(`seed **${recipe.seed}**`)) problems.push(`README.md: does not state the seed ${recipe.seed}`)

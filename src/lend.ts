@@ -1,9 +1,10 @@
 import { codePointLength, compareStrings, normalize } from './canonical.ts'
 import type { Candidate } from './eligibility.ts'
-import { fitsClass, formFilter, isLabelLike, numberClass } from './option-kinds.ts'
+import { fitsClass, formFilter, isLabelLike, nearCopyTest, numberClass } from './option-kinds.ts'
 import { type Rng, sample } from './rng.ts'
 import type { SimilarBorrowing } from './schema.ts'
 import { TfIdfIndex, quantise } from './similarity.ts'
+import { Tokenizer } from './tokens.ts'
 
 /** An option lent to an item: its text and where it came from. */
 export interface Borrowed {
@@ -50,6 +51,13 @@ export function similarLending(side: readonly Candidate[], o: SimilarLendingOpti
   const isNegative = (j: number) => (negative[j]! < 0 ? (negative[j] = o.isNegative(lenders[j]!) ? 1 : 0) : negative[j]) === 1
   const memo = new Map<string, Borrowed[]>()
   const nearCopy = quantise(o.rules.nearCopy)
+  const tokenizer = new Tokenizer()
+  const content = new Map<string, ReadonlySet<number>>()
+  const contentOf = (c: Candidate) => {
+    let set = content.get(c.id)
+    if (!set) content.set(c.id, (set = contentWords(tokenizer, c.normQuestion)))
+    return set
+  }
 
   function candidates(c: Candidate): Borrowed[] {
     const held = memo.get(c.id)
@@ -65,24 +73,35 @@ export function similarLending(side: readonly Candidate[], o: SimilarLendingOpti
     const mine = new Set(c.normOptions)
     const cls = numberClass(c.options)
     const sameForm = o.rules.sameForm ? formFilter(c.options) : () => true
+    const nearCopyOfOwn = o.rules.skipNearCopies ? nearCopyTest(c.normOptions) : () => false
     const seen = new Set<string>()
-    const order = rank(scores, ties, at, nearCopy)
+    const ranked = rank(scores, ties, at, nearCopy)
+    // the right answers of the most similar questions are never lent, even where a lender lists one as wrong:
+    // "Which resource is renewable?" must not borrow "solar energy" from "Which renewable resource is made by convection?"
+    const nearest: number[] = []
+    if (o.rules.rightAnswersOf > 0) for (const j of ranked) if (nearest.push(j) === o.rules.rightAnswersOf) break
+    const rightNearby = new Set(nearest.filter((j) => !isNegative(j)).map((j) => lenders[j]!.normOptions[lenders[j]!.answer]!))
+    const order = (function* () {
+      yield* nearest
+      yield* ranked
+    })()
     let used = 0
     for (const j of order) {
       const lender = lenders[j]!
       if (o.rules.skipNegativeLenders && isNegative(j)) continue
       if (o.rules.skipOverlappingLenders && lender.normOptions.some((n) => mine.has(n))) continue
+      if (o.rules.skipNarrowerLenders && covers(contentOf(lender), contentOf(c))) continue
       // the least similar of a large group lend options that are plainly foreign: better a smaller capacity
       if (used++ === o.rules.maxLenders) break
       for (let i = 0; i < lender.options.length; i++) {
         if (i === lender.answer) continue
         const text = lender.options[i]!
         const norm = lender.normOptions[i]!
-        if (mine.has(norm) || seen.has(norm)) continue
+        if (mine.has(norm) || seen.has(norm) || rightNearby.has(norm)) continue
         if (text.length > o.maxChars && codePointLength(text) > o.maxChars) continue
         if (o.rules.likeForLike && !fitsClass(cls, text)) continue
         if (o.rules.skipLabelLike && isLabelLike(text)) continue
-        if (!sameForm(text)) continue
+        if (!sameForm(text) || nearCopyOfOwn(norm)) continue
         seen.add(norm)
         out.push({ text, lender: lender.id, index: i })
         if (out.length === limit) return out
@@ -106,6 +125,34 @@ export function similarLending(side: readonly Candidate[], o: SimilarLendingOpti
   }
 }
 
+// words that say nothing of what a question is about
+const FUNCTION_WORDS = new Set(
+  'the and are was were for with that this these those which what who whom whose when where why how does did has have had not can could would should will from into onto than then there their they them its his her our your most best following statement statements true false example describes described'.split(' '),
+)
+
+/** The words of a question that say what it is about (Latin words of 3+ letters but function words; every Japanese bigram). */
+function contentWords(tokenizer: Tokenizer, norm: string): ReadonlySet<number> {
+  const out = new Set<number>()
+  for (const id of tokenizer.ids(norm)) {
+    const w = tokenizer.word(id)
+    if (/^[\p{Script=Latin}\p{N}]+$/u.test(w) && (w.length < 3 || FUNCTION_WORDS.has(w))) continue
+    out.add(id)
+  }
+  return out
+}
+
+/**
+ * A lender whose question holds every content word of the item's asks a
+ * narrower question about the same thing ("Which renewable resource is made by
+ * convection?" for "Which resource is renewable?"): its wrong options are
+ * often right answers here.
+ */
+function covers(lender: ReadonlySet<number>, item: ReadonlySet<number>): boolean {
+  if (item.size === 0) return false
+  for (const w of item) if (!lender.has(w)) return false
+  return true
+}
+
 /** Question, context and options: what a lender and an item are compared by (normalised texts). */
 function document(c: Candidate): string[] {
   return [c.normQuestion, ...(c.context === null ? [] : [normalize(c.context)]), ...c.normOptions]
@@ -117,7 +164,7 @@ function document(c: Candidate): string[] {
  * only its first few lenders, so one pass keeps the best TOP in order, and
  * only a longer walk pays for sorting the rest.
  */
-function* rank(scores: Float64Array, ties: Ties, self: number, nearCopy: number): Generator<number> {
+export function* rank(scores: Float64Array, ties: Pick<Ties, 'of'>, self: number, nearCopy: number): Generator<number> {
   const mine = ties.of(self)
   // a before b: higher score, then the smaller keyed mix, then the smaller position
   const before = (a: number, b: number) => scores[b]! - scores[a]! || mix32(mine ^ ties.of(a)) - mix32(mine ^ ties.of(b)) || a - b

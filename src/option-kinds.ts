@@ -1,4 +1,6 @@
-/** What an option's text looks like, for Amendment 1.1's like-for-like and label rules. */
+/** What an option's text looks like, for Amendment 1.1's like-for-like and label rules, and near-copies. */
+import { codePointLength } from './canonical.ts'
+import { Tokenizer } from './tokens.ts'
 
 // optional sign or approximation, optional currency, a number (grouped, decimal, fraction or
 // scientific), then at most a short unit: "7.0", "-3 °C", "$40,000", "2.5 × 10^3 N", "12%", "3 m/s"
@@ -65,11 +67,41 @@ function endingOf(text: string): string {
 export function formFilter(own: readonly string[]): (text: string) => boolean {
   const cases = new Set(own.map(caseOf))
   const endings = new Set(own.map(endingOf))
-  const lengths = own.map((o) => [...o.trim()].length)
+  const lengths = own.map((o) => codePointLength(o.trim()))
   const lo = Math.min(...lengths) / 2
   const hi = Math.max(...lengths) * 2
   return (text) => {
-    const n = [...text.trim()].length
+    const n = codePointLength(text.trim())
     return n >= lo && n <= hi && cases.has(caseOf(text)) && endings.has(endingOf(text))
   }
+}
+
+const JAPANESE_TEXT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u
+const bare = (norm: string) => norm.replace(/[^\p{L}\p{N}]/gu, '')
+
+/**
+ * Whether a normalised option nearly copies one of the item's own: its words
+ * (Japanese: bigrams) are a subset or superset of one's, or, in Japanese, one
+ * contains the other. "Liquid changes to solid." next to "A liquid changes to
+ * a solid.", "Mount Olympus" next to "Olympus", マット next to ラグマット:
+ * too often a second right answer, and never a fair distractor.
+ */
+export function nearCopyTest(ownNorms: readonly string[]): (norm: string) => boolean {
+  const tokenizer = new Tokenizer()
+  const own = ownNorms.map((n) => ({ ids: new Set(tokenizer.ids(n)), bare: bare(n), japanese: JAPANESE_TEXT.test(n) }))
+  return (norm) => {
+    const ids = new Set(tokenizer.ids(norm))
+    const b = bare(norm)
+    const japanese = JAPANESE_TEXT.test(norm)
+    return own.some(
+      (o) =>
+        (ids.size > 0 && o.ids.size > 0 && (subset(ids, o.ids) || subset(o.ids, ids))) ||
+        ((japanese || o.japanese) && b !== '' && o.bare !== '' && (b.includes(o.bare) || o.bare.includes(b))),
+    )
+  }
+}
+
+function subset(a: ReadonlySet<number>, b: ReadonlySet<number>): boolean {
+  for (const x of a) if (!b.has(x)) return false
+  return true
 }

@@ -45,11 +45,14 @@ const SimilarBorrowing = z.strictObject({
   rule: z.literal('similar'),
   nearCopy: z.number().gt(0).lte(1).default(0.9).describe('lenders at least this similar to the item (a near-copy) are skipped'),
   maxLenders: z.int().positive().default(10).describe('only the most similar lenders that pass the lender rules lend; an item they cannot fill gets a smaller capacity'),
+  rightAnswersOf: z.int().nonnegative().default(30).describe('the right answers of this many most similar questions are never lent, even where another lists one as wrong'),
   drawFactor: z.int().positive().default(3).describe('the needed options are drawn from the first drawFactor × needed candidates'),
   likeForLike: z.boolean().default(true).describe('numbers only among numbers, no numbers among words'),
   sameForm: z.boolean().default(true).describe("only options shaped like the item's own: first letter's case, closing punctuation, length from half the shortest to twice the longest"),
+  skipNearCopies: z.boolean().default(true).describe("never an option whose words are a subset or superset of one of the item's own (Japanese: one contains the other)"),
   skipLabelLike: z.boolean().default(true).describe('never lend an option that looks like a label: (A), A., A), or a lone letter'),
   skipNegativeLenders: z.boolean().default(true).describe("a negative question's wrong options are often right for a positive one"),
+  skipNarrowerLenders: z.boolean().default(true).describe("a lender whose question holds every content word of the item's asks a narrower question about the same thing"),
   skipOverlappingLenders: z.boolean().default(true).describe('a lender sharing an option with the item asks about the same things, perhaps the other way round'),
 })
 /** 1.0.0: drawn uniformly from every option of the group's side, right answers included. */

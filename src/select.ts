@@ -148,12 +148,7 @@ export class SourcePreparer {
         else sides.val.push(c)
       }
     } else {
-      // one upstream split feeds both: a keyed hash of the text decides, so repeats land together
-      const ratio = spec.test.count / (spec.test.count + spec.val.count || 1)
-      for (const c of eligible) {
-        if (c.split !== spec.test.from) continue
-        sides[keyedUnit(recipe.seed, 'side', `${spec.name}\u0000${c.textKey}`) < ratio ? 'test' : 'val'].push(c)
-      }
+      for (const c of eligible) if (c.split === spec.test.from) sides[sideOf(spec, recipe.seed, c)].push(c)
     }
     this.bySplit.clear()
     if (spec.onePerContext) for (const c of [...sides.test, ...sides.val]) c.contextKey = contextKeyOf(c)
@@ -161,6 +156,16 @@ export class SourcePreparer {
     for (const split of ['test', 'val'] as const) sides[split] = dedupe(inSelectionOrder(sides[split], recipe.seed, spec.name, split), drops)
     return { spec, sides, lenders, drops, excludedHits }
   }
+}
+
+/**
+ * The side a question of a source whose two sides come from one upstream
+ * split goes to: a keyed hash of its text, in the ratio of the two counts, so
+ * repeats land together.
+ */
+export function sideOf(spec: SourceSpec, seed: number, c: Pick<Candidate, 'textKey'>): Split {
+  const ratio = spec.test.count / (spec.test.count + spec.val.count || 1)
+  return keyedUnit(seed, 'side', `${spec.name}\u0000${c.textKey}`) < ratio ? 'test' : 'val'
 }
 
 export function prepareSource(spec: SourceSpec, questions: Iterable<UpstreamQuestion>, recipe: Recipe): PreparedSource {

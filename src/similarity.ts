@@ -81,7 +81,8 @@ export class TfIdfIndex {
     const df = new Int32Array(V)
     for (let k = 0; k < m; k++) df[terms[k]!]!++
     const idf = new Float64Array(V)
-    for (let t = 0; t < V; t++) idf[t] = Math.log((nDocs + 1) / (df[t]! + 1)) + 1
+    // no +1: a term in every document ("which", "the", "は？") weighs nothing, so the ranking follows what a question is about
+    for (let t = 0; t < V; t++) idf[t] = Math.log((nDocs + 1) / (df[t]! + 1))
     const weights = new Float64Array(m)
     for (let d = 0; d < nDocs; d++) {
       const a = start[d]!

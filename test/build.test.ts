@@ -5,7 +5,7 @@ import { type BuildOutput, buildRecords } from '../src/build.ts'
 import { groupOf } from '../src/pool.ts'
 import { loadRecipe } from '../src/recipe.ts'
 import { rngFor, shuffle } from '../src/rng.ts'
-import { DataRecord, N_CHOICES, type Recipe, SPLITS, type Split } from '../src/schema.ts'
+import { DataRecord, N_CHOICES, type Recipe, type SimilarBorrowing, SPLITS, type Split } from '../src/schema.ts'
 import { prepareSource } from '../src/select.ts'
 import { recipeOf, sourceSpec, UNIFORM, uq } from './helpers/questions.ts'
 import type { UpstreamQuestion } from '../src/sources/adapter.ts'
@@ -99,7 +99,9 @@ describe('buildRecords on the fixture', () => {
   })
 
   test('a lower borrowMaxChars is honoured', () => {
-    const short = { ...recipe, borrowMaxChars: 20 }
+    // the fixture's small val side can meet its table with options of at most 20 characters only if more lenders lend
+    const borrow = { ...(recipe.distractors.borrow as SimilarBorrowing), maxLenders: 1000, sameForm: false }
+    const short = { ...recipe, borrowMaxChars: 20, distractors: { ...recipe.distractors, borrow } }
     // the fixture has plenty of longer options that could otherwise be lent
     assert.ok([...questions.values()].flat().filter((q) => q.options.some((o) => codePointLength(o) > 20)).length > 50)
     assert.ok(checkBorrowed(short, buildRecords(short, questions)) > 60)

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { normalize } from '../src/canonical.ts'
 import { type Candidate, toCandidate } from '../src/eligibility.ts'
-import { similarLending } from '../src/lend.ts'
+import { mix32, rank, similarLending } from '../src/lend.ts'
 import { rngFor, shuffle } from '../src/rng.ts'
 import { Distractors, type SimilarBorrowing } from '../src/schema.ts'
 import { uq } from './helpers/questions.ts'
@@ -46,7 +46,7 @@ describe('similarLending', () => {
     assert.ok(!lenders({}).has('s-shares') && lenders({ skipOverlappingLenders: false }).has('s-shares'))
     // the near-copy never lends; a lower threshold also skips the merely similar
     assert.ok(!lenders({}).has('s-near'))
-    assert.ok(lenders({}).has('s-plants') && !lenders({ nearCopy: 0.05 }).has('s-plants'))
+    assert.ok(lenders({}).has('s-plants') && !lenders({ nearCopy: 1e-6 }).has('s-plants'))
   })
 
   test("a lender's right answer is never lent", () => {
@@ -71,21 +71,22 @@ describe('similarLending', () => {
     const numeric = c('n-item', 'How many legs does a spider have?', ['8', '6', '10', '4'])
     const wordy = c('n-words', 'How many legs does a spider have in total?', ['(E) none', 'eight legs and more', '2 legs', 'many'], 1)
     const digits = c('n-digits', 'How many legs does an insect have?', ['16', '12', '14', '(B) 3'])
-    // "2 legs" is a number but longer than twice the item's longest option
-    assert.deepEqual(lending([numeric, wordy, digits]).candidates(numeric).map((b) => b.text).sort(), ['12', '14'])
-    assert.deepEqual(lending([numeric, wordy, digits], { sameForm: false }).candidates(numeric).map((b) => b.text).sort(), ['12', '14', '2 legs'])
+    // "2 legs" is a number but longer than twice the item's longest option (and its lender asks a narrower question)
+    const loose = { skipNarrowerLenders: false }
+    assert.deepEqual(lending([numeric, wordy, digits], loose).candidates(numeric).map((b) => b.text).sort(), ['12', '14'])
+    assert.deepEqual(lending([numeric, wordy, digits], { ...loose, sameForm: false }).candidates(numeric).map((b) => b.text).sort(), ['12', '14', '2 legs'])
     const words = c('w-item', 'Which organ pumps blood?', ['heart', 'lung', 'liver'])
     const mixed = c('w-lender', 'Which organ pumps blood around the body?', ['spleen', '42', 'The kidney filters blood.', 'B', 'stomach'], 0)
-    assert.deepEqual(lending([words, mixed]).candidates(words).map((b) => b.text), ['stomach'])
-    const loose = { likeForLike: false, skipLabelLike: false, sameForm: false }
-    assert.deepEqual(lending([words, mixed], loose).candidates(words).map((b) => b.text), ['42', 'The kidney filters blood.', 'B', 'stomach'])
+    assert.deepEqual(lending([words, mixed], loose).candidates(words).map((b) => b.text), ['stomach'])
+    const lax = { ...loose, likeForLike: false, skipLabelLike: false, sameForm: false }
+    assert.deepEqual(lending([words, mixed], lax).candidates(words).map((b) => b.text), ['42', 'The kidney filters blood.', 'B', 'stomach'])
   })
 
   test('options over the length limit, the item\'s own (normalised) and repeats are not lent', () => {
     const own = c('o-item', 'Which metal is liquid at room temperature?', ['mercury', 'iron', 'gold'])
     const a = c('o-a', 'Which metal is liquid at room temperature in a thermometer?', ['alcohol', 'MERCURY ', 'tin', 'lead'], 0)
     const b = c('o-b', 'Which metal is used in a room thermometer?', ['zinc', 'tin', 'copperish alloy of many parts', 'nickel'], 0)
-    const got = lending([own, a, b], { sameForm: false, skipOverlappingLenders: false }, 8).candidates(own)
+    const got = lending([own, a, b], { sameForm: false, skipOverlappingLenders: false, skipNarrowerLenders: false }, 8).candidates(own)
     // zinc is b's right answer; MERCURY is the item's own; tin comes once; the alloy is over 8 code points
     assert.deepEqual(got.map((x) => normalize(x.text)).sort(), ['lead', 'nickel', 'tin'])
   })
@@ -98,9 +99,9 @@ describe('similarLending', () => {
     const all = [base, ...lenders]
     const seen = new Set<string>()
     for (let seed = 0; seed < 60; seed++) for (const b of draw(all, base, 2, { sameForm: false }, seed)) seen.add(b.text)
-    // 2 needed: drawn from the first 6 candidates, the wrong options of the two most similar lenders (fewest fillers)
+    // 2 needed: drawn from the first 6 candidates, the wrong options of the two most similar lenders
     const first = lending(all, { sameForm: false }).candidates(base).slice(0, 6)
-    assert.deepEqual(new Set(first.map((b) => b.lender)), new Set(['d-7', 'd-6']))
+    assert.equal(new Set(first.map((b) => b.lender)).size, 2)
     assert.deepEqual(seen, new Set(first.map((b) => b.text)))
   })
 
@@ -109,5 +110,50 @@ describe('similarLending', () => {
     const b = lending(shuffle(rngFor(5, 'unit', 'side'), side))
     for (let seed = 0; seed < 10; seed++)
       assert.deepEqual(a.borrow(item, 4, rngFor(seed, 'grow', item.identity)), b.borrow(item, 4, rngFor(seed, 'grow', item.identity)))
+  })
+
+  test('a lender asking a narrower question about the same thing does not lend; switched off, it does', () => {
+    const renewable = c('r-item', 'Which resource is renewable?', ['coal', 'oil', 'water', 'natural gas'], 2)
+    const narrower = c('r-narrow', 'Which renewable resource is generated by air convection currents?', ['wind energy', 'solar energy', 'fossil fuel energy', 'geothermal energy'])
+    const other = c('r-other', 'Which resource is used to make electricity in a dam?', ['uranium', 'peat', 'water power', 'charcoal'], 2)
+    const lenders = (over: Partial<SimilarBorrowing>) => new Set(lending([renewable, narrower, other], { sameForm: false, ...over }).candidates(renewable).map((b) => b.lender))
+    assert.deepEqual(lenders({}), new Set(['r-other']))
+    assert.ok(lenders({ skipNarrowerLenders: false }).has('r-narrow'))
+  })
+
+  test("the right answers of the most similar questions are never lent, even where a lender lists one as wrong", () => {
+    const item = c('a-item', 'Which animal is a mammal?', ['shark', 'whale', 'trout'], 1)
+    const right = c('a-right', 'Which animal is a mammal of the sea?', ['dolphin', 'tuna', 'eel', 'squid'])
+    const lists = c('a-lists', 'Which animal can fly?', ['bat', 'dolphin', 'crab', 'salmon'], 0)
+    const texts = (over: Partial<SimilarBorrowing>) => lending([item, right, lists], { sameForm: false, skipNarrowerLenders: false, ...over }).candidates(item).map((b) => b.text)
+    assert.ok(!texts({}).includes('dolphin'), 'dolphin is the right answer of a similar question')
+    assert.ok(texts({ rightAnswersOf: 0 }).includes('dolphin'))
+  })
+
+  test('a near-copy of one of the item\'s own options is never lent', () => {
+    const item = c('nc-item', 'Which change is caused by removing heat?', ['A solid changes to a gas.', 'A liquid changes to a solid.', 'A liquid changes to a gas.'], 1)
+    const lender = c('nc-lender', 'Which change is caused by adding heat?', ['Solid changes to liquid.', 'Liquid changes to solid.', 'Gas changes to plasma.', 'Ice stays ice.'])
+    const texts = (over: Partial<SimilarBorrowing>) => lending([item, lender], { skipOverlappingLenders: false, ...over }).candidates(item).map((b) => b.text)
+    assert.deepEqual(texts({}).sort(), ['Gas changes to plasma.', 'Ice stays ice.'])
+    assert.ok(texts({ skipNearCopies: false }).includes('Liquid changes to solid.'))
+  })
+
+  test('rank: lenders in the order of a full sort by score, tie key and position, also past the first 32', () => {
+    const rng = rngFor(7, 'unit', 'rank')
+    for (let round = 0; round < 50; round++) {
+      const n = 40 + (rng.uint32() % 60)
+      // few distinct scores and tie keys, so that ties of both happen
+      const scores = Float64Array.from({ length: n }, () => rng.uint32() % 6)
+      const ties = Uint32Array.from({ length: n }, () => rng.uint32() % 4)
+      const self = rng.uint32() % n
+      const nearCopy = 5
+      const key = { of: (j: number) => ties[j]! } as never
+      const got = [...rank(scores, key, self, nearCopy)]
+      const mine = ties[self]!
+      const want = Array.from({ length: n }, (_, j) => j)
+        .filter((j) => j !== self && scores[j]! < nearCopy)
+        .sort((a, b) => scores[b]! - scores[a]! || mix32(mine ^ ties[a]!) - mix32(mine ^ ties[b]!) || a - b)
+      assert.deepEqual(got, want)
+    }
   })
 })

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { fitsClass, formFilter, isLabelLike, isNumberLike, numberClass } from '../src/option-kinds.ts'
+import { fitsClass, formFilter, isLabelLike, isNumberLike, nearCopyTest, numberClass } from '../src/option-kinds.ts'
 
 describe('isNumberLike', () => {
   test('numbers with signs, separators, decimals, units, % and currency', () => {
@@ -18,7 +18,11 @@ describe('isLabelLike', () => {
     for (const t of ['(E) inflow … appreciation … decrease', 'A. the first', 'b) second', 'C', ' h ', '(a) lower case']) assert.ok(isLabelLike(t), t)
   })
   test('ordinary options, even ones starting with a capital letter or "A "', () => {
-    for (const t of ['A cherry', 'Abraham Lincoln', 'I and II', 'Iwkj', 'E. coli is a bacterium'.slice(3), 'HCl', 'x']) assert.ok(!isLabelLike(t), t)
+    for (const t of ['A cherry', 'Abraham Lincoln', 'I and II', 'Iwkj', 'HCl', 'x']) assert.ok(!isLabelLike(t), t)
+  })
+  test('a text that merely starts like a label counts too: never lent, at the cost of a few real options', () => {
+    assert.ok(isLabelLike('E. coli is a bacterium'))
+    assert.ok(isLabelLike('A) none of these'))
   })
 })
 
@@ -51,5 +55,20 @@ describe('formFilter', () => {
     const fits = formFilter(['駐車場', '車庫', 'ツリー'])
     assert.ok(fits('倉庫'))
     assert.ok(!fits('雨風や日光などから車を守るための建物'))
+  })
+})
+
+describe('nearCopyTest', () => {
+  const near = nearCopyTest(['a liquid changes to a solid.', 'olympus', 'salt and salt-preserved foods', 'ラグマット', '机'])
+  test("words that are a subset or superset of an own option's, or Japanese that contains one or is contained", () => {
+    for (const t of ['liquid changes to solid.', 'mount olympus', 'salt', 'マット', '机の上', 'ラグマット類']) assert.ok(near(t), t)
+  })
+  test('options that share only some words, or none, are not near-copies', () => {
+    for (const t of ['a gas changes to a liquid.', 'vesuvius', 'sugar', '椅子', 'カーペット', 'olympic games']) assert.ok(!near(t), t)
+  })
+  test('numbers are words too: "8" and "8 m/s" are near-copies, "8" and "18" are not', () => {
+    const n = nearCopyTest(['8'])
+    assert.ok(n('8 m/s'))
+    assert.ok(!n('18'))
   })
 })

@@ -118,3 +118,32 @@ describe('assignQuotas', () => {
     },
   )
 })
+
+describe('assignQuotas: capacity read only where the floor does not settle it', () => {
+  const lazy = (id: string, floor: number, capacity: number, reads: string[]): QuotaItem => ({
+    id,
+    group: 'src/src',
+    floor,
+    get capacity() {
+      reads.push(id)
+      return capacity
+    },
+  })
+
+  test('items whose own options cover every count they are dealt are never asked their capacity', () => {
+    const reads: string[] = []
+    const out = assignQuotas(Array.from({ length: 100 }, (_, i) => lazy(`f${i}`, 8, 8, reads)), T, 1234, 'test')
+    assert.deepEqual(histogram(out), T)
+    assert.deepEqual(reads, [])
+  })
+
+  test('with floors of 4, only items dealt more than 4 are asked, and the result is that of plain capacities', () => {
+    const reads: string[] = []
+    const caps = Array.from({ length: 100 }, (_, i) => 4 + (i % 5))
+    const withFloor = assignQuotas(caps.map((c, i) => lazy(`g${i}`, 4, c, reads)), T, 1234, 'test')
+    const plain = assignQuotas(caps.map((c, i) => ({ id: `g${i}`, group: 'src/src', capacity: c })), T, 1234, 'test')
+    assert.deepEqual([...withFloor].sort(), [...plain].sort())
+    const askedOnce = new Set(reads)
+    assert.ok(askedOnce.size > 0 && askedOnce.size < 100, `${askedOnce.size} items asked`)
+  })
+})

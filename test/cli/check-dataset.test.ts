@@ -120,3 +120,15 @@ test('--upstream proves provenance.jsonl against the rows of the sources', async
   assert.equal(r.status, 0, r.text())
   assert.deepEqual(r.out, [`ok: ${good} meets the spec, and provenance.jsonl matches the upstream rows`])
 })
+
+test("the audit's sentences are proved too: a count edited in the card's prose is found", async () => {
+  const dir = join(tmp, 'tampered-prose')
+  await cp(good, dir, { recursive: true })
+  const card = await readFile(join(dir, 'README.md'), 'utf8')
+  const edited = card.replace(/^(\d+) test items( \(\d+ val\))? are phrased as a negative/m, (_, n: string, v: string | undefined) => `${Number(n) + 7} test items${v ?? ''} are phrased as a negative`)
+  assert.notEqual(edited, card)
+  await writeFile(join(dir, 'README.md'), edited)
+  const r = await check([dir, '--recipe', FIXTURE_RECIPE])
+  assert.equal(r.status, 8, r.text())
+  assert.ok(r.err.includes('README.md: the distractor audit section is not what the records and provenance.jsonl give'), r.text())
+})
