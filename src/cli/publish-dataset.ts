@@ -16,7 +16,7 @@ import { fetcherFor, SOURCE_OPTIONS } from './build-dataset.ts'
 import { type Io, isMain, parseCli, runMain, stdio } from './run.ts'
 
 const USAGE = `usage: npm run publish-dataset -- --repo OWNER/NAME [--revision BRANCH] [--tag NAME] [--private] [--message TEXT] [--dry-run] [--no-verify] [--out DIR]
-                                  [--recipe FILE] [--lock FILE] [--mirror DIR] [--offline] [--cache-dir DIR]
+                                  [--recipe FILE] [--lock FILE] [--mirror DIR] [--offline] [--cache-dir DIR] [--quiet] [--debug]
   Uploads test.jsonl, val.jsonl, README.md and manifest.json from the output folder to a Hub dataset repo in one commit.
   --repo OWNER/NAME  the dataset repo; created when it does not exist
   --revision BRANCH  branch to commit to (default main; created from the default branch when missing)
@@ -66,7 +66,7 @@ function defaultMessage(files: readonly LocalFile[]): string {
 }
 
 export async function publishDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io: Io, fetchImpl?: typeof fetch): Promise<number> {
-  const { values } = parseCli(
+  const parsed = parseCli(
     argv,
     {
       ...SOURCE_OPTIONS,
@@ -80,12 +80,12 @@ export async function publishDatasetCli(argv: string[], env: NodeJS.ProcessEnv, 
       'no-verify': { type: 'boolean', default: false },
     },
     USAGE,
+    0,
+    io,
+    `  network bounds, for every request the rebuild and publishing make (README: Network faults):\n${BOUNDS_USAGE}`,
   )
-  if (values.help) {
-    io.out(USAGE)
-    io.out(`  network bounds, for every request the rebuild and publishing make (README: Network faults):\n${BOUNDS_USAGE}`)
-    return 0
-  }
+  if (!parsed) return 0
+  const { values } = parsed
   const repo = values.repo as string | undefined
   if (!repo || !REPO_RE.test(repo)) throw new JevError('USAGE', `--repo must be OWNER/NAME, got ${JSON.stringify(repo ?? '')}\n${USAGE}`)
   for (const k of ['revision', 'tag'] as const) {
@@ -125,7 +125,7 @@ export async function publishDatasetCli(argv: string[], env: NodeJS.ProcessEnv, 
     io.out('dry run: only read requests were sent; nothing was changed')
     return 0
   }
-  const result = await executePublish(plan, files, target, access, (line) => io.out(line))
+  const result = await executePublish(plan, files, target, access, (line) => values.quiet || io.out(line))
   if (!result.committed) io.out(`no new commit: ${repo}@${target.revision} already holds these files`)
   io.out(result.url)
   return 0

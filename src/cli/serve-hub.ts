@@ -2,7 +2,7 @@ import { JevError } from '../errors.ts'
 import { type HubRequest, startHubServer } from '../hub-server/index.ts'
 import { type Io, isMain, parseCli, runMain, stdio } from './run.ts'
 
-const USAGE = `usage: npm run serve-hub -- [--port P] [--mirror DIR] [--store DIR] [--host 127.0.0.1] [--require-token] [--log]
+const USAGE = `usage: npm run serve-hub -- [--port P] [--mirror DIR] [--store DIR] [--host 127.0.0.1] [--require-token] [--log] [--debug]
   A local Hugging Face Hub on the loopback interface, for any client pointed at it with HF_ENDPOINT=http://127.0.0.1:P.
   --port P          port to listen on (default 0: any free port, printed)
   --mirror DIR      serve DIR/datasets/<owner>/<name>/<path> read-only (e.g. ../shared/hub-mirror)
@@ -13,7 +13,7 @@ const USAGE = `usage: npm run serve-hub -- [--port P] [--mirror DIR] [--store DI
 
 /** Starts the server and resolves when it has closed (SIGINT/SIGTERM, or `stop` for tests). */
 export async function serveHubCli(argv: string[], env: NodeJS.ProcessEnv, io: Io, stop?: Promise<void>): Promise<number> {
-  const { values } = parseCli(
+  const parsed = parseCli(
     argv,
     {
       port: { type: 'string', default: '0' },
@@ -24,11 +24,11 @@ export async function serveHubCli(argv: string[], env: NodeJS.ProcessEnv, io: Io
       log: { type: 'boolean', default: false },
     },
     USAGE,
+    0,
+    io,
   )
-  if (values.help) {
-    io.out(USAGE)
-    return 0
-  }
+  if (!parsed) return 0
+  const { values } = parsed
   const port = Number(values.port)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new JevError('USAGE', `--port must be 0..65535, got ${JSON.stringify(values.port)}`)
   if (values['require-token'] && !env.HF_TOKEN) throw new JevError('USAGE', '--require-token needs HF_TOKEN set in the environment of serve-hub')

@@ -8,19 +8,16 @@ import { formatVerify, verifyDataset } from '../verify.ts'
 import { fetcherFor, SOURCE_OPTIONS } from './build-dataset.ts'
 import { type Io, isMain, parseCli, runMain, stdio } from './run.ts'
 
-const USAGE = `usage: npm run verify-dataset -- [--out DIR] [--recipe FILE] [--lock FILE] [--mirror DIR] [--offline] [--cache-dir DIR] [--json] [--debug]
+const USAGE = `usage: npm run verify-dataset -- [--out DIR] [--recipe FILE] [--lock FILE] [--mirror DIR] [--offline] [--cache-dir DIR] [--json] [--quiet] [--debug]
   Rebuilds from the lock in memory and compares with the output folder (default out/) byte for byte.
   Exit 0 when identical; otherwise prints a record-level diff and "cause: out-edited | sources-changed | recipe-changed | builder-changed".
   --recipe, --lock, --mirror, --offline, --cache-dir: where the rebuild reads its sources, as for build-dataset; --json: the result as JSON.
   HF_HUB_OFFLINE=1 (or ON, YES, TRUE) does what --offline does.`
 
 export async function verifyDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
-  const { values } = parseCli(argv, { ...SOURCE_OPTIONS, out: { type: 'string', default: 'out' }, json: { type: 'boolean', default: false } }, USAGE)
-  if (values.help) {
-    io.out(USAGE)
-    io.out(BOUNDS_USAGE)
-    return 0
-  }
+  const parsed = parseCli(argv, { ...SOURCE_OPTIONS, out: { type: 'string', default: 'out' }, json: { type: 'boolean', default: false } }, USAGE, 0, io, BOUNDS_USAGE)
+  if (!parsed) return 0
+  const { values } = parsed
   const recipePath = values.recipe as string
   const lockPath = (values.lock as string | undefined) ?? lockPathFor(recipePath)
   const lock = await readLock(lockPath)
