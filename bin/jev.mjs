@@ -4,7 +4,7 @@
 // (always current).
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { compiledIsCurrent } from './src-hash.mjs'
+import { entryFor } from './src-hash.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const [command, ...args] = process.argv.slice(2)
@@ -24,12 +24,6 @@ if (!command || !/^[a-z-]+$/.test(command) || command === 'run' || !existsSync(`
   process.exit(2)
 }
 
-const compiled = compiledIsCurrent(root)
-let entry = `${root}dist/cli/${command}.js`
-if (!compiled) {
-  const { register } = await import('tsx/esm/api')
-  register()
-  entry = `${root}src/cli/${command}.ts`
-}
+const entry = await entryFor(root, `cli/${command}`)
 process.argv = [process.argv[0], entry, ...args]
 await import(pathToFileURL(entry).href)

@@ -66,17 +66,19 @@ export const SOURCE_OPTIONS = {
   ...BOUND_OPTIONS,
 } as const
 
-export async function buildDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
-  const parsed = parseCli(
-    argv,
-    { ...SOURCE_OPTIONS, out: { type: 'string', default: 'out' }, 'update-lock': { type: 'boolean', default: false } },
-    USAGE,
-    0,
-    io,
-    BOUNDS_USAGE,
-  )
-  if (!parsed) return 0
-  const { values } = parsed
+export const BUILD_OPTIONS = { ...SOURCE_OPTIONS, out: { type: 'string', default: 'out' }, 'update-lock': { type: 'boolean', default: false } } as const
+export const parseBuild = (argv: string[], io: Io) => parseCli(argv, BUILD_OPTIONS, USAGE, 0, io, BOUNDS_USAGE)
+
+export interface BuildRun {
+  built: BuiltDataset
+  out: string
+  lockPath: string
+  /** true when there was no lock to check against (or --update-lock) and this build wrote it */
+  wroteLock: boolean
+}
+
+/** The build itself, for parsed options: warnings on `io.err`, nothing on `io.out`. */
+export async function runBuild(values: NonNullable<ReturnType<typeof parseBuild>>['values'], env: NodeJS.ProcessEnv, io: Io): Promise<BuildRun> {
   const recipePath = values.recipe as string
   const lockPath = (values.lock as string | undefined) ?? lockPathFor(recipePath)
   const recipe = await loadRecipe(recipePath)
@@ -92,8 +94,15 @@ export async function buildDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io
     io.err(`warning: the recipe changed since ${lockPath} was written; --update-lock records it`)
   // the lock before any output: a reader that stops early (| head) must not cost it
   if (!lock) await writeLock(lockPath, built.lock)
-  for (const line of summary(built, values.out as string)) io.out(line)
-  if (!lock) io.out(`wrote ${lockPath}`)
+  return { built, out: values.out as string, lockPath, wroteLock: !lock }
+}
+
+export async function buildDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
+  const parsed = parseBuild(argv, io)
+  if (!parsed) return 0
+  const { built, out, lockPath, wroteLock } = await runBuild(parsed.values, env, io)
+  for (const line of summary(built, out)) io.out(line)
+  if (wroteLock) io.out(`wrote ${lockPath}`)
   return 0
 }
 

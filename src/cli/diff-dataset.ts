@@ -1,4 +1,4 @@
-import { diffBuilds, formatDiff, readBuildAtRev, readBuildDir } from '../diff.ts'
+import { type DatasetDiff, diffBuilds, formatDiff, readBuildAtRev, readBuildDir } from '../diff.ts'
 import { JevError } from '../errors.ts'
 import { type Io, isMain, parseCli, runMain, stdio } from './run.ts'
 
@@ -10,21 +10,29 @@ const USAGE = `usage: npm run diff-dataset -- A B [--json]
   --json      the diff as one JSON document on stdout
   Exit 0 when the two are identical, 11 (DIFF) when they differ.`
 
-export async function diffDatasetCli(argv: string[], _env: NodeJS.ProcessEnv, io: Io): Promise<number> {
-  const parsed = parseCli(argv, { rev: { type: 'string' }, json: { type: 'boolean', default: false } }, USAGE, 2, io)
-  if (!parsed) return 0
+export const DIFF_OPTIONS = { rev: { type: 'string' }, json: { type: 'boolean', default: false } } as const
+export const parseDiff = (argv: string[], io: Io) => parseCli(argv, DIFF_OPTIONS, USAGE, 2, io)
+
+/** The comparison, for parsed options. */
+export async function runDiff(parsed: NonNullable<ReturnType<typeof parseDiff>>): Promise<DatasetDiff> {
   const { values, positionals } = parsed
   const rev = values.rev as string | undefined
   const [a, b] = rev === undefined ? positionals : [`${rev}:out`, positionals[0] ?? 'out']
   if (!a || !b || (rev !== undefined && positionals.length > 1))
     throw new JevError('USAGE', `give two folders, or --rev REV and at most one folder\n${USAGE}`)
   const strip = (d: string) => d.replace(/(.)\/+$/, '$1')
-  const diff = diffBuilds(rev === undefined ? await readBuildDir(a) : await readBuildAtRev(rev), await readBuildDir(b), strip(a), strip(b))
-  if (values.json) io.out(JSON.stringify(diff))
+  return diffBuilds(rev === undefined ? await readBuildDir(a) : await readBuildAtRev(rev), await readBuildDir(b), strip(a), strip(b))
+}
+
+export async function diffDatasetCli(argv: string[], _env: NodeJS.ProcessEnv, io: Io): Promise<number> {
+  const parsed = parseDiff(argv, io)
+  if (!parsed) return 0
+  const diff = await runDiff(parsed)
+  if (parsed.values.json) io.out(JSON.stringify(diff))
   else for (const line of formatDiff(diff)) io.out(line)
   if (diff.identical) return 0
   const n = diff.files.filter((f) => f.status !== 'identical').length
-  throw new JevError('DIFF', `${strip(a)} and ${strip(b)} differ (${n} file${n === 1 ? '' : 's'})`)
+  throw new JevError('DIFF', `${diff.a} and ${diff.b} differ (${n} file${n === 1 ? '' : 's'})`)
 }
 
 if (isMain(import.meta.url)) {
