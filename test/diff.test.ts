@@ -81,7 +81,7 @@ describe('diff-dataset', () => {
   test('--rev compares a git revision\'s out/ with a folder, and names the manifest fields that differ', async () => {
     const repo = join(tmp, 'repo')
     await cp(reference, join(repo, 'out'), { recursive: true })
-    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: repo, stdio: 'pipe' })
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null', ...args], { cwd: repo, stdio: 'pipe' })
     git('init', '-q')
     git('add', '.')
     git('commit', '-qm', 'v1')
