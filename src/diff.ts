@@ -65,12 +65,13 @@ export async function readBuildAtRev(rev: string, dir = 'out', cwd = process.cwd
   const git = (args: string[]) => execFileSync('git', args, { cwd, maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] })
   try {
     git(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`])
-  } catch {
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new JevError('IO', '--rev reads the revision with git, which is not installed (not on PATH)')
     throw new JevError('USAGE', `--rev ${JSON.stringify(rev)} is not a commit of the git repository at ${cwd}`)
   }
   return readBuild(async (name) => {
     try {
-      return git(['show', `${rev}:${dir}/${name}`])
+      return git(['show', '--end-of-options', `${rev}:${dir}/${name}`])
     } catch {
       return null
     }
