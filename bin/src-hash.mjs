@@ -35,3 +35,15 @@ export function compiledIsCurrent(root) {
     return false
   }
 }
+
+/**
+ * The module to load for `rel` (a path under src/ without its extension): the
+ * compiled dist/<rel>.js when dist/ is current, otherwise src/<rel>.ts with tsx
+ * registered to load it.
+ */
+export async function entryFor(root, rel) {
+  if (compiledIsCurrent(root)) return `${root}dist/${rel}.js`
+  const { register } = await import('tsx/esm/api')
+  register()
+  return `${root}src/${rel}.ts`
+}

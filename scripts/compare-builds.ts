@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { compareBuilds } from '../src/changes.ts'
+import { compareBuilds } from '../src/compare.ts'
 import { recordLines } from '../src/manifest.ts'
 import { loadRecipe } from '../src/recipe.ts'
 import { DataRecord, SPLITS, type Split } from '../src/schema.ts'

@@ -3,20 +3,9 @@ import { sha256Hex } from './canonical.ts'
 import { readRegular } from './files.ts'
 import { datasetHash, Manifest, recordLines } from './manifest.ts'
 import type { BuiltDataset } from './pipeline.ts'
+import { diffRecords, type RecordDiff } from './compare.ts'
 
 export type Cause = 'out-edited' | 'sources-changed' | 'recipe-changed' | 'builder-changed'
-
-export interface RecordDiff {
-  /** ids in the rebuild that the folder lacks */
-  added: string[]
-  /** ids in the folder that the rebuild lacks */
-  removed: string[]
-  changed: { id: string; fields: string[] }[]
-  /** ids on more lines of the folder than of the rebuild (a repeated line) */
-  repeated: string[]
-  /** same records, other line order */
-  reordered: boolean
-}
 
 export interface FileDiff {
   file: string
@@ -30,47 +19,6 @@ export interface VerifyResult {
   cause?: Cause
   /** one sentence per finding that supports the cause */
   reasons: string[]
-}
-
-function byId(jsonl: string): { records: Map<string, Record<string, unknown>>; lines: Map<string, number> } {
-  const records = new Map<string, Record<string, unknown>>()
-  const lines = new Map<string, number>()
-  for (const line of recordLines(jsonl)) {
-    let id: string
-    let r: Record<string, unknown> = {}
-    try {
-      r = JSON.parse(line) as Record<string, unknown>
-      id = String(r.id)
-    } catch {
-      id = `<unparsable line ${sha256Hex(line).slice(0, 8)}>`
-    }
-    if (!records.has(id)) records.set(id, r)
-    lines.set(id, (lines.get(id) ?? 0) + 1)
-  }
-  return { records, lines }
-}
-
-/** Record-level difference of two JSONL files, keyed by id. */
-export function diffRecords(oldText: string, newText: string): RecordDiff {
-  const { records: a, lines: aLines } = byId(oldText)
-  const { records: b, lines: bLines } = byId(newText)
-  const diff: RecordDiff = { added: [], removed: [], changed: [], repeated: [], reordered: false }
-  for (const [id, r] of b) {
-    const old = a.get(id)
-    if (!old) {
-      diff.added.push(id)
-      continue
-    }
-    const fields = [...new Set([...Object.keys(old), ...Object.keys(r)])].filter(
-      (k) => JSON.stringify(old[k]) !== JSON.stringify(r[k]),
-    )
-    if (fields.length) diff.changed.push({ id, fields })
-  }
-  for (const id of a.keys()) if (!b.has(id)) diff.removed.push(id)
-  for (const [id, n] of aLines) if (b.has(id) && n > bLines.get(id)!) diff.repeated.push(id)
-  diff.reordered =
-    diff.added.length + diff.removed.length + diff.changed.length + diff.repeated.length === 0 && oldText !== newText
-  return diff
 }
 
 async function readOrNull(path: string): Promise<Buffer | null> {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { compareBuilds } from '../src/changes.ts'
+import { compareBuilds } from '../src/compare.ts'
 import type { DataRecord } from '../src/schema.ts'
 
 const r = (id: string, choices: string[], answer_idx = 0): DataRecord => ({

@@ -10,7 +10,7 @@ import { createMirrorFetcher } from '../sources/mirror.ts'
 import type { FileFetcher } from '../sources/types.ts'
 import { isMain, parseCli, runMain, stdio, type Io } from './run.ts'
 
-const USAGE = `usage: npm run build-dataset -- [--recipe FILE] [--lock FILE] [--update-lock] [--mirror DIR] [--out DIR] [--offline] [--cache-dir DIR] [--debug]
+const USAGE = `usage: npm run build-dataset -- [--recipe FILE] [--lock FILE] [--update-lock] [--mirror DIR] [--out DIR] [--offline] [--cache-dir DIR] [--quiet] [--debug]
   --recipe FILE    recipe to build (default recipes/jev-bench.json)
   --lock FILE      lock file (default: next to the recipe, <recipe>.lock.json)
   --update-lock    re-resolve revisions and rewrite the lock instead of checking against it
@@ -18,7 +18,6 @@ const USAGE = `usage: npm run build-dataset -- [--recipe FILE] [--lock FILE] [--
   --out DIR        output folder (default out); replaced whole, so only a new or empty one, or one a build wrote
   --offline        make no network request; use only the Hugging Face cache (HF_HUB_OFFLINE=1 does the same)
   --cache-dir DIR  Hugging Face cache (default HF_HUB_CACHE, HF_HOME/hub, XDG_CACHE_HOME/huggingface/hub or ~/.cache/huggingface/hub)
-  --debug          print the stack trace of an error
 Environment: HF_ENDPOINT (a Hub mirror endpoint), HF_TOKEN (sent to the Hub, never printed),
   HF_HUB_OFFLINE (1, ON, YES or TRUE in any case: as --offline, as Python's huggingface_hub reads it).`
 
@@ -27,8 +26,8 @@ export function offlineFromEnv(env: NodeJS.ProcessEnv): boolean {
   return ['1', 'ON', 'YES', 'TRUE'].includes((env.HF_HUB_OFFLINE ?? '').toUpperCase())
 }
 
-/** `log` gets downloads, retries and waits for another build's cache lock, so a slow build says why. */
-export function fetcherFor(values: { mirror?: string; offline?: boolean; 'cache-dir'?: string }, env: NodeJS.ProcessEnv, log?: (line: string) => void, lock?: Lock | null): FileFetcher {
+/** `log` gets downloads, retries and waits for another build's cache lock, so a slow build says why (not with --quiet). */
+export function fetcherFor(values: { mirror?: string; offline?: boolean; 'cache-dir'?: string; quiet?: boolean }, env: NodeJS.ProcessEnv, log?: (line: string) => void, lock?: Lock | null): FileFetcher {
   // Cached files are trusted only when `lock` vouches for their bytes; with `null` (a first build, --update-lock)
   // each is checked with the Hub, so a lock is never written from bytes it no longer serves.
   const bounds = boundsFrom(values, env) // checked with --mirror too: a bad value is an error wherever it is given
@@ -38,7 +37,7 @@ export function fetcherFor(values: { mirror?: string; offline?: boolean; 'cache-
     ...bounds,
     ...(lock === undefined ? {} : { vouched: (repo: string, commit: string, path: string) =>
       lock?.sources.flatMap((s) => (s.repo === repo && s.commit === commit ? s.files : [])).find((f) => f.path === path)?.sha256 }),
-    ...(log ? { log } : {}),
+    ...(log && !values.quiet ? { log } : {}),
     cacheDir: values['cache-dir'] ?? resolveCacheDir(env, homedir()),
     offline: (values.offline ?? false) || offlineFromEnv(env),
   })
@@ -63,20 +62,23 @@ export const SOURCE_OPTIONS = {
   mirror: { type: 'string' },
   offline: { type: 'boolean', default: false },
   'cache-dir': { type: 'string' },
+  quiet: { type: 'boolean', default: false },
   ...BOUND_OPTIONS,
 } as const
 
-export async function buildDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
-  const { values } = parseCli(
-    argv,
-    { ...SOURCE_OPTIONS, out: { type: 'string', default: 'out' }, 'update-lock': { type: 'boolean', default: false } },
-    USAGE,
-  )
-  if (values.help) {
-    io.out(USAGE)
-    io.out(BOUNDS_USAGE)
-    return 0
-  }
+export const BUILD_OPTIONS = { ...SOURCE_OPTIONS, out: { type: 'string', default: 'out' }, 'update-lock': { type: 'boolean', default: false } } as const
+export const parseBuild = (argv: string[], io: Io) => parseCli(argv, BUILD_OPTIONS, USAGE, 0, io, BOUNDS_USAGE)
+
+export interface BuildRun {
+  built: BuiltDataset
+  out: string
+  lockPath: string
+  /** true when there was no lock to check against (or --update-lock) and this build wrote it */
+  wroteLock: boolean
+}
+
+/** The build itself, for parsed options: warnings on `io.err`, nothing on `io.out`. */
+export async function runBuild(values: NonNullable<ReturnType<typeof parseBuild>>['values'], env: NodeJS.ProcessEnv, io: Io): Promise<BuildRun> {
   const recipePath = values.recipe as string
   const lockPath = (values.lock as string | undefined) ?? lockPathFor(recipePath)
   const recipe = await loadRecipe(recipePath)
@@ -92,8 +94,15 @@ export async function buildDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io
     io.err(`warning: the recipe changed since ${lockPath} was written; --update-lock records it`)
   // the lock before any output: a reader that stops early (| head) must not cost it
   if (!lock) await writeLock(lockPath, built.lock)
-  for (const line of summary(built, values.out as string)) io.out(line)
-  if (!lock) io.out(`wrote ${lockPath}`)
+  return { built, out: values.out as string, lockPath, wroteLock: !lock }
+}
+
+export async function buildDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
+  const parsed = parseBuild(argv, io)
+  if (!parsed) return 0
+  const { built, out, lockPath, wroteLock } = await runBuild(parsed.values, env, io)
+  for (const line of summary(built, out)) io.out(line)
+  if (wroteLock) io.out(`wrote ${lockPath}`)
   return 0
 }
 

@@ -5,7 +5,7 @@ import { Manifest } from '../manifest.ts'
 import { buildDataset } from '../pipeline.ts'
 import { checkOwnManifest, dataFileFacts, type LocalFile, readPublishFiles } from '../publish-files.ts'
 import type { HubAccess } from '../publish-hub.ts'
-import { executePublish, formatPlan, planPublish, type PublishTarget } from '../publish.ts'
+import { executePublish, formatPlan, planPublish, type PublishPlan, type PublishResult, type PublishTarget } from '../publish.ts'
 import { loadRecipe } from '../recipe.ts'
 import { BOUNDS_USAGE, boundsFrom } from '../sources/bounds.ts'
 import { nameBadEntry } from '../sources/hub-cache.ts'
@@ -16,7 +16,7 @@ import { fetcherFor, SOURCE_OPTIONS } from './build-dataset.ts'
 import { type Io, isMain, parseCli, runMain, stdio } from './run.ts'
 
 const USAGE = `usage: npm run publish-dataset -- --repo OWNER/NAME [--revision BRANCH] [--tag NAME] [--private] [--message TEXT] [--dry-run] [--no-verify] [--out DIR]
-                                  [--recipe FILE] [--lock FILE] [--mirror DIR] [--offline] [--cache-dir DIR]
+                                  [--recipe FILE] [--lock FILE] [--mirror DIR] [--offline] [--cache-dir DIR] [--quiet] [--debug]
   Uploads test.jsonl, val.jsonl, README.md and manifest.json from the output folder to a Hub dataset repo in one commit.
   --repo OWNER/NAME  the dataset repo; created when it does not exist
   --revision BRANCH  branch to commit to (default main; created from the default branch when missing)
@@ -65,27 +65,28 @@ function defaultMessage(files: readonly LocalFile[]): string {
   }
 }
 
-export async function publishDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io: Io, fetchImpl?: typeof fetch): Promise<number> {
-  const { values } = parseCli(
-    argv,
-    {
-      ...SOURCE_OPTIONS,
-      out: { type: 'string', default: 'out' },
-      repo: { type: 'string' },
-      revision: { type: 'string', default: 'main' },
-      tag: { type: 'string' },
-      private: { type: 'boolean', default: false },
-      message: { type: 'string' },
-      'dry-run': { type: 'boolean', default: false },
-      'no-verify': { type: 'boolean', default: false },
-    },
-    USAGE,
-  )
-  if (values.help) {
-    io.out(USAGE)
-    io.out(`  network bounds, for every request the rebuild and publishing make (README: Network faults):\n${BOUNDS_USAGE}`)
-    return 0
-  }
+export const PUBLISH_OPTIONS = {
+  ...SOURCE_OPTIONS,
+  out: { type: 'string', default: 'out' },
+  repo: { type: 'string' },
+  revision: { type: 'string', default: 'main' },
+  tag: { type: 'string' },
+  private: { type: 'boolean', default: false },
+  message: { type: 'string' },
+  'dry-run': { type: 'boolean', default: false },
+  'no-verify': { type: 'boolean', default: false },
+} as const
+export const parsePublish = (argv: string[], io: Io) =>
+  parseCli(argv, PUBLISH_OPTIONS, USAGE, 0, io, `  network bounds, for every request the rebuild and publishing make (README: Network faults):\n${BOUNDS_USAGE}`)
+
+/** The plan, and unless a dry run its result (null then). */
+export interface PublishRun {
+  plan: PublishPlan
+  result: PublishResult | null
+}
+
+/** Verifies, plans and publishes, for parsed options, saying each step on `io`. */
+export async function runPublish(values: NonNullable<ReturnType<typeof parsePublish>>['values'], env: NodeJS.ProcessEnv, io: Io, fetchImpl?: typeof fetch): Promise<PublishRun> {
   const repo = values.repo as string | undefined
   if (!repo || !REPO_RE.test(repo)) throw new JevError('USAGE', `--repo must be OWNER/NAME, got ${JSON.stringify(repo ?? '')}\n${USAGE}`)
   for (const k of ['revision', 'tag'] as const) {
@@ -123,11 +124,18 @@ export async function publishDatasetCli(argv: string[], env: NodeJS.ProcessEnv, 
   for (const line of formatPlan(plan, target)) io.out(line)
   if (dryRun) {
     io.out('dry run: only read requests were sent; nothing was changed')
-    return 0
+    return { plan, result: null }
   }
-  const result = await executePublish(plan, files, target, access, (line) => io.out(line))
+  const result = await executePublish(plan, files, target, access, (line) => values.quiet || io.out(line))
   if (!result.committed) io.out(`no new commit: ${repo}@${target.revision} already holds these files`)
   io.out(result.url)
+  return { plan, result }
+}
+
+export async function publishDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io: Io, fetchImpl?: typeof fetch): Promise<number> {
+  const parsed = parsePublish(argv, io)
+  if (!parsed) return 0
+  await runPublish(parsed.values, env, io, fetchImpl)
   return 0
 }
 

@@ -1,0 +1,136 @@
+// The library: the commands as functions, each taking one options object (camelCase
+// names of the command's flags), parsed by the very parser and run by the very code
+// the CLI uses; failures throw the CLI's typed errors (JevError, with a stable code).
+// Answers are returned, not thrown: a check's problems, a verify's or diff's differences.
+import { z } from 'zod'
+import { type BuildRun, parseBuild, runBuild } from './cli/build-dataset.ts'
+import { parseCheck, runCheck } from './cli/check-dataset.ts'
+import { parseDiff, runDiff } from './cli/diff-dataset.ts'
+import { parsePublish, type PublishRun, runPublish } from './cli/publish-dataset.ts'
+import { type Io, scrub } from './cli/run.ts'
+import { parseServe, startServe } from './cli/serve-hub.ts'
+import { parseVerify, runVerify } from './cli/verify-dataset.ts'
+import type { DatasetDiff } from './diff.ts'
+import { JevError } from './errors.ts'
+import type { HubServer } from './hub-server/index.ts'
+import type { VerifyResult } from './verify.ts'
+
+export { ERROR_CODES, type ErrorCode, isJevError, JevError } from './errors.ts'
+export type { BuildRun, DatasetDiff, HubServer, PublishRun, VerifyResult }
+
+const str = z.string().min(1)
+const fn = <T>() => z.custom<T>((v) => typeof v === 'function', 'must be a function')
+const Common = {
+  /** the environment the command reads (HF_TOKEN, HF_ENDPOINT, HF_HUB_OFFLINE, JEV_*); default process.env */
+  env: z.record(z.string(), z.string().optional()).optional(),
+  /** gets each line the CLI would print (progress, warnings, a publish's steps), HF_TOKEN scrubbed; default: dropped */
+  onLine: fn<(line: string) => void>().optional(),
+}
+const Sources = {
+  ...Common,
+  recipe: str.optional(),
+  lock: str.optional(),
+  mirror: str.optional(),
+  offline: z.boolean().optional(),
+  cacheDir: str.optional(),
+  quiet: z.boolean().optional(),
+  /** network bounds in seconds (minRate in bytes/s), as the flags of the same names */
+  httpTimeout: z.number().optional(),
+  minRate: z.number().optional(),
+  rateWindow: z.number().optional(),
+  maxRetryAfter: z.number().optional(),
+  fileDeadline: z.number().optional(),
+}
+export const BuildOptions = z.strictObject({ ...Sources, out: str.optional(), updateLock: z.boolean().optional() })
+export const CheckOptions = z.strictObject({ ...Sources, dir: str.optional(), upstream: z.boolean().optional() })
+export const VerifyOptions = z.strictObject({ ...Sources, out: str.optional() })
+/** `a` and `b`: two folders; or `rev` (a git revision whose out/ is compared) and at most `b` */
+export const DiffOptions = z.strictObject({ ...Common, a: str.optional(), b: str.optional(), rev: str.optional() })
+export const PublishOptions = z.strictObject({
+  ...Sources,
+  repo: str,
+  out: str.optional(),
+  revision: str.optional(),
+  tag: str.optional(),
+  private: z.boolean().optional(),
+  message: str.optional(),
+  dryRun: z.boolean().optional(),
+  noVerify: z.boolean().optional(),
+  fetch: fn<typeof fetch>().optional(),
+})
+export const ServeOptions = z.strictObject({
+  ...Common,
+  port: z.int().optional(),
+  mirror: str.optional(),
+  store: str.optional(),
+  host: str.optional(),
+  requireToken: z.boolean().optional(),
+  log: z.boolean().optional(),
+})
+export type BuildOptions = z.input<typeof BuildOptions>
+export type CheckOptions = z.input<typeof CheckOptions>
+export type VerifyOptions = z.input<typeof VerifyOptions>
+export type DiffOptions = z.input<typeof DiffOptions>
+export type PublishOptions = z.input<typeof PublishOptions>
+export type ServeOptions = z.input<typeof ServeOptions>
+
+const NOT_FLAGS = new Set(['env', 'onLine', 'fetch', 'dir', 'a', 'b'])
+
+/** The options checked, and as the command line they stand for, for the command's own parser. */
+function prepare<S extends z.ZodType<Record<string, unknown>>>(schema: S, options: unknown, positionals: string[] = []) {
+  const parsed = schema.safeParse(options ?? {})
+  if (!parsed.success) throw new JevError('USAGE', `bad options: ${z.prettifyError(parsed.error).replaceAll('\n', '; ')}`)
+  const o = parsed.data as z.output<S> & { env?: NodeJS.ProcessEnv; onLine?: (line: string) => void }
+  const argv: string[] = []
+  for (const [k, v] of Object.entries(o)) {
+    if (NOT_FLAGS.has(k) || v === undefined || v === false) continue
+    const flag = `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
+    argv.push(v === true ? flag : `${flag}=${String(v)}`)
+  }
+  argv.push(...positionals.map((p) => (p.startsWith('-') ? `./${p}` : p)))
+  const env = o.env ?? process.env
+  const line = (l: string) => o.onLine?.(scrub(l, env))
+  const io: Io = { out: line, err: line }
+  return { o, argv, env, io }
+}
+
+const parsedOrThrow = <T>(p: T | null): T => {
+  if (p === null) throw new JevError('USAGE', 'help and version are not options of the library')
+  return p
+}
+
+/** build-dataset: builds the output folder (and writes the lock when there is none). */
+export async function buildDataset(options: BuildOptions = {}): Promise<BuildRun> {
+  const { argv, env, io } = prepare(BuildOptions, options)
+  return runBuild(parsedOrThrow(parseBuild(argv, io)).values, env, io)
+}
+
+/** check-dataset: the problems of a built folder (`dir`, default out); none when it meets the spec. */
+export async function checkDataset(options: CheckOptions = {}): Promise<{ dir: string; problems: string[] }> {
+  const { argv, env, io } = prepare(CheckOptions, options, options?.dir ? [options.dir] : [])
+  return runCheck(parsedOrThrow(parseCheck(argv, io)), env, io)
+}
+
+/** verify-dataset: the folder compared with a rebuild from the lock; `result.identical` says whether they match. */
+export async function verifyDataset(options: VerifyOptions = {}): Promise<{ outDir: string; result: VerifyResult }> {
+  const { argv, env, io } = prepare(VerifyOptions, options)
+  return runVerify(parsedOrThrow(parseVerify(argv, io)).values, env, io)
+}
+
+/** diff-dataset: two builds compared; `identical` says whether they are. */
+export async function diffDatasets(options: DiffOptions): Promise<DatasetDiff> {
+  const { argv, io } = prepare(DiffOptions, options, [options?.a, options?.b].filter((p): p is string => typeof p === 'string'))
+  return runDiff(parsedOrThrow(parseDiff(argv, io)))
+}
+
+/** publish-dataset: verifies, plans and (unless `dryRun`) publishes; the plan and the result. */
+export async function publishDataset(options: PublishOptions): Promise<PublishRun> {
+  const { o, argv, env, io } = prepare(PublishOptions, options)
+  return runPublish(parsedOrThrow(parsePublish(argv, io)).values, env, io, o.fetch)
+}
+
+/** serve-hub: a local Hub on the loopback interface, until `close()`. */
+export async function serveHub(options: ServeOptions = {}): Promise<HubServer> {
+  const { argv, env, io } = prepare(ServeOptions, options)
+  return startServe(parsedOrThrow(parseServe(argv, io)).values, env, io)
+}

@@ -1,0 +1,60 @@
+/** -h/--help, --version and --debug on every command, --quiet where a command prints progress lines. */
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { buildDatasetCli } from '../../src/cli/build-dataset.ts'
+import { runCli } from '../../src/cli/run.ts'
+import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, ROOT } from '../helpers/cli.ts'
+import { startHubServer } from '../helpers/hub-server.ts'
+
+const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string }
+const COMMANDS = (await readdir(join(ROOT, 'src/cli'))).filter((f) => f.endsWith('.ts') && f !== 'run.ts').map((f) => f.slice(0, -3)).sort()
+/** The commands that fetch sources, and so print hub: progress lines. */
+const QUIET = ['build-dataset', 'check-dataset', 'publish-dataset', 'verify-dataset']
+const jev = (...args: string[]) => spawnSync(process.execPath, ['bin/jev.mjs', ...args], { cwd: ROOT, encoding: 'utf8' })
+
+test('every command: -h and --help print its usage with --version and --debug (and --quiet where it applies); --version the package', () => {
+  assert.ok(COMMANDS.includes('diff-dataset') && COMMANDS.length >= 7, COMMANDS.join(', '))
+  for (const command of COMMANDS) {
+    for (const flag of ['-h', '--help']) {
+      const r = jev(command, flag)
+      assert.equal(r.status, 0, `${command} ${flag}: ${r.stderr}`)
+      assert.match(r.stdout, new RegExp(`^usage: npm run ${command} -- `), command)
+      for (const line of [/^ {2}-h, --help {7}print this text$/m, /^ {2}--version {8}print the builder's name and version$/m, /^ {2}--debug {10}print the stack trace of an error$/m])
+        assert.match(r.stdout, line, `${command} ${flag}`)
+      assert.equal(/^ {2}--quiet /m.test(r.stdout), QUIET.includes(command), `${command}: --quiet documented exactly where it exists`)
+    }
+    const v = jev(command, '--version')
+    assert.equal(v.status, 0, v.stderr)
+    assert.equal(v.stdout, `${pkg.name} ${pkg.version}\n`, command)
+  }
+  assert.equal(jev('--version').stdout, `${pkg.name} ${pkg.version}\n`)
+  const help = jev('-h')
+  assert.equal(help.status, 0)
+  assert.match(help.stdout, new RegExp(`COMMAND: ${COMMANDS.join(', ')}`))
+})
+
+test('--quiet drops the hub: progress lines of a build, and keeps its summary', async () => {
+  const server = await startHubServer({ root: FIXTURE_HUB })
+  const tmp = await mkdtemp(join(tmpdir(), 'jev-quiet-'))
+  try {
+    const build = async (name: string, ...flags: string[]) => {
+      const c = collectIo()
+      const args = ['--recipe', FIXTURE_RECIPE, '--out', join(tmp, name, 'out'), '--cache-dir', join(tmp, name, 'cache'), ...flags]
+      const status = await runCli(() => buildDatasetCli(args, { HF_ENDPOINT: server.url }, c.io), c.io)
+      assert.equal(status, 0, c.text())
+      return c
+    }
+    const loud = await build('loud')
+    assert.ok(loud.err.some((l) => l.startsWith('hub: ')), 'without --quiet a cold build reports its downloads')
+    const quiet = await build('quiet', '--quiet')
+    assert.deepEqual(quiet.err.filter((l) => l.startsWith('hub: ')), [])
+    assert.deepEqual(quiet.out, loud.out.map((l) => l.replace(join(tmp, 'loud'), join(tmp, 'quiet'))))
+  } finally {
+    await server.close()
+    await rm(tmp, { recursive: true, force: true })
+  }
+})
