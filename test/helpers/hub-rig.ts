@@ -35,6 +35,16 @@ export const ALL_FILES: Array<[string, string, string]> = [
   ...new Map(recipe.sources.flatMap((s) => Object.values(s.files).flat().map((p) => [`${s.repo} ${p}`, [s.repo, s.revision, p] as [string, string, string]]))).values(),
 ]
 
+/**
+ * A lock-poll sleep for fetchers that share a cache: real, but at most 20 ms a poll, so a waiter
+ * notices the other's download at once, and gives up (after 3000 polls of a nominal 200 ms) no
+ * sooner than a minute, however fast the machine polls.
+ */
+export const pollSleep = (ms: number) => new Promise<void>((ok) => setTimeout(ok, Math.min(ms, 20)))
+
+/** The log line a fetcher writes when it waits on another's blob lock. */
+export const WAITING = 'waiting for another build'
+
 export interface Rig {
   hub: HubServer
   proxy: FaultProxy

@@ -11,7 +11,7 @@ import { type FaultRule, startFaultProxy } from '../helpers/fault-proxy.ts'
 import { rejectsWith } from '../helpers/errors.ts'
 import {
   ALL_FILES, ARC, ARC_REV, assertClean, assertConsistent, CDN, CHILD, FILE, FILE_BYTES, FILE_SHA, FIXTURE_HUB, fullDownloads,
-  gitSha1, listAll, ROOT, SECRET, sha256, withRig,
+  gitSha1, listAll, pollSleep, ROOT, SECRET, sha256, WAITING, withRig,
 } from '../helpers/hub-rig.ts'
 
 test('parseRetryAfter reads seconds and HTTP dates; backoff doubles from 1 s with jitter, capped', () => {
@@ -193,10 +193,14 @@ test('with a token, a rejected one says HF_TOKEN was rejected', () =>
 
 test('two fetchers on one empty cache at once: both succeed, each blob downloaded once and verified', () =>
   withRig(async ({ proxy, cacheDir, logs, fetcher }) => {
-    proxy.addFault({ match: CDN, fault: 'delay:30' }) // keep downloads in flight long enough to overlap
-    const yieldSleep = () => new Promise<void>((ok) => setImmediate(ok))
-    const a = fetcher({ sleep: yieldSleep })
-    const b = fetcher({ sleep: yieldSleep })
+    // Every download is held until one fetcher is seen waiting on the other's lock, so they overlap on any machine.
+    const held = proxy.addFault({ match: CDN, fault: 'hold' })
+    const log = (l: string) => {
+      logs.push(l)
+      if (l.includes(WAITING)) held.release()
+    }
+    const a = fetcher({ sleep: pollSleep, log })
+    const b = fetcher({ sleep: pollSleep, log })
     const [ra, rb] = await Promise.all([a, b].map((h) => Promise.all(ALL_FILES.map(([repo, rev, path]) => h.fetchFile(repo, rev, path)))))
     for (const [i, [repo, , path]] of ALL_FILES.entries()) {
       const want = sha256(await readFile(join(FIXTURE_HUB, 'datasets', ...repo.split('/'), path)))
@@ -208,17 +212,19 @@ test('two fetchers on one empty cache at once: both succeed, each blob downloade
     const n = fullDownloads(proxy)
     assert.equal(n.size, ALL_FILES.length)
     assert.deepEqual([...n.values()], ALL_FILES.map(() => 1), 'the lock saves the second download')
-    assert.ok(logs.some((l) => l.includes('waiting for another build')), logs.join('\n'))
+    assert.ok(logs.some((l) => l.includes(WAITING)), logs.join('\n'))
   }))
 
-function runChild(endpoint: string, cacheDir: string): Promise<{ code: number | null; out: string; err: string }> {
+/** Runs hub-fetch-child.ts; `onErr` sees its stderr so far after every chunk. */
+function runChild(endpoint: string, cacheDir: string, onErr: (err: string) => void = () => {}): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((ok, ko) => {
     const p = spawn(process.execPath, ['--import', 'tsx', CHILD, endpoint, cacheDir, JSON.stringify(ALL_FILES)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
     let out = ''
     let err = ''
     p.stdout.on('data', (d: Buffer) => (out += d.toString()))
-    p.stderr.on('data', (d: Buffer) => (err += d.toString()))
-    const kill = setTimeout(() => p.kill('SIGKILL'), 60_000)
+    p.stderr.on('data', (d: Buffer) => onErr((err += d.toString())))
+    // only a bound on a hang (a broken lock that never makes either wait); no outcome depends on it
+    const kill = setTimeout(() => p.kill('SIGKILL'), 120_000)
     p.on('error', ko)
     p.on('close', (code) => {
       clearTimeout(kill)
@@ -229,13 +235,17 @@ function runChild(endpoint: string, cacheDir: string): Promise<{ code: number | 
 
 test('two processes on one empty cache at once: both succeed, each blob downloaded once and verified', () =>
   withRig(async ({ proxy, cacheDir }) => {
-    proxy.addFault({ match: CDN, fault: 'delay:150' }) // outlasts the gap between the two processes starting
-    const [x, y] = await Promise.all([runChild(proxy.url, cacheDir), runChild(proxy.url, cacheDir)])
-    assert.equal(x!.code, 0, x!.err)
+    // Every download is held until one process is seen waiting on the other's lock: each blob's lock is
+    // taken by one and, held, found by the other, so they overlap however late the second one starts.
+    const held = proxy.addFault({ match: CDN, fault: 'hold' })
+    const onErr = (err: string) => {
+      if (err.includes(WAITING)) held.release()
+    }
+    const [x, y] = await Promise.all([runChild(proxy.url, cacheDir, onErr), runChild(proxy.url, cacheDir, onErr)])
+    assert.equal(x!.code, 0, `${x!.err}\n(a code of null: killed, neither was seen waiting on the other's lock)`)
     assert.equal(y!.code, 0, y!.err)
     assert.equal(x!.out, y!.out)
-    // They overlapped: one of them waited on the other's lock (the delay makes sure of that).
-    assert.match(`${x!.err}${y!.err}`, /waiting for another build/)
+    assert.match(`${x!.err}${y!.err}`, new RegExp(WAITING))
     const got = JSON.parse(x!.out) as Array<{ path: string; sha256: string }>
     for (const [i, [repo, , path]] of ALL_FILES.entries()) {
       assert.equal(got[i]!.sha256, sha256(await readFile(join(FIXTURE_HUB, 'datasets', ...repo.split('/'), path))))
