@@ -262,13 +262,16 @@ test('a process that exits while it holds a blob lock (a CLI after an error) lea
   try {
     const blob = join(tmp, 'blobs', 'abc')
     const script = `
+      import { existsSync } from 'node:fs'
       import { withBlobLock } from ${JSON.stringify(new URL('../../src/sources/hub-cache.ts', import.meta.url).href)}
       withBlobLock(${JSON.stringify(blob)}, async () => null, () => new Promise(() => {}), { now: Date.now, maxWaitMs: 1000, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) })
-      // the lock is taken at once; exit while the download it guards never ends
-      setTimeout(() => process.exit(3), 300)
+      // exit once the lock is there, while the download it guards never ends
+      const wait = () => existsSync(${JSON.stringify(`${blob}.lock`)}) ? (console.log('seen'), process.exit(3)) : setTimeout(wait, 5)
+      wait()
     `
-    const r = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), '--input-type=module', '-e', script], { encoding: 'utf8' })
+    const r = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 })
     assert.equal(r.status, 3, r.stderr)
+    assert.equal(r.stdout.trim(), 'seen', 'the lock existed when the process exited')
     assert.deepEqual(await listAll(join(tmp, 'blobs')), [])
   } finally {
     await rm(tmp, { recursive: true, force: true })
@@ -370,7 +373,8 @@ test('the token appears in no error message, context, log line, proxy record or 
       await mkdir(join(repoDir, 'blobs'), { recursive: true })
       await writeFile(join(repoDir, 'blobs', `${FILE_SHA}.lock`), `999999999@${hostname()} x\n`)
       proxy.addFault({ match: CDN, fault: 'corrupt', times: 1 })
-      await fetcher(quick).fetchFile(ARC, 'main', FILE) // retried, stale lock, refs written: every log line kind
+      // retried, stale lock, refs written: every log line kind (no hang here, so no short timeout to trip on a busy machine)
+      await fetcher({ token: SECRET, retries: 1 }).fetchFile(ARC, 'main', FILE)
 
       assert.ok(logs.length > 10)
       for (const text of [...seen, ...logs, JSON.stringify(proxy.requests)]) {
