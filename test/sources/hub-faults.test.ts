@@ -264,10 +264,12 @@ test('a process that exits while it holds a blob lock (a CLI after an error) lea
     const script = `
       import { existsSync } from 'node:fs'
       import { withBlobLock } from ${JSON.stringify(new URL('../../src/sources/hub-cache.ts', import.meta.url).href)}
-      withBlobLock(${JSON.stringify(blob)}, async () => null, () => new Promise(() => {}), { now: Date.now, maxWaitMs: 1000, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) })
-      // exit once the lock is there, while the download it guards never ends
-      const wait = () => existsSync(${JSON.stringify(`${blob}.lock`)}) ? (console.log('seen'), process.exit(3)) : setTimeout(wait, 5)
-      wait()
+      // the download the lock guards starts (so the lock is taken and held), and the process exits in the middle of it
+      const download = () => {
+        if (existsSync(${JSON.stringify(`${blob}.lock`)})) console.log('seen')
+        process.exit(3)
+      }
+      withBlobLock(${JSON.stringify(blob)}, async () => null, download, { now: Date.now, maxWaitMs: 1000, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) })
     `
     const r = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 })
     assert.equal(r.status, 3, r.stderr)
