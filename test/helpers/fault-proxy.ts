@@ -57,6 +57,8 @@ export interface ProxyRequest {
   fault?: ProxyFault
   /** the status sent (or upstream's, for body faults); absent for hangs and resets before headers */
   status?: number
+  /** for `hang-body`: how many bytes of the body were sent before it stopped */
+  sent?: number
 }
 
 export interface FaultProxy {
@@ -204,7 +206,8 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
       }
       return drip(0)
     }
-    res.write(body.subarray(0, body.length >> 1)) // hang-body: the rest never comes
+    rec.sent = body.length >> 1
+    res.write(body.subarray(0, rec.sent)) // hang-body: the rest never comes
   }
 
   const server = createServer((req, res) => {

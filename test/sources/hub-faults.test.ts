@@ -11,7 +11,7 @@ import { type FaultRule, startFaultProxy } from '../helpers/fault-proxy.ts'
 import { rejectsWith } from '../helpers/errors.ts'
 import {
   ALL_FILES, ARC, ARC_REV, assertClean, assertConsistent, CDN, CHILD, FILE, FILE_BYTES, FILE_SHA, FIXTURE_HUB, fullDownloads,
-  gitSha1, listAll, pollSleep, ROOT, SECRET, sha256, WAITING, withRig,
+  gitSha1, hangOnlyTimeouts, listAll, pollSleep, ROOT, SECRET, sha256, WAITING, withRig,
 } from '../helpers/hub-rig.ts'
 
 test('parseRetryAfter reads seconds and HTTP dates; backoff doubles from 1 s with jitter, capped', () => {
@@ -47,7 +47,7 @@ for (const c of TRANSIENT) {
   test(`${c.name}, 4 times: retried 4 times (the whole budget), then the file`, () =>
     withRig(async ({ proxy, cacheDir, sleeps, logs, fetcher }) => {
       const rule = proxy.addFault({ ...c.rule, times: 4 })
-      const f = await fetcher(c.timeoutMs ? { timeoutMs: c.timeoutMs } : {}).fetchFile(ARC, c.revision ?? ARC_REV, FILE)
+      const f = await fetcher(c.timeoutMs ? { timeoutMs: c.timeoutMs, fetch: hangOnlyTimeouts(proxy) } : {}).fetchFile(ARC, c.revision ?? ARC_REV, FILE)
       assert.equal(f.sha256, FILE_SHA)
       assert.equal(rule.applied, 4)
       assert.equal(sleeps.length, 4, `one wait per retry: ${sleeps.join(', ')}`)
@@ -74,7 +74,7 @@ for (const c of PERMANENT) {
     withRig(async ({ proxy, cacheDir, sleeps, fetcher }) => {
       const rule = proxy.addFault(c.rule)
       const revision = c.revision ?? ARC_REV
-      const e = await rejectsWith(fetcher(c.timeoutMs ? { timeoutMs: c.timeoutMs } : {}).fetchFile(ARC, revision, FILE), c.code, { oneLine: true })
+      const e = await rejectsWith(fetcher(c.timeoutMs ? { timeoutMs: c.timeoutMs, fetch: hangOnlyTimeouts(proxy) } : {}).fetchFile(ARC, revision, FILE), c.code, { oneLine: true })
       for (const part of [ARC, revision, FILE, 'after 5 attempts']) assert.ok(e.message.includes(part), `${part} missing: ${e.message}`)
       assert.match(e.message, c.says)
       if (c.status) assert.equal(e.context.status, c.status)
@@ -352,7 +352,7 @@ test('the token appears in no error message, context, log line, proxy record or 
   withRig(
     async ({ proxy, cacheDir, repoDir, logs, fetcher }) => {
       const seen: string[] = []
-      const quick = { token: SECRET, retries: 1, timeoutMs: 200 }
+      const quick = { token: SECRET, retries: 1, timeoutMs: 200, fetch: hangOnlyTimeouts(proxy) }
       const paths: Array<[Omit<FaultRule, 'times'> | null, string, Partial<HubFetcherOptions>?]> = [
         ...PERMANENT.map((c) => [c.rule, c.revision ?? ARC_REV] as [Omit<FaultRule, 'times'>, string]),
         ...ONCE.filter((c) => c.rule).map((c) => [c.rule!, ARC_REV] as [Omit<FaultRule, 'times'>, string]),
