@@ -46,15 +46,13 @@ test('a column whose rejection hyparquet leaves unobserved: DATA, and no unhandl
 test('a decode that never ends is stopped at its time limit: DATA; the next decode works', async () => {
   // a count read from a flipped byte sends hyparquet round a loop that does not end (it did not in 60 s)
   const bytes = await corrupted(ARC_EASY_VAL, [[2165, 28], [1151, 37], [304, 192], [2406, 102], [801, 82], [2133, 103]])
-  const t0 = performance.now()
+  // the message comes only from the limit's timer: no clock is read, so a busy machine cannot fail it
   await assert.rejects(decodeParquet(bytes, at, { timeoutMs: 400 }), (e: unknown) => {
     assert.ok(isJevError(e), String(e))
     assert.equal(e.code, 'DATA')
     assert.match(e.message, /^s: cannot decode f\.parquet: decoding did not finish in 0\.4 s; the file is probably corrupt$/)
     return true
   })
-  const ms = performance.now() - t0
-  assert.ok(ms >= 400 && ms < 5_000, `stopped after ${Math.round(ms)} ms`)
   // the stuck decoder was replaced
   const clean = new Uint8Array(await readFile(join(FIXTURE_HUB, 'datasets', ARC_EASY_VAL)))
   assert.equal((await decodeParquet(clean, at)).rows.length, 20)

@@ -7,7 +7,9 @@
  *   `status:<code>` a JSON error with that status (with `retryAfter` / `errorCode` headers if given),
  *   `html200`       an HTML error page with status 200 (a captive portal),
  *   `hang`          no answer at all,
- *   `delay:<ms>`    forward after that long.
+ *   `delay:<ms>`    forward after that long,
+ *   `hold`          forward once the rule's `release()` is called: a download kept in flight until the
+ *                   test has seen what it waits for (an event, not a time), then every match passes.
  * Body faults need upstream's answer, and are spent only on 200 answers with a body, so redirects
  * and the client's 1-byte Range probe (206) pass untouched:
  *   `reset`     headers and a third of the body, then a TCP reset,
@@ -21,7 +23,7 @@
 import { Agent, createServer, request, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-export type ProxyFault = `status:${number}` | 'html200' | 'hang' | `delay:${number}` | 'reset' | 'truncate' | 'corrupt' | 'hang-body' | `trickle:${number}`
+export type ProxyFault = `status:${number}` | 'html200' | 'hang' | `delay:${number}` | 'hold' | 'reset' | 'truncate' | 'corrupt' | 'hang-body' | `trickle:${number}`
 
 export interface FaultRule {
   /** substring of the decoded request URL (path and query) */
@@ -40,6 +42,8 @@ export interface FaultRule {
 export interface ActiveRule extends FaultRule {
   /** how many times it has been applied */
   applied: number
+  /** lets the requests a `hold` rule holds through, and every later one */
+  release(): void
 }
 
 export interface ProxyRequest {
@@ -53,6 +57,8 @@ export interface ProxyRequest {
   fault?: ProxyFault
   /** the status sent (or upstream's, for body faults); absent for hangs and resets before headers */
   status?: number
+  /** for `hang-body`: how many bytes of the body were sent before it stopped */
+  sent?: number
 }
 
 export interface FaultProxy {
@@ -86,6 +92,26 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
   let closed = false
   let origin = ''
 
+  /** each rule's `release()` gate, for `hold` */
+  const released = new WeakMap<ActiveRule, Promise<void>>()
+
+  /** Until `gate` resolves or the proxy closes, whichever comes first. */
+  const until = (gate: Promise<void>) =>
+    new Promise<void>((ok) => {
+      if (closed) return ok()
+      const done = () => {
+        waits.delete(done)
+        ok()
+      }
+      waits.add(done)
+      void gate.then(done)
+    })
+
+  const delay = (ms: number) => {
+    let t: NodeJS.Timeout | undefined
+    return until(new Promise<void>((ok) => (t = setTimeout(ok, ms)))).finally(() => clearTimeout(t))
+  }
+
   const take = (req: IncomingMessage, body: boolean): ActiveRule | undefined => {
     const url = decode(req.url ?? '/')
     const rule = rules.find(
@@ -94,18 +120,6 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
     if (rule) rule.applied++
     return rule
   }
-
-  const delay = (ms: number) =>
-    new Promise<void>((ok) => {
-      if (closed) return ok()
-      const done = () => {
-        clearTimeout(t)
-        waits.delete(done)
-        ok()
-      }
-      const t = setTimeout(done, ms)
-      waits.add(done)
-    })
 
   function forward(req: IncomingMessage, reqBody: Buffer): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
     const headers: Record<string, string | string[]> = {}
@@ -160,7 +174,7 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
         })
         return void res.end(body)
       }
-      await delay(Number(now.fault.slice(6)))
+      await (now.fault === 'hold' ? until(released.get(now)!) : delay(Number(now.fault.slice(6))))
       if (closed) return void res.destroy()
     }
 
@@ -192,7 +206,8 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
       }
       return drip(0)
     }
-    res.write(body.subarray(0, body.length >> 1)) // hang-body: the rest never comes
+    rec.sent = body.length >> 1
+    res.write(body.subarray(0, rec.sent)) // hang-body: the rest never comes
   }
 
   const server = createServer((req, res) => {
@@ -212,7 +227,10 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
     url: origin,
     requests,
     addFault(rule) {
-      const active: ActiveRule = { ...rule, applied: 0 }
+      let open!: () => void
+      const gate = new Promise<void>((ok) => (open = ok))
+      const active: ActiveRule = { ...rule, applied: 0, release: () => open() }
+      released.set(active, gate)
       rules.push(active)
       return active
     },

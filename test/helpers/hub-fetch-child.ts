@@ -6,14 +6,15 @@
  */
 import { isJevError } from '../../src/errors.ts'
 import { createHubFetcher } from '../../src/sources/hub.ts'
+import { pollSleep } from './hub-rig.ts'
 
 const [endpoint, cacheDir, list] = process.argv.slice(2)
 if (!endpoint || !cacheDir || !list) {
   process.stderr.write('usage: hub-fetch-child.ts <endpoint> <cacheDir> <json list>\n')
   process.exit(2)
 }
-// Instant waits: the lock is polled without delay, so the test is bounded by the downloads, not the poll interval.
-const hub = createHubFetcher({ endpoint, cacheDir, sleep: () => new Promise((ok) => setImmediate(ok)), log: (l) => process.stderr.write(`${l}\n`), ...(process.env.HF_TOKEN ? { token: process.env.HF_TOKEN } : {}) })
+// Short lock polls: the test is bounded by the downloads, not the poll interval.
+const hub = createHubFetcher({ endpoint, cacheDir, sleep: pollSleep, log: (l) => process.stderr.write(`${l}\n`), ...(process.env.HF_TOKEN ? { token: process.env.HF_TOKEN } : {}) })
 const files = JSON.parse(list) as Array<[string, string, string]>
 try {
   const got = await Promise.all(files.map(([repo, revision, path]) => hub.fetchFile(repo, revision, path)))

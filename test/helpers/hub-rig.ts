@@ -35,6 +35,66 @@ export const ALL_FILES: Array<[string, string, string]> = [
   ...new Map(recipe.sources.flatMap((s) => Object.values(s.files).flat().map((p) => [`${s.repo} ${p}`, [s.repo, s.revision, p] as [string, string, string]]))).values(),
 ]
 
+/**
+ * A lock-poll sleep for fetchers that share a cache: real, but at most 20 ms a poll, so a waiter
+ * notices the other's download at once, and gives up (after 3000 polls of a nominal 200 ms) no
+ * sooner than a minute, however fast the machine polls.
+ */
+export const pollSleep = (ms: number) => new Promise<void>((ok) => setTimeout(ok, Math.min(ms, 20)))
+
+/**
+ * The transport for a test that gives a hang a short timeout: the real fetch, but the guard's
+ * abort reaches a request only once the proxy holds it in a hang (for `hang-body`, once every
+ * byte it sent has been handed on). A busy machine can pause this process, proxy and Hub
+ * included, past the timeout in the middle of a good answer; that answer is then not cut, so
+ * the test sees only the timeouts of the hangs it made, however slow the machine.
+ */
+export function hangOnlyTimeouts(proxy: FaultProxy): typeof fetch {
+  return async (input, init) => {
+    const from = proxy.requests.length
+    const real = new AbortController()
+    let delivered = 0
+    let over = false
+    const hung = () => proxy.requests.slice(from).some((r) => r.fault === 'hang' || (r.fault === 'hang-body' && delivered >= r.sent!))
+    // the proxy records a hang a moment after the request reaches it: until then, look again
+    const check = (): void => {
+      if (over || real.signal.aborted) return
+      if (hung()) return real.abort(init?.signal?.reason)
+      setTimeout(check, 5)
+    }
+    init?.signal?.addEventListener('abort', check, { once: true })
+    const res = await fetch(input, { ...init, signal: real.signal }).catch((e: unknown) => {
+      over = true
+      throw e
+    })
+    if (!res.body) return (over = true), res
+    const reader = res.body.getReader()
+    // one chunk per read, no queue: `delivered` is what the guard has read
+    const body = new ReadableStream<Uint8Array>(
+      {
+        async pull(c) {
+          const { done, value } = await reader.read().catch((e: unknown) => {
+            over = true
+            throw e
+          })
+          if (done) return (over = true), c.close()
+          delivered += value.length
+          c.enqueue(value)
+        },
+        cancel: (why) => ((over = true), reader.cancel(why)),
+      },
+      { highWaterMark: 0 },
+    )
+    const copy = new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers })
+    Object.defineProperty(copy, 'url', { value: res.url })
+    Object.defineProperty(copy, 'redirected', { value: res.redirected })
+    return copy
+  }
+}
+
+/** The log line a fetcher writes when it waits on another's blob lock. */
+export const WAITING = 'waiting for another build'
+
 export interface Rig {
   hub: HubServer
   proxy: FaultProxy

@@ -33,7 +33,8 @@ test('a body that trickles a byte at a time is cut at the minimum rate, retried,
     assert.equal(rule.applied, 2)
     await assertClean(cacheDir, true)
     proxy.clearFaults()
-    assert.equal((await fetcher(quick).fetchFile(ARC, ARC_REV, FILE)).sha256, FILE_SHA)
+    // with the default bounds: a 0.2 s rate window would also cut a good download that a busy machine pauses
+    assert.equal((await fetcher().fetchFile(ARC, ARC_REV, FILE)).sha256, FILE_SHA)
     assert.equal(await assertConsistent(cacheDir), 1)
   }))
 

@@ -11,7 +11,7 @@ import { type FaultRule, startFaultProxy } from '../helpers/fault-proxy.ts'
 import { rejectsWith } from '../helpers/errors.ts'
 import {
   ALL_FILES, ARC, ARC_REV, assertClean, assertConsistent, CDN, CHILD, FILE, FILE_BYTES, FILE_SHA, FIXTURE_HUB, fullDownloads,
-  gitSha1, listAll, ROOT, SECRET, sha256, withRig,
+  gitSha1, hangOnlyTimeouts, listAll, pollSleep, ROOT, SECRET, sha256, WAITING, withRig,
 } from '../helpers/hub-rig.ts'
 
 test('parseRetryAfter reads seconds and HTTP dates; backoff doubles from 1 s with jitter, capped', () => {
@@ -47,7 +47,7 @@ for (const c of TRANSIENT) {
   test(`${c.name}, 4 times: retried 4 times (the whole budget), then the file`, () =>
     withRig(async ({ proxy, cacheDir, sleeps, logs, fetcher }) => {
       const rule = proxy.addFault({ ...c.rule, times: 4 })
-      const f = await fetcher(c.timeoutMs ? { timeoutMs: c.timeoutMs } : {}).fetchFile(ARC, c.revision ?? ARC_REV, FILE)
+      const f = await fetcher(c.timeoutMs ? { timeoutMs: c.timeoutMs, fetch: hangOnlyTimeouts(proxy) } : {}).fetchFile(ARC, c.revision ?? ARC_REV, FILE)
       assert.equal(f.sha256, FILE_SHA)
       assert.equal(rule.applied, 4)
       assert.equal(sleeps.length, 4, `one wait per retry: ${sleeps.join(', ')}`)
@@ -74,7 +74,7 @@ for (const c of PERMANENT) {
     withRig(async ({ proxy, cacheDir, sleeps, fetcher }) => {
       const rule = proxy.addFault(c.rule)
       const revision = c.revision ?? ARC_REV
-      const e = await rejectsWith(fetcher(c.timeoutMs ? { timeoutMs: c.timeoutMs } : {}).fetchFile(ARC, revision, FILE), c.code, { oneLine: true })
+      const e = await rejectsWith(fetcher(c.timeoutMs ? { timeoutMs: c.timeoutMs, fetch: hangOnlyTimeouts(proxy) } : {}).fetchFile(ARC, revision, FILE), c.code, { oneLine: true })
       for (const part of [ARC, revision, FILE, 'after 5 attempts']) assert.ok(e.message.includes(part), `${part} missing: ${e.message}`)
       assert.match(e.message, c.says)
       if (c.status) assert.equal(e.context.status, c.status)
@@ -193,10 +193,14 @@ test('with a token, a rejected one says HF_TOKEN was rejected', () =>
 
 test('two fetchers on one empty cache at once: both succeed, each blob downloaded once and verified', () =>
   withRig(async ({ proxy, cacheDir, logs, fetcher }) => {
-    proxy.addFault({ match: CDN, fault: 'delay:30' }) // keep downloads in flight long enough to overlap
-    const yieldSleep = () => new Promise<void>((ok) => setImmediate(ok))
-    const a = fetcher({ sleep: yieldSleep })
-    const b = fetcher({ sleep: yieldSleep })
+    // Every download is held until one fetcher is seen waiting on the other's lock, so they overlap on any machine.
+    const held = proxy.addFault({ match: CDN, fault: 'hold' })
+    const log = (l: string) => {
+      logs.push(l)
+      if (l.includes(WAITING)) held.release()
+    }
+    const a = fetcher({ sleep: pollSleep, log })
+    const b = fetcher({ sleep: pollSleep, log })
     const [ra, rb] = await Promise.all([a, b].map((h) => Promise.all(ALL_FILES.map(([repo, rev, path]) => h.fetchFile(repo, rev, path)))))
     for (const [i, [repo, , path]] of ALL_FILES.entries()) {
       const want = sha256(await readFile(join(FIXTURE_HUB, 'datasets', ...repo.split('/'), path)))
@@ -208,17 +212,19 @@ test('two fetchers on one empty cache at once: both succeed, each blob downloade
     const n = fullDownloads(proxy)
     assert.equal(n.size, ALL_FILES.length)
     assert.deepEqual([...n.values()], ALL_FILES.map(() => 1), 'the lock saves the second download')
-    assert.ok(logs.some((l) => l.includes('waiting for another build')), logs.join('\n'))
+    assert.ok(logs.some((l) => l.includes(WAITING)), logs.join('\n'))
   }))
 
-function runChild(endpoint: string, cacheDir: string): Promise<{ code: number | null; out: string; err: string }> {
+/** Runs hub-fetch-child.ts; `onErr` sees its stderr so far after every chunk. */
+function runChild(endpoint: string, cacheDir: string, onErr: (err: string) => void = () => {}): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((ok, ko) => {
     const p = spawn(process.execPath, ['--import', 'tsx', CHILD, endpoint, cacheDir, JSON.stringify(ALL_FILES)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
     let out = ''
     let err = ''
     p.stdout.on('data', (d: Buffer) => (out += d.toString()))
-    p.stderr.on('data', (d: Buffer) => (err += d.toString()))
-    const kill = setTimeout(() => p.kill('SIGKILL'), 60_000)
+    p.stderr.on('data', (d: Buffer) => onErr((err += d.toString())))
+    // only a bound on a hang (a broken lock that never makes either wait); no outcome depends on it
+    const kill = setTimeout(() => p.kill('SIGKILL'), 120_000)
     p.on('error', ko)
     p.on('close', (code) => {
       clearTimeout(kill)
@@ -229,13 +235,17 @@ function runChild(endpoint: string, cacheDir: string): Promise<{ code: number | 
 
 test('two processes on one empty cache at once: both succeed, each blob downloaded once and verified', () =>
   withRig(async ({ proxy, cacheDir }) => {
-    proxy.addFault({ match: CDN, fault: 'delay:150' }) // outlasts the gap between the two processes starting
-    const [x, y] = await Promise.all([runChild(proxy.url, cacheDir), runChild(proxy.url, cacheDir)])
-    assert.equal(x!.code, 0, x!.err)
+    // Every download is held until one process is seen waiting on the other's lock: each blob's lock is
+    // taken by one and, held, found by the other, so they overlap however late the second one starts.
+    const held = proxy.addFault({ match: CDN, fault: 'hold' })
+    const onErr = (err: string) => {
+      if (err.includes(WAITING)) held.release()
+    }
+    const [x, y] = await Promise.all([runChild(proxy.url, cacheDir, onErr), runChild(proxy.url, cacheDir, onErr)])
+    assert.equal(x!.code, 0, `${x!.err}\n(a code of null: killed, neither was seen waiting on the other's lock)`)
     assert.equal(y!.code, 0, y!.err)
     assert.equal(x!.out, y!.out)
-    // They overlapped: one of them waited on the other's lock (the delay makes sure of that).
-    assert.match(`${x!.err}${y!.err}`, /waiting for another build/)
+    assert.match(`${x!.err}${y!.err}`, new RegExp(WAITING))
     const got = JSON.parse(x!.out) as Array<{ path: string; sha256: string }>
     for (const [i, [repo, , path]] of ALL_FILES.entries()) {
       assert.equal(got[i]!.sha256, sha256(await readFile(join(FIXTURE_HUB, 'datasets', ...repo.split('/'), path))))
@@ -252,13 +262,18 @@ test('a process that exits while it holds a blob lock (a CLI after an error) lea
   try {
     const blob = join(tmp, 'blobs', 'abc')
     const script = `
+      import { existsSync } from 'node:fs'
       import { withBlobLock } from ${JSON.stringify(new URL('../../src/sources/hub-cache.ts', import.meta.url).href)}
-      withBlobLock(${JSON.stringify(blob)}, async () => null, () => new Promise(() => {}), { now: Date.now, maxWaitMs: 1000, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) })
-      // the lock is taken at once; exit while the download it guards never ends
-      setTimeout(() => process.exit(3), 300)
+      // the download the lock guards starts (so the lock is taken and held), and the process exits in the middle of it
+      const download = () => {
+        if (existsSync(${JSON.stringify(`${blob}.lock`)})) console.log('seen')
+        process.exit(3)
+      }
+      withBlobLock(${JSON.stringify(blob)}, async () => null, download, { now: Date.now, maxWaitMs: 1000, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) })
     `
-    const r = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), '--input-type=module', '-e', script], { encoding: 'utf8' })
+    const r = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 })
     assert.equal(r.status, 3, r.stderr)
+    assert.equal(r.stdout.trim(), 'seen', 'the lock existed when the process exited')
     assert.deepEqual(await listAll(join(tmp, 'blobs')), [])
   } finally {
     await rm(tmp, { recursive: true, force: true })
@@ -337,7 +352,7 @@ test('the token appears in no error message, context, log line, proxy record or 
   withRig(
     async ({ proxy, cacheDir, repoDir, logs, fetcher }) => {
       const seen: string[] = []
-      const quick = { token: SECRET, retries: 1, timeoutMs: 200 }
+      const quick = { token: SECRET, retries: 1, timeoutMs: 200, fetch: hangOnlyTimeouts(proxy) }
       const paths: Array<[Omit<FaultRule, 'times'> | null, string, Partial<HubFetcherOptions>?]> = [
         ...PERMANENT.map((c) => [c.rule, c.revision ?? ARC_REV] as [Omit<FaultRule, 'times'>, string]),
         ...ONCE.filter((c) => c.rule).map((c) => [c.rule!, ARC_REV] as [Omit<FaultRule, 'times'>, string]),
@@ -360,7 +375,8 @@ test('the token appears in no error message, context, log line, proxy record or 
       await mkdir(join(repoDir, 'blobs'), { recursive: true })
       await writeFile(join(repoDir, 'blobs', `${FILE_SHA}.lock`), `999999999@${hostname()} x\n`)
       proxy.addFault({ match: CDN, fault: 'corrupt', times: 1 })
-      await fetcher(quick).fetchFile(ARC, 'main', FILE) // retried, stale lock, refs written: every log line kind
+      // retried, stale lock, refs written: every log line kind (no hang here, so no short timeout to trip on a busy machine)
+      await fetcher({ token: SECRET, retries: 1 }).fetchFile(ARC, 'main', FILE)
 
       assert.ok(logs.length > 10)
       for (const text of [...seen, ...logs, JSON.stringify(proxy.requests)]) {
