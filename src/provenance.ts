@@ -1,5 +1,4 @@
 import { z } from 'zod'
-import type { Origin } from './reshape.ts'
 import { type DataRecord, SPLITS, type Split } from './schema.ts'
 
 /** Where one choice came from: its index among the upstream options, or a lender's option. */
@@ -7,6 +6,8 @@ export const ChoiceOrigin = z.discriminatedUnion('from', [
   z.strictObject({ from: z.literal('upstream'), index: z.int().nonnegative() }),
   z.strictObject({ from: z.literal('borrowed'), lender: z.string().min(1), index: z.int().nonnegative() }),
 ])
+/** Where one of a record's choices came from: the sidecar's entry for it (reshape makes them). */
+export type Origin = z.infer<typeof ChoiceOrigin>
 
 /** One line of provenance.jsonl: a record's upstream row (never by position) and its choices' origins. */
 export const ProvenanceLine = z.strictObject({

@@ -1,10 +1,10 @@
 import { normalize } from './canonical.ts'
 import type { Candidate } from './eligibility.ts'
 import type { Lending } from './lend.ts'
+import type { Origin } from './provenance.ts'
 import { rngFor, sample, shuffle } from './rng.ts'
 
-/** Where one of a record's choices came from: the provenance sidecar's entry for it. */
-export type Origin = { from: 'upstream'; index: number } | { from: 'borrowed'; lender: string; index: number }
+export type { Origin }
 
 export interface Reshaped {
   choices: string[]
