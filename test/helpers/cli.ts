@@ -39,11 +39,14 @@ export interface RunResult {
   stderr: string
 }
 
-// absolute, so a child started in another folder still finds tsx and the CLI
-const TSX = import.meta.resolve('tsx')
-const cliArgs = (script: string, args: string[]) => ['--import', TSX, join(ROOT, 'src/cli', script), ...args]
+// Through bin/jev.mjs, as users run it: the compiled dist/ when it is current
+// for src/ (`npm test` compiles first, so each child starts in ~0.15 s instead
+// of ~0.5 s under tsx), otherwise src/ through tsx. Absolute, so a child
+// started in another folder still finds it.
+const JEV = join(ROOT, 'bin/jev.mjs')
+const cliArgs = (script: string, args: string[]) => [JEV, script.replace(/\.ts$/, ''), ...args]
 
-/** Runs `node --import tsx src/cli/<script> ...args` from the project root, synchronously. */
+/** Runs `node bin/jev.mjs <command> ...args` (script: `build-dataset.ts` or `build-dataset`) from the project root, synchronously. */
 export function runNodeSync(script: string, args: string[], env: NodeJS.ProcessEnv = {}): RunResult {
   const r = spawnSync(process.execPath, cliArgs(script, args), {
     cwd: ROOT,
