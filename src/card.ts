@@ -28,11 +28,11 @@ const LABELS = 'ABCDEFGH'
 /** The Hub metadata, as an object in the key order the card has always had; card-check.ts guards what the Hub accepts. */
 function frontMatter(c: CardInput): string {
   const total = c.stats.total.test + c.stats.total.val
-  const kinds = c.recipe.sources.map((s) => kindOf(s).card.languages)
+  const languages = c.recipe.sources.map((s) => kindOf(s).card.languages)
   const metadata = {
     pretty_name: c.recipe.name,
     license: 'cc-by-sa-4.0',
-    language: LANGUAGES.filter((l) => kinds.some((langs) => langs.includes(l))),
+    language: LANGUAGES.filter((l) => languages.some((langs) => langs.includes(l))),
     task_categories: ['multiple-choice'],
     task_ids: ['multiple-choice-qa'],
     size_categories: [sizeCategoryFor(total)],
