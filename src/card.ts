@@ -1,10 +1,12 @@
+import { stringify } from 'yaml'
 import type { Audit } from './audit.ts'
 import { auditSection, changesSection, growingRule } from './card-distractors.ts'
 import { table } from './card-table.ts'
 import { DROP_REASONS, type DropReason } from './eligibility.ts'
 import { sourceFiles } from './recipe.ts'
 import type { Recipe } from './schema.ts'
-import { N_CHOICES, SPLITS } from './schema.ts'
+import { LANGUAGES, N_CHOICES, SPLITS } from './schema.ts'
+import { kindOf } from './sources/kinds.ts'
 import type { DropCounts } from './select.ts'
 import { sizeCategoryFor } from './hub-metadata.ts'
 import type { DatasetStats } from './stats.ts'
@@ -20,58 +22,50 @@ export interface CardInput {
   bytes: Record<'test' | 'val', number>
 }
 
-const UPSTREAM: Record<string, { title: string; licence: string; cite: string }> = {
-  arc: { title: 'AI2 Reasoning Challenge (ARC)', licence: 'CC BY-SA 4.0', cite: 'Clark et al., 2018, "Think you have Solved Question Answering? Try ARC, the AI2 Reasoning Challenge"' },
-  mmlu: { title: 'MMLU', licence: 'MIT', cite: 'Hendrycks et al., 2021, "Measuring Massive Multitask Language Understanding"' },
-  jcommonsenseqa: { title: 'JCommonsenseQA (JGLUE)', licence: 'CC BY-SA 4.0', cite: 'Kurihara et al., 2022, "JGLUE: Japanese General Language Understanding Evaluation"' },
-  boolq: { title: 'BoolQ', licence: 'CC BY-SA 3.0', cite: 'Clark et al., 2019, "BoolQ: Exploring the Surprising Difficulty of Natural Yes/No Questions"' },
-}
-
 const LABELS = 'ABCDEFGH'
 
 
+/** The Hub metadata, as an object in the key order the card has always had; card-check.ts guards what the Hub accepts. */
 function frontMatter(c: CardInput): string {
   const total = c.stats.total.test + c.stats.total.val
-  const repos = [...new Set(c.recipe.sources.map((s) => s.repo))]
-  const features = [
-    ['id', 'string'], ['source', 'string'], ['question', 'string'], ['context', 'string'],
-  ].map(([name, dtype]) => `  - name: ${name}\n    dtype: ${dtype}`)
-  return [
-    '---',
-    `pretty_name: ${c.recipe.name}`,
-    'license: cc-by-sa-4.0',
-    'language:',
-    '- en',
-    '- ja',
-    'task_categories:',
-    '- multiple-choice',
-    'task_ids:',
-    '- multiple-choice-qa',
-    'size_categories:',
-    `- ${sizeCategoryFor(total)}`,
-    'source_datasets:',
-    ...repos.map((r) => `- ${r}`),
-    'configs:',
-    '- config_name: default',
-    '  data_files:',
-    '  - split: test',
-    '    path: test.jsonl',
-    '  - split: val',
-    '    path: val.jsonl',
-    'dataset_info:',
-    '  features:',
-    ...features,
-    '  - name: choices',
-    '    sequence: string',
-    '  - name: answer_idx',
-    '    dtype: int64',
-    '  - name: n_choices',
-    '    dtype: int64',
-    '  splits:',
-    ...SPLITS.flatMap((s) => [`  - name: ${s}`, `    num_bytes: ${c.bytes[s]}`, `    num_examples: ${c.stats.total[s]}`]),
-    `  dataset_size: ${c.bytes.test + c.bytes.val}`,
-    '---',
-  ].join('\n')
+  const languages = c.recipe.sources.map((s) => kindOf(s).card.languages)
+  const metadata = {
+    pretty_name: c.recipe.name,
+    license: 'cc-by-sa-4.0',
+    language: LANGUAGES.filter((l) => languages.some((langs) => langs.includes(l))),
+    task_categories: ['multiple-choice'],
+    task_ids: ['multiple-choice-qa'],
+    size_categories: [sizeCategoryFor(total)],
+    source_datasets: [...new Set(c.recipe.sources.map((s) => s.repo))],
+    configs: [{ config_name: 'default', data_files: SPLITS.map((split) => ({ split, path: `${split}.jsonl` })) }],
+    dataset_info: {
+      features: [
+        ...['id', 'source', 'question', 'context'].map((name) => ({ name, dtype: 'string' })),
+        { name: 'choices', sequence: 'string' },
+        ...['answer_idx', 'n_choices'].map((name) => ({ name, dtype: 'int64' })),
+      ],
+      splits: SPLITS.map((name) => ({ name, num_bytes: c.bytes[name], num_examples: c.stats.total[name] })),
+      dataset_size: c.bytes.test + c.bytes.val,
+    },
+  }
+  // block style, sequences flush with their key, never folded: the layout the Hub's own cards use
+  return `---\n${stringify(metadata, { indentSeq: false, lineWidth: 0 })}---`
+}
+
+/** "a", "a and b", "a, b and c". */
+function inWords(items: readonly string[]): string {
+  return items.length < 2 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`
+}
+
+/** The record-format rows that depend on the sources: how ids are made, what a context is. */
+function sourceDependentFields(recipe: Recipe): { id: string; context: string } {
+  const content = recipe.sources.filter((s) => kindOf(s).adapter.idFrom === 'content')
+  const notes = [...new Set(content.map((s) => kindOf(s).card.idNote ?? s.name))]
+  const contexts = [...new Set(recipe.sources.flatMap((s) => kindOf(s).card.context ?? []))]
+  return {
+    id: `stable identifier prefixed with the source (upstream id${content.length ? `; for ${inWords(content.map((s) => s.name))}, 16 hex digits of sha256 over its own upstream fields: ${notes.join('; ')}` : ''})`,
+    context: contexts.length ? `${inWords(contexts)}; null elsewhere` : 'null',
+  }
 }
 
 function dropTable(c: CardInput): string {
@@ -109,7 +103,9 @@ export function positionsTable(stats: DatasetStats): string {
 export function renderCard(c: CardInput): string {
   const { stats, recipe } = c
   const sources = Object.keys(stats.bySource)
-  const families = [...new Set(recipe.sources.map((s) => s.adapter))]
+  // one line per upstream work: sources of one kind (ARC's two configs) share it
+  const attributions = [...new Set(recipe.sources.map((s) => kindOf(s).card).map((a) => `- ${a.title} — ${a.licence}; ${a.citation}`))]
+  const fields = sourceDependentFields(recipe)
   const pinned = recipe.sources.map((s) => [
     s.name,
     `\`${s.repo}\``,
@@ -157,10 +153,10 @@ ${positionsTable(stats)}
 One JSON object per line (UTF-8, \`\\n\` line ends), keys in this order:
 
 ${table(['field', 'type', 'meaning'], [
-  ['id', 'string', 'stable identifier prefixed with the source (upstream id; for mmlu and boolq, 16 hex digits of sha256 over its own upstream fields: MMLU question, choices and answer, not the subject; BoolQ question, answer and passage)'],
+  ['id', 'string', fields.id],
   ['source', 'string', sources.join(', ')],
   ['question', 'string', 'the upstream question text, verbatim'],
-  ['context', 'string or null', 'the BoolQ passage; null elsewhere'],
+  ['context', 'string or null', fields.context],
   ['choices', 'string[]', '2 to 8 option texts, in the order the model sees them'],
   ['answer_idx', 'integer', 'index into choices of the right option'],
   ['n_choices', 'integer', 'choices.length'],
@@ -231,6 +227,6 @@ python eval.py --url http://127.0.0.1:8080 --data out/
 
 This derivative is released under **CC BY-SA 4.0**. It contains text from:
 
-${families.map((f) => `- ${UPSTREAM[f]?.title ?? f} — ${UPSTREAM[f]?.licence ?? 'see upstream'}; ${UPSTREAM[f]?.cite ?? ''}`).join('\n')}
+${attributions.join('\n')}
 `
 }

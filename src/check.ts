@@ -9,6 +9,7 @@ import { checkProvenance } from './check-provenance.ts'
 import { datasetHash, Manifest, recordLines } from './manifest.ts'
 import { parseProvenance, type ProvenanceLine } from './provenance.ts'
 import { DataRecord, N_CHOICES, type Recipe, SPLITS, type Split } from './schema.ts'
+import { kindOf } from './sources/kinds.ts'
 import { computeStats } from './stats.ts'
 import { OUTPUT_FILES } from './write.ts'
 
@@ -100,9 +101,13 @@ export function checkRecords(records: Record<Split, readonly DataRecord[]>, reci
       else if (!r.id.startsWith(`${r.source}-`)) problems.push(`${split} ${r.id}: id is not prefixed with its source`)
       if (spec?.fixedChoices !== undefined && r.n_choices !== spec.fixedChoices)
         problems.push(`${split} ${r.id}: ${r.source} items must have ${spec.fixedChoices} options`)
-      if (spec?.adapter === 'boolq' && JSON.stringify(r.choices) !== '["yes","no"]')
-        problems.push(`${split} ${r.id}: BoolQ choices must be ["yes","no"] in that order`)
-      if ((r.context !== null) !== (spec?.adapter === 'boolq')) problems.push(`${split} ${r.id}: context must be ${spec?.adapter === 'boolq' ? 'the passage' : 'null'}`)
+      const kind = spec && kindOf(spec)
+      // fixed options that are neither shuffled nor grown stay exactly as the kind gives them
+      const fixed = kind?.fixedOptions
+      if (spec && fixed && !spec.shuffle && spec.fixedChoices === fixed.length && JSON.stringify(r.choices) !== JSON.stringify(fixed))
+        problems.push(`${split} ${r.id}: ${kind.card.title} choices must be ${JSON.stringify(fixed)} in that order`)
+      const context = kind?.card.context
+      if ((r.context !== null) !== (context !== undefined)) problems.push(`${split} ${r.id}: context must be ${context ?? 'null'}`)
       if (new Set(r.choices.map(normalize)).size !== r.choices.length) problems.push(`${split} ${r.id}: options not all distinct`)
       const seen = ids.get(r.id)
       if (seen) problems.push(`${split} ${r.id}: id also in ${seen}`)

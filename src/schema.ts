@@ -1,4 +1,8 @@
 import { z } from 'zod'
+import { descriptorIssues, LANGUAGES, type Language, Mapping, SourceCard } from './sources/descriptor.ts'
+import { KIND_NAMES } from './sources/kinds.ts'
+
+export { LANGUAGES, type Language }
 
 const COMMIT = /^[0-9a-f]{40}$/
 // owner/name; the name may not be "." or "..", which would leave the repo's folder in a mirror or cache
@@ -16,10 +20,7 @@ export const notReserved = (s: string) => !(s in Object.prototype)
 
 export const SPLITS = ['test', 'val'] as const
 export type Split = (typeof SPLITS)[number]
-export const ADAPTERS = ['arc', 'mmlu', 'jcommonsenseqa', 'boolq'] as const
 export const N_CHOICES = [2, 3, 4, 5, 6, 7, 8] as const
-export const LANGUAGES = ['en', 'ja'] as const
-export type Language = (typeof LANGUAGES)[number]
 
 /** A regular expression given as a string, checked when the recipe is read. */
 const pattern = z.string().min(1).refine(
@@ -90,7 +91,9 @@ const SideSpec = z.strictObject({
 
 export const SourceSpec = z.strictObject({
   name: z.string().regex(/^[a-z][a-z0-9_]*$/).refine(notReserved, 'is a reserved name'),
-  adapter: z.enum(ADAPTERS),
+  adapter: z.enum(KIND_NAMES).optional().describe('a built-in source kind; or, for another dataset, `mapping` and `card` instead'),
+  mapping: Mapping.optional().describe("how the upstream columns make a question, when there is no built-in kind for the dataset"),
+  card: SourceCard.optional().describe("what the dataset card says of the source, with `mapping`"),
   repo: z.string().regex(REPO, 'must look like owner/name'),
   revision: z.string().regex(COMMIT, 'must be a full 40-hex commit'),
   config: z.string().min(1),
@@ -149,6 +152,17 @@ function crossFieldChecks(value: unknown, ctx: z.RefinementCtx): void {
   sources.forEach((s, i) => {
     if (names.has(s.name)) ctx.addIssue({ code: 'custom', path: ['sources', i, 'name'], message: `duplicate source "${String(s.name)}"` })
     names.add(s.name)
+    const inline = s.mapping !== undefined || s.card !== undefined
+    if ((s.adapter !== undefined) === inline)
+      ctx.addIssue({ code: 'custom', path: ['sources', i], message: inline ? 'give "adapter" or "mapping" and "card", not both' : 'needs "adapter", or "mapping" and "card"' })
+    else if (inline && (s.mapping === undefined || s.card === undefined))
+      ctx.addIssue({ code: 'custom', path: ['sources', i, s.mapping === undefined ? 'mapping' : 'card'], message: 'an inline source needs both "mapping" and "card"' })
+    else if (inline) {
+      const m = Mapping.safeParse(s.mapping)
+      const c = SourceCard.safeParse(s.card)
+      if (m.success && c.success)
+        for (const issue of descriptorIssues(m.data, c.data)) ctx.addIssue({ code: 'custom', path: ['sources', i, ...issue.path], message: issue.message })
+    }
     for (const side of SPLITS) {
       const from = asObject(s[side]).from
       if (typeof from === 'string' && !Object.hasOwn(asObject(s.files), from))

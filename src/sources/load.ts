@@ -4,17 +4,12 @@ import { streamParquet } from '../parquet.ts'
 import { sourceFiles } from '../recipe.ts'
 import type { Recipe, SourceSpec } from '../schema.ts'
 import { type Adapter, adaptRow, hashRow, type UpstreamQuestion } from './adapter.ts'
-import { arc } from './arc.ts'
-import { boolq } from './boolq.ts'
-import { jcommonsenseqa } from './jcommonsenseqa.ts'
-import { mmlu } from './mmlu.ts'
+import { kindOf } from './kinds.ts'
 import type { FileFetcher, SourceFile } from './types.ts'
 
-const ADAPTERS: Record<SourceSpec['adapter'], Adapter<never>> = { arc, mmlu, jcommonsenseqa, boolq } as never
-
 /** Whether a source's record ids carry an upstream id or a content hash. */
-export function idFromOf(spec: SourceSpec): Adapter<never>['idFrom'] {
-  return ADAPTERS[spec.adapter].idFrom
+export function idFromOf(spec: SourceSpec): Adapter<unknown>['idFrom'] {
+  return kindOf(spec).adapter.idFrom
 }
 
 export interface LoadedFile {
@@ -50,7 +45,7 @@ export async function loadSource(
   /** the files, when fetchSource was started earlier */
   prefetched?: Promise<SourceFile[]>,
 ): Promise<LoadedSource> {
-  const adapter = ADAPTERS[spec.adapter]
+  const { adapter } = kindOf(spec)
   const jobs = sourceFiles(spec)
   const fetched = await (prefetched ?? fetchSource(spec, revision, fetcher))
   const files: LoadedFile[] = []

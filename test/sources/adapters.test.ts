@@ -3,10 +3,10 @@ import { createHash } from 'node:crypto'
 import { describe, test } from 'node:test'
 import { isJevError } from '../../src/errors.ts'
 import { adaptRow, contentId, hashRow } from '../../src/sources/adapter.ts'
-import { arc } from '../../src/sources/arc.ts'
-import { boolq } from '../../src/sources/boolq.ts'
-import { jcommonsenseqa } from '../../src/sources/jcommonsenseqa.ts'
-import { mmlu } from '../../src/sources/mmlu.ts'
+import { SOURCE_KINDS } from '../../src/sources/kinds.ts'
+
+// the built-in kinds are descriptors over the one generic adapter
+const { arc, mmlu, jcommonsenseqa, boolq } = Object.fromEntries(Object.entries(SOURCE_KINDS).map(([k, v]) => [k, v.adapter])) as Record<keyof typeof SOURCE_KINDS, (typeof SOURCE_KINDS)['arc']['adapter']>
 
 const at = (source: string, row = 7) => ({ source, file: 'x/test-00000-of-00001.parquet', row })
 
