@@ -94,13 +94,18 @@ export function defineCommand<O extends Options>(spec: CommandSpec<O>): Command<
     if (values.help) return io.out(help()), null
     if (values.version) return io.out(`${BUILDER.name} ${BUILDER.version}`), null
     const max = spec.args?.max ?? 0
+    // `npm run x --mirror DIR` without `--`: npm keeps --mirror (as npm_config_mirror=true) and passes DIR alone
+    const taken = env.npm_lifecycle_event
+      ? Object.keys(spec.options).filter((n) => env[`npm_config_${n.replaceAll('-', '_')}`] === 'true' && !argv.includes(`--${n}`))
+      : []
+    const flags = taken.map((n) => `--${n}`).join(' ')
+    if (parsed.positionals.length <= max && taken.length)
+      io.err(`warning: npm took ${flags} for itself, so ${spec.name} ran without; npm passes on only what follows --: npm run ${spec.name} -- ${flags}`)
     if (parsed.positionals.length > max) {
       const extra = parsed.positionals[max]!
-      // `npm run x --mirror DIR` without `--`: npm keeps --mirror (as npm_config_mirror=true) and passes DIR alone
-      const taken = env.npm_lifecycle_event ? Object.keys(spec.options).filter((n) => env[`npm_config_${n.replaceAll('-', '_')}`] === 'true') : []
       throw usageError(
-        `unexpected argument ${JSON.stringify(extra)}${taken.length ? `: npm took ${taken.map((n) => `--${n}`).join(', ')} for itself` : ''}`,
-        taken.length ? `npm passes on only what follows --: npm run ${spec.name} -- ${taken.map((n) => `--${n}`).join(' ')} ${extra}` : undefined,
+        `unexpected argument ${JSON.stringify(extra)}${taken.length ? `: npm took ${flags} for itself` : ''}`,
+        taken.length ? `npm passes on only what follows --: npm run ${spec.name} -- ${flags} ${extra}` : undefined,
       )
     }
     return { values: values as Values<O>, positionals: parsed.positionals }

@@ -57,6 +57,16 @@ test('a positional too many under npm, where npm took the flag before it: says s
   assert.match(String(e.context.usage), /^usage: npm run demo -- /)
 })
 
+test('a flag npm took without a positional after it (npm run demo --offline): a warning, and the run goes on', () => {
+  const c = collectIo()
+  const p = demo.parse([], c.io, { npm_lifecycle_event: 'demo', npm_config_offline: 'true' })
+  assert.equal(p?.values.offline, false)
+  assert.deepEqual(c.err, ['warning: npm took --offline for itself, so demo ran without; npm passes on only what follows --: npm run demo -- --offline'])
+  const given = collectIo()
+  demo.parse(['--offline'], given.io, { npm_lifecycle_event: 'demo', npm_config_offline: 'true' })
+  assert.deepEqual(given.err, [], 'no warning when the command got the flag too')
+})
+
 /** The stderr lines of a failing in-process run. */
 async function fails(run: (io: ReturnType<typeof collectIo>['io']) => Promise<number>) {
   const c = collectIo()
