@@ -138,7 +138,7 @@ function checkCard(card: string, records: Record<Split, readonly DataRecord[]>, 
     const buf = raw[`${split}.jsonl`]
     return buf ? [{ path: `${split}.jsonl`, bytes: buf.byteLength, rows: records[split].length, keys: KEY_ORDER }] : []
   })
-  problems.push(...checkCardMetadata(card, facts).map((p) => `README.md: ${p}`))
+  problems.push(...checkCardMetadata(card, facts)) // its problems already name README.md
   for (const h of CARD_SECTIONS) if (!card.includes(h)) problems.push(`README.md: no section "${h}"`)
   // every table and figure the card states must be what the records give
   const stats = computeStats(records, recipe.sources.map((s) => s.name))

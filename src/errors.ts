@@ -31,6 +31,8 @@ export interface ErrorContext {
   id?: string
   group?: string
   status?: number
+  /** what to do, where the code's own hint does not fit this case */
+  hint?: string
   [key: string]: unknown
 }
 
@@ -48,4 +50,9 @@ export class JevError extends Error {
 
 export function isJevError(e: unknown): e is JevError {
   return e instanceof JevError
+}
+
+/** The hint printed with an error: its own, when it carries one, else its code's. */
+export function hintOf(e: JevError): string {
+  return typeof e.context.hint === 'string' ? e.context.hint : ERROR_CODES[e.code].hint
 }

@@ -40,10 +40,10 @@ export async function readLock(path: string): Promise<Lock | null> {
   try {
     parsed = Lock.safeParse(JSON.parse(text))
   } catch (e) {
-    throw new JevError('LOCK', `lock ${path} is not valid JSON: ${(e as Error).message}`, { file: path })
+    throw new JevError('LOCK', `lock ${path} is not valid JSON: ${(e as Error).message}`, { file: path, hint: 'the lock file itself is damaged: restore it (git checkout -- FILE) or write it anew with --update-lock' })
   }
   if (!parsed.success)
-    throw new JevError('LOCK', `lock ${path} is malformed: ${parsed.error.issues.map((i) => `$.${i.path.join('.')}: ${i.message}`).join('; ')}`, { file: path })
+    throw new JevError('LOCK', `lock ${path} is malformed: ${parsed.error.issues.map((i) => `$.${i.path.join('.')}: ${i.message}`).join('; ')}`, { file: path, hint: 'the lock file itself is damaged: restore it (git checkout -- FILE) or write it anew with --update-lock' })
   return parsed.data
 }
 

@@ -219,7 +219,10 @@ export async function decodeParquet(
   const ctx = { ...at }
   switch (r.stage) {
     case 'metadata':
-      throw new JevError('DATA', `${at.source}: ${at.file} is not a readable Parquet file: ${r.message}`, ctx)
+      throw new JevError('DATA', `${at.source}: ${at.file} is not a readable Parquet file: ${r.message}`, {
+        ...ctx,
+        hint: 'the file is not Parquet: check that the mirror or cache holds the real file (not an error page, a Git LFS pointer or a cut-off download)',
+      })
     case 'codec':
       throw new JevError(
         'DATA',

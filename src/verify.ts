@@ -116,11 +116,11 @@ export function formatVerify(outDir: string, r: VerifyResult): string[] {
     const d = f.records
     const repeated = d.repeated.length ? `, ${d.repeated.length} repeated` : ''
     lines.push(
-      `  ${f.file}: ${d.reordered ? 'same records in another order' : `${d.changed.length} changed, ${d.added.length} missing from ${outDir}/, ${d.removed.length} not in the rebuild${repeated}`}`,
+      `  ${f.file}: ${d.reordered ? 'same records in another order' : `${d.changed.length} changed, ${d.added.length} added (in the rebuild, not in ${outDir}/), ${d.removed.length} removed (in ${outDir}/, not in the rebuild)${repeated}`}`,
     )
     for (const c of d.changed.slice(0, SHOW)) lines.push(`    changed ${c.id}: ${c.fields.join(', ')}`)
-    for (const id of d.added.slice(0, SHOW)) lines.push(`    missing from ${outDir}/ ${id}`)
-    for (const id of d.removed.slice(0, SHOW)) lines.push(`    not in the rebuild ${id}`)
+    for (const id of d.added.slice(0, SHOW)) lines.push(`    added ${id}`)
+    for (const id of d.removed.slice(0, SHOW)) lines.push(`    removed ${id}`)
     for (const id of d.repeated.slice(0, SHOW)) lines.push(`    on more than one line of ${outDir}/ ${id}`)
   }
   for (const reason of r.reasons) lines.push(`  ${reason}`)

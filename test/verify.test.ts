@@ -81,7 +81,7 @@ describe('verifyDataset', () => {
     // the report names the folder it was given, not out/
     const dir = join(tmp, 'delete')
     const text = formatVerify(dir, r).join('\n')
-    assert.match(text, new RegExp(`val\\.jsonl: 0 changed, 1 missing from ${dir}/, 0 not in the rebuild`))
+    assert.match(text, new RegExp(`val\\.jsonl: 0 changed, 1 added \\(in the rebuild, not in ${dir}/\\), 0 removed \\(in ${dir}/, not in the rebuild\\)`))
     assert.ok(text.includes(`${dir}/val.jsonl no longer matches the sha256 in ${dir}/manifest.json`), text)
     assert.doesNotMatch(text, /(^|\s)out\//)
   })

@@ -1,53 +1,85 @@
+import { join } from 'node:path'
 import { checkDataset, readDataset } from '../check.ts'
 import { checkUpstream } from '../check-upstream.ts'
 import { JevError } from '../errors.ts'
+import { refuseIrregular } from '../files.ts'
 import { lockPathFor, readLock } from '../lock.ts'
 import { loadRecipe } from '../recipe.ts'
-import { fetcherFor, SOURCE_OPTIONS } from './build-dataset.ts'
-import { isMain, parseCli, runMain, stdio, type Io } from './run.ts'
-import { join } from 'node:path'
-import { refuseIrregular } from '../files.ts'
 import { OUTPUT_FILES } from '../write.ts'
+import { defineCommand, JSON_OPTION } from './common/command.ts'
+import { isMain, runMain, stdio, type Io } from './run.ts'
+import { fetcherFor, requireFolder, SOURCE_OPTIONS } from './common/source-options.ts'
 
-const USAGE = `usage: npm run check-dataset -- [DIR] [--recipe FILE] [--upstream [--lock FILE] [--mirror DIR | --offline] [--cache-dir DIR] [--quiet]] [--debug]
-  Checks a built folder (default out/) against the recipe's counts, the spec's invariants and its own card, manifest and provenance.
-  --upstream       also read the recipe's sources (at the lock's commits) and prove provenance.jsonl against the upstream rows:
-                   every choice is the named row's option, no borrowed option is its lender's right answer or from the other side
-  --lock, --mirror, --offline, --cache-dir   where the sources come from, as for build-dataset`
+export const checkCommand = defineCommand({
+  name: 'check-dataset',
+  args: { synopsis: '[DIR]', max: 1 },
+  about: ['Checks a built folder (DIR, default out) against the recipe\'s counts, the spec\'s invariants and its own card, manifest and provenance.'],
+  options: {
+    upstream: {
+      type: 'boolean', default: false,
+      help: 'also read the recipe\'s sources (at the lock\'s commits, from the source options) and prove provenance.jsonl against the upstream rows',
+    },
+    ...SOURCE_OPTIONS,
+    ...JSON_OPTION,
+  },
+  notes: ['  The source options (--lock, --mirror, --offline, --cache-dir, the bounds) matter only with --upstream.'],
+})
 
-export const CHECK_OPTIONS = { ...SOURCE_OPTIONS, upstream: { type: 'boolean', default: false } } as const
-export const parseCheck = (argv: string[], io: Io) => parseCli(argv, CHECK_OPTIONS, USAGE, 1, io)
+export const parseCheck = (argv: string[], io: Io) => checkCommand.parse(argv, io)
+
+/** One problem as --json gives it: the file, the record and field where the text names them. */
+export interface Problem {
+  file: string | null
+  line: number | null
+  id: string | null
+  field: string | null
+  message: string
+}
+
+/** Splits a problem line (`FILE: …`, `FILE line N: FIELD: …`, `SPLIT ID: …`) into its parts. */
+export function problemOf(text: string): Problem {
+  const m = /^(\S+?\.(?:jsonl|json|md))(?: front matter)?(?: line (\d+))?: (.*)$/s.exec(text)
+  if (m) {
+    const field = m[2] ? /^([\w.]+): /.exec(m[3]!)?.[1] ?? null : null
+    return { file: m[1]!, line: m[2] ? Number(m[2]) : null, id: null, field, message: text }
+  }
+  const r = /^(test|val) (\S+): /.exec(text)
+  if (r) return { file: `${r[1]}.jsonl`, line: null, id: r[2]!, field: null, message: text }
+  const s = /^(test|val): /.exec(text)
+  return { file: s ? `${s[1]}.jsonl` : null, line: null, id: null, field: null, message: text }
+}
 
 /** The check itself, for parsed options: the problems found (none: the folder meets the spec). */
 export async function runCheck(parsed: NonNullable<ReturnType<typeof parseCheck>>, env: NodeJS.ProcessEnv, io: Io): Promise<{ dir: string; problems: string[] }> {
   const { values, positionals } = parsed
+  // one spelling of the folder in every message, however it was typed (out, out/)
+  const dir = (positionals[0] ?? 'out').replace(/(.)\/+$/, '$1')
+  await requireFolder(dir)
   // a FIFO in a file's place would block the check's read forever
-  for (const name of OUTPUT_FILES) await refuseIrregular(join(positionals[0] ?? 'out', name))
-  const dir = positionals[0] ?? 'out'
-  const recipePath = values.recipe as string
-  const recipe = await loadRecipe(recipePath)
+  for (const name of OUTPUT_FILES) await refuseIrregular(join(dir, name))
+  const recipe = await loadRecipe(values.recipe)
   const problems = await checkDataset(dir, recipe)
   if (problems.length === 0 && values.upstream) {
     const { records, provenance } = await readDataset(dir)
-    if (!provenance) throw new JevError('CHECK', `${dir}: no readable provenance.jsonl to check against the sources`, { file: dir })
-    const lock = await readLock((values.lock as string | undefined) ?? lockPathFor(recipePath))
-    problems.push(...(await checkUpstream(records, provenance, recipe, fetcherFor(values as never, env, io.err), lock)))
+    if (!provenance) throw new JevError('CHECK', `${dir}/: no readable provenance.jsonl to check against the sources`, { file: dir })
+    const lock = await readLock(values.lock ?? lockPathFor(values.recipe))
+    problems.push(...(await checkUpstream(records, provenance, recipe, await fetcherFor(values, env, io.err), lock)))
   }
   return { dir, problems }
 }
 
 export async function checkDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
-  const parsed = parseCheck(argv, io)
-  if (!parsed) return 0
-  const { dir, problems } = await runCheck(parsed, env, io)
-  const values = parsed.values
-  if (problems.length === 0) {
-    io.out(`ok: ${dir} meets the spec${values.upstream ? ', and provenance.jsonl matches the upstream rows' : ''}`)
-    return 0
-  }
-  for (const p of problems.slice(0, 50)) io.err(p)
-  if (problems.length > 50) io.err(`… and ${problems.length - 50} more`)
-  throw new JevError('CHECK', `${dir}: ${problems.length} problem(s)`, { file: dir })
+  return checkCommand.main(argv, env, io, async (parsed, io) => {
+    const { dir, problems } = await runCheck(parsed, env, io)
+    const json = { dir: `${dir}/`, upstream: parsed.values.upstream, problems: problems.map(problemOf) }
+    if (problems.length === 0) {
+      io.out(`ok: ${dir}/ meets the spec${parsed.values.upstream ? ', and provenance.jsonl matches the upstream rows' : ''}`)
+      return { json }
+    }
+    for (const p of problems.slice(0, 50)) io.err(p)
+    if (problems.length > 50) io.err(`… and ${problems.length - 50} more`)
+    return { json, fail: new JevError('CHECK', `${dir}/: ${problems.length} problem${problems.length === 1 ? '' : 's'}`, { file: dir }) }
+  })
 }
 
 if (isMain(import.meta.url)) {

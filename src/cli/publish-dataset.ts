@@ -1,55 +1,54 @@
 import { checkCardMetadata } from '../card-check.ts'
-import { JevError } from '../errors.ts'
-import { lockPathFor, readLock } from '../lock.ts'
+import { isJevError, JevError } from '../errors.ts'
 import { Manifest } from '../manifest.ts'
-import { buildDataset } from '../pipeline.ts'
 import { checkOwnManifest, dataFileFacts, type LocalFile, readPublishFiles } from '../publish-files.ts'
 import type { HubAccess } from '../publish-hub.ts'
 import { executePublish, formatPlan, planPublish, type PublishPlan, type PublishResult, type PublishTarget } from '../publish.ts'
-import { loadRecipe } from '../recipe.ts'
-import { BOUNDS_USAGE, boundsFrom } from '../sources/bounds.ts'
-import { nameBadEntry } from '../sources/hub-cache.ts'
+import { boundsFrom } from '../sources/bounds.ts'
 import { hubOptionsFromEnv } from '../sources/hub.ts'
 import { boundedFetch } from '../sources/retry.ts'
 import { formatVerify, verifyFiles } from '../verify.ts'
-import { fetcherFor, SOURCE_OPTIONS } from './build-dataset.ts'
-import { type Io, isMain, parseCli, runMain, stdio } from './run.ts'
+import { defineCommand, JSON_OPTION } from './common/command.ts'
+import { type Io, isMain, runMain, stdio } from './run.ts'
+import { rebuildFromLock, SOURCE_OPTIONS, type SourceValues } from './common/source-options.ts'
 
-const USAGE = `usage: npm run publish-dataset -- --repo OWNER/NAME [--revision BRANCH] [--tag NAME] [--private] [--message TEXT] [--dry-run] [--no-verify] [--out DIR]
-                                  [--recipe FILE] [--lock FILE] [--mirror DIR] [--offline] [--cache-dir DIR] [--quiet] [--debug]
-  Uploads test.jsonl, val.jsonl, README.md and manifest.json from the output folder to a Hub dataset repo in one commit.
-  --repo OWNER/NAME  the dataset repo; created when it does not exist
-  --revision BRANCH  branch to commit to (default main; created from the default branch when missing)
-  --tag NAME         tag the published commit; an existing tag on the same files is kept, one on other files is an error
-  --private          create the repo private
-  --message TEXT     commit title (default: "Publish <name> <version>" with the dataset hash)
-  --dry-run          print the plan (files with size, sha256 and add/replace/delete/unchanged) and send only read requests
-  --no-verify        skip the rebuild; out/ must still match its own manifest
-  --out DIR          folder to publish (default out)
-  --mirror, --offline, --recipe, --lock, --cache-dir: where the verifying rebuild reads its sources, as for build-dataset
-Environment: HF_TOKEN (write access; never printed), HF_ENDPOINT (default https://huggingface.co),
-  HF_HUB_OFFLINE=1 (or ON, YES, TRUE): as --offline, the rebuild reads only the cache; the upload itself still goes to the Hub.`
+export const publishCommand = defineCommand({
+  name: 'publish-dataset',
+  about: ['Uploads test.jsonl, val.jsonl, README.md and manifest.json from the output folder to a Hub dataset repo in one commit.'],
+  options: {
+    repo: { type: 'string', arg: 'OWNER/NAME', help: 'the dataset repo (required); created when it does not exist' },
+    revision: { type: 'string', arg: 'BRANCH', default: 'main', help: 'branch to commit to; created from the default branch when missing' },
+    tag: { type: 'string', arg: 'NAME', help: 'tag the published commit; an existing tag on the same files is kept, one on other files is an error' },
+    private: { type: 'boolean', default: false, help: 'create the repo private' },
+    message: { type: 'string', arg: 'TEXT', help: 'commit title (default: "Publish <name> <version>" with the dataset hash)' },
+    'dry-run': { type: 'boolean', default: false, help: 'print the plan (files with size, sha256 and add/replace/delete/unchanged); send only read requests' },
+    'no-verify': { type: 'boolean', default: false, help: 'skip the rebuild; the folder must still match its own manifest' },
+    out: { type: 'string', arg: 'DIR', default: 'out', help: 'the folder to publish' },
+    ...SOURCE_OPTIONS,
+    ...JSON_OPTION,
+  },
+  notes: [
+    '  The source options are where the verifying rebuild reads its sources, as for build-dataset; the bounds apply to every request.',
+    'Environment: HF_TOKEN (write access; never printed), HF_ENDPOINT (default https://huggingface.co),',
+    '  HF_HUB_OFFLINE=1 (or ON, YES, TRUE): as --offline, the rebuild reads only the cache; the upload itself still goes to the Hub.',
+  ],
+})
 
 const REPO_RE = /^[A-Za-z0-9][\w.-]{0,95}\/[A-Za-z0-9][\w.-]{0,95}$/
 const REF_RE = /^(?!.*\.\.)(?!.*\/\/)[A-Za-z0-9][\w.\-/]{0,199}(?<![/.])$/
 
+type PublishValues = NonNullable<ReturnType<typeof parsePublish>>['values']
+export const parsePublish = (argv: string[], io: Io) => publishCommand.parse(argv, io)
+
 /** The same rebuild-and-compare verify-dataset does, or with --no-verify the manifest self-check. */
-async function guardOut(outDir: string, files: readonly LocalFile[], values: Record<string, unknown>, env: NodeJS.ProcessEnv, io: Io): Promise<void> {
+async function guardOut(outDir: string, files: readonly LocalFile[], values: PublishValues & SourceValues, env: NodeJS.ProcessEnv, io: Io): Promise<void> {
   if (values['no-verify']) {
     const problems = checkOwnManifest(files)
     if (problems.length === 0) return io.out(`ok: ${outDir}/ matches its own manifest (--no-verify: not rebuilt)`)
     for (const p of problems) io.err(`  ${p}`)
     throw new JevError('VERIFY', `${outDir}/ does not match its own manifest (${problems.length} problem${problems.length === 1 ? '' : 's'}); nothing was sent`, { file: outDir })
   }
-  const recipePath = values.recipe as string
-  const lockPath = (values.lock as string | undefined) ?? lockPathFor(recipePath)
-  const lock = await readLock(lockPath)
-  if (!lock) throw new JevError('LOCK', `no lock at ${lockPath}: build once to write it`, { file: lockPath })
-  const fetcher = fetcherFor(values as never, env, io.err, lock)
-  const rebuilt = await buildDataset(await loadRecipe(recipePath), fetcher, { lock }).catch((e: unknown) => {
-    throw nameBadEntry(e, fetcher)
-  })
-  for (const w of rebuilt.warnings) io.err(`warning: ${w}`)
+  const rebuilt = await rebuildFromLock(values, env, io)
   // the bytes read for upload, not a second read of the folder, which could have changed since
   const result = verifyFiles(new Map(files.map((f) => [f.path, f.bytes])), rebuilt, outDir)
   for (const line of formatVerify(outDir, result)) (result.identical ? io.out : io.err)(line)
@@ -65,42 +64,28 @@ function defaultMessage(files: readonly LocalFile[]): string {
   }
 }
 
-export const PUBLISH_OPTIONS = {
-  ...SOURCE_OPTIONS,
-  out: { type: 'string', default: 'out' },
-  repo: { type: 'string' },
-  revision: { type: 'string', default: 'main' },
-  tag: { type: 'string' },
-  private: { type: 'boolean', default: false },
-  message: { type: 'string' },
-  'dry-run': { type: 'boolean', default: false },
-  'no-verify': { type: 'boolean', default: false },
-} as const
-export const parsePublish = (argv: string[], io: Io) =>
-  parseCli(argv, PUBLISH_OPTIONS, USAGE, 0, io, `  network bounds, for every request the rebuild and publishing make (README: Network faults):\n${BOUNDS_USAGE}`)
-
 /** The plan, and unless a dry run its result (null then). */
 export interface PublishRun {
   plan: PublishPlan
   result: PublishResult | null
 }
 
-/** Verifies, plans and publishes, for parsed options, saying each step on `io`. */
-export async function runPublish(values: NonNullable<ReturnType<typeof parsePublish>>['values'], env: NodeJS.ProcessEnv, io: Io, fetchImpl?: typeof fetch): Promise<PublishRun> {
-  const repo = values.repo as string | undefined
-  if (!repo || !REPO_RE.test(repo)) throw new JevError('USAGE', `--repo must be OWNER/NAME, got ${JSON.stringify(repo ?? '')}\n${USAGE}`)
+/** Verifies, plans and publishes, for parsed options, saying each step on `io`; `onPlan` sees the plan before any write. */
+export async function runPublish(values: PublishValues, env: NodeJS.ProcessEnv, io: Io, fetchImpl?: typeof fetch, onPlan?: (plan: PublishPlan) => void): Promise<PublishRun> {
+  const repo = values.repo
+  if (!repo || !REPO_RE.test(repo)) throw new JevError('USAGE', `--repo must be OWNER/NAME, got ${JSON.stringify(repo ?? '')}`)
   for (const k of ['revision', 'tag'] as const) {
-    const v = values[k] as string | undefined
+    const v = values[k]
     if (v !== undefined && !REF_RE.test(v)) throw new JevError('USAGE', `--${k} ${JSON.stringify(v)} is not a valid git ref name`)
   }
-  const dryRun = values['dry-run'] as boolean
+  const dryRun = values['dry-run']
   const { endpoint = 'https://huggingface.co', token } = hubOptionsFromEnv(env)
   // Checked before any work, so a missing or malformed token costs nothing and sends nothing.
   if (!token && !dryRun) throw new JevError('AUTH', 'HF_TOKEN is not set; publishing needs a token with write access to the repo')
   if (token && !token.startsWith('hf_')) throw new JevError('AUTH', 'HF_TOKEN is malformed: a Hugging Face token starts with hf_')
   const bounds = boundsFrom(values, env)
 
-  const outDir = (values.out as string).replace(/\/+$/, '')
+  const outDir = values.out.replace(/(.)\/+$/, '$1')
   const files = await readPublishFiles(outDir)
   await guardOut(outDir, files, values, env, io)
   const readme = files.find((f) => f.path === 'README.md')!.bytes.toString('utf8')
@@ -114,13 +99,14 @@ export async function runPublish(values: NonNullable<ReturnType<typeof parsePubl
   const access: HubAccess = { endpoint, ...(token ? { token } : {}), fetch: boundedFetch(fetchImpl ?? globalThis.fetch, bounds) }
   const target: PublishTarget = {
     repo,
-    revision: values.revision as string,
-    private: values.private as boolean,
-    message: (values.message as string | undefined) ?? defaultMessage(files),
+    revision: values.revision,
+    private: values.private,
+    message: values.message ?? defaultMessage(files),
     description: files.map((f) => `${f.path} sha256 ${f.sha256}`).join('\n'),
-    ...(values.tag ? { tag: values.tag as string } : {}),
+    ...(values.tag ? { tag: values.tag } : {}),
   }
   const plan = await planPublish(files, target, access)
+  onPlan?.(plan)
   for (const line of formatPlan(plan, target)) io.out(line)
   if (dryRun) {
     io.out('dry run: only read requests were sent; nothing was changed')
@@ -133,10 +119,17 @@ export async function runPublish(values: NonNullable<ReturnType<typeof parsePubl
 }
 
 export async function publishDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io: Io, fetchImpl?: typeof fetch): Promise<number> {
-  const parsed = parsePublish(argv, io)
-  if (!parsed) return 0
-  await runPublish(parsed.values, env, io, fetchImpl)
-  return 0
+  return publishCommand.main(argv, env, io, async ({ values }, io) => {
+    let plan: PublishPlan | null = null
+    try {
+      const run = await runPublish(values, env, io, fetchImpl, (p) => (plan = p))
+      return { json: { dryRun: values['dry-run'], ...run } }
+    } catch (e) {
+      // a failure after the plan still shows the plan in the one JSON document
+      if (plan && isJevError(e)) return { json: { dryRun: values['dry-run'], plan, result: null }, fail: e }
+      throw e
+    }
+  })
 }
 
 if (isMain(import.meta.url)) {

@@ -1,7 +1,5 @@
 import { pathToFileURL } from 'node:url'
-import { parseArgs, type ParseArgsConfig } from 'node:util'
-import { ERROR_CODES, isJevError, JevError } from '../errors.ts'
-import { BUILDER } from '../version.ts'
+import { ERROR_CODES, hintOf, isJevError } from '../errors.ts'
 
 /** Removes the Hub token from anything about to be printed. */
 export function scrub(text: string, env: NodeJS.ProcessEnv = process.env): string {
@@ -19,39 +17,6 @@ export const stdio: Io = {
   err: (line) => process.stderr.write(`${scrub(line)}\n`),
 }
 
-/** Flags every command takes; parseCli documents them under each command's usage. */
-const COMMON_OPTIONS = { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' }, debug: { type: 'boolean' } } as const
-const COMMON_USAGE = `  -h, --help       print this text
-  --version        print the builder's name and version
-  --debug          print the stack trace of an error`
-const QUIET_USAGE = `  --quiet          no progress lines (downloads, retries, waits for the cache lock, publishing steps); results, warnings and errors still print`
-
-/**
- * Parses a command's arguments. -h/--help and --version are answered here, on
- * `io.out`, and give null: the command then exits 0. `more` follows the usage
- * in --help only.
- */
-export function parseCli<T extends ParseArgsConfig['options']>(argv: string[], options: T, usage: string, maxPositionals = 0, io: Io = stdio, more?: string) {
-  let parsed
-  try {
-    parsed = parseArgs({ args: argv, options: { ...options, ...COMMON_OPTIONS }, allowPositionals: true, strict: true })
-  } catch (e) {
-    throw new JevError('USAGE', `${(e as Error).message}\n${usage}`)
-  }
-  const common = parsed.values as { help?: boolean; version?: boolean }
-  if (common.help) {
-    io.out([usage, ...(options && 'quiet' in options ? [QUIET_USAGE] : []), COMMON_USAGE, ...(more ? [more] : [])].join('\n'))
-    return null
-  }
-  if (common.version) {
-    io.out(`${BUILDER.name} ${BUILDER.version}`)
-    return null
-  }
-  if (parsed.positionals.length > maxPositionals)
-    throw new JevError('USAGE', `unexpected argument ${JSON.stringify(parsed.positionals[maxPositionals])}\n${usage}`)
-  return parsed
-}
-
 /** Runs a command; a typed error becomes one line plus a hint and its documented exit status. */
 export async function runCli(
   main: () => Promise<number | void>,
@@ -63,7 +28,9 @@ export async function runCli(
   } catch (e) {
     if (isJevError(e)) {
       io.err(`error[${e.code}]: ${e.message}`)
-      io.err(`hint: ${ERROR_CODES[e.code].hint}`)
+      // a USAGE error shows the command's usage (see command.ts), then the hint
+      if (typeof e.context.usage === 'string') io.err(e.context.usage)
+      io.err(`hint: ${hintOf(e)}`)
       if (debug && e.stack) io.err(e.stack)
       return ERROR_CODES[e.code].exit
     }

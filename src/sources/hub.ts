@@ -124,7 +124,7 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
     const entry = await readCacheEntry(repoDir, revision, path)
     if (!entry || !('corrupt' in entry)) return entry
     const msg = `cached blob for ${ctx.repo}@${revision} ${path} is corrupt (expected ${entry.etag}, got ${entry.got}); deleted it`
-    if (options.offline) throw new JevError('INTEGRITY', `${msg}; cannot re-fetch while offline`, { ...ctx, expected: entry.etag, received: entry.got })
+    if (options.offline) throw new JevError('INTEGRITY', `${msg}; cannot re-fetch while offline`, { ...ctx, expected: entry.etag, received: entry.got, hint: 'the corrupt cache entry was deleted; build once without --offline to fetch it again' })
     say(`hub: ${msg}, re-fetching`)
     return null
   }

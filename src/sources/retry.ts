@@ -155,7 +155,7 @@ export function guardedFetch(base: Fetch, opts: GuardOptions): Fetch {
       } catch (e) {
         if (ours()) throw why === 'deadline' ? deadlineError(opts.deadline!) : new TransientError('NETWORK', `no response within ${headersMs} ms`, { timeout: true })
         if (outer?.aborted || !isNetworkFailure(e)) throw e
-        throw new TransientError('NETWORK', `connection failed: ${describeCause(e)}`, {}, { cause: e })
+        throw new TransientError('NETWORK', `connection failed: ${describeCause(e)}`, isUnreachable(e) ? { unreachable: true, hint: UNREACHABLE_HINT } : {}, { cause: e })
       }
       const note: ResponseNote = { status: res.status, retryAfter: res.headers.get('retry-after'), errorCode: res.headers.get('x-error-code') }
       opts.onResponse?.(note)
@@ -231,8 +231,20 @@ export function isNetworkFailure(e: unknown): boolean {
   return !(e instanceof TypeError) || (typeof code === 'string' && code !== 'ERR_INVALID_URL')
 }
 
+/**
+ * No such host, or nothing listening: the request cannot be made at all, and a
+ * retry seconds later would fail the same way, so it fails at once (as publishing does).
+ */
+export function isUnreachable(e: unknown): boolean {
+  const code = (e as { cause?: { code?: unknown } } | null)?.cause?.code
+  return code === 'ENOTFOUND' || code === 'ECONNREFUSED'
+}
+
+export const UNREACHABLE_HINT =
+  'no Hub answers at that address: check the network or HF_ENDPOINT; without network, build from a local folder with --mirror DIR, or serve one with npm run serve-hub and point HF_ENDPOINT at it'
+
 function judge(e: unknown, note: ResponseNote | undefined, nowMs: number): Verdict {
-  if (e instanceof TransientError) return { retry: e.detail.deadline !== true, why: e.message }
+  if (e instanceof TransientError) return { retry: e.detail.deadline !== true && e.detail.unreachable !== true, why: e.message }
   if (isHubApiError(e)) {
     const s = e.statusCode
     const retryAfter = note?.status === s ? parseRetryAfter(note.retryAfter, nowMs) : null

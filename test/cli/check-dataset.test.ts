@@ -10,7 +10,6 @@ import { buildToDir } from '../../src/pipeline.ts'
 import { loadRecipe } from '../../src/recipe.ts'
 import { createMirrorFetcher } from '../../src/sources/mirror.ts'
 import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, runNodeSync, STACK_FRAME } from '../helpers/cli.ts'
-import { OUTPUT_FILES } from '../../src/write.ts'
 
 let tmp: string
 let good: string
@@ -34,7 +33,7 @@ async function check(argv: string[]) {
 test('a good folder: ok, exit 0', async () => {
   const r = await check([good, '--recipe', FIXTURE_RECIPE])
   assert.equal(r.status, 0, r.text())
-  assert.deepEqual(r.out, [`ok: ${good} meets the spec`])
+  assert.deepEqual(r.out, [`ok: ${good}/ meets the spec`])
   assert.deepEqual(r.err, [])
 })
 
@@ -52,15 +51,28 @@ test('a tampered folder: the problems, error[CHECK], exit 8', async () => {
   assert.ok(r.err.includes('test.jsonl: row count differs from the manifest'), r.text())
   const problems = r.err.findIndex((l) => l.startsWith('error[CHECK]'))
   assert.ok(problems > 0, 'the problems come before the error line')
-  assert.match(r.err[problems]!, new RegExp(`^error\\[CHECK\\]: ${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ${problems} problem\\(s\\)$`))
+  assert.match(r.err[problems]!, new RegExp(`^error\\[CHECK\\]: ${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/: ${problems} problems$`))
+  // typed with a trailing slash, the folder is spelled the same way
+  const slashed = await check([`${dir}/`, '--recipe', FIXTURE_RECIPE])
+  assert.deepEqual(slashed.err, r.err)
   assert.equal(r.err.at(-1), 'hint: the built dataset does not meet the spec')
   assert.ok(!r.err.some((l) => STACK_FRAME.test(l)))
 })
 
-test('a folder that does not exist: every file missing, exit 8', async () => {
+test('a folder that does not exist: one IO line naming it, exit 7; a folder missing a file: that file', async () => {
   const r = await check([join(tmp, 'nothing-here'), '--recipe', FIXTURE_RECIPE])
-  assert.equal(r.status, 8)
-  for (const f of OUTPUT_FILES) assert.ok(r.err.includes(`${f}: missing`), r.text())
+  assert.equal(r.status, 7, r.text())
+  assert.deepEqual(r.err, [`error[IO]: ${join(tmp, 'nothing-here')}: no such folder`, 'hint: check the path'])
+  const dir = join(tmp, 'no-card')
+  await cp(good, dir, { recursive: true })
+  await rm(join(dir, 'val.jsonl'))
+  const card = await readFile(join(dir, 'README.md'), 'utf8')
+  await writeFile(join(dir, 'README.md'), card.replace(/^---\n[\s\S]*?\n---\n/, ''))
+  const one = await check([dir, '--recipe', FIXTURE_RECIPE])
+  assert.equal(one.status, 8)
+  assert.ok(one.err.includes('val.jsonl: missing'), one.text())
+  assert.ok(one.err.some((l) => l.startsWith('README.md: no YAML front matter')), one.text())
+  assert.ok(!one.err.some((l) => l.startsWith('README.md: README.md')), 'the file is named once')
 })
 
 test('an unknown flag is USAGE (exit 2); a bad recipe is RECIPE (exit 2)', async () => {
@@ -78,7 +90,7 @@ test('an unknown flag is USAGE (exit 2); a bad recipe is RECIPE (exit 2)', async
 test('subprocess: exit 0 with ok on a good folder, exit 8 on a tampered one', async () => {
   const ok = runNodeSync('check-dataset.ts', [good, '--recipe', 'test/fixtures/recipe.json'])
   assert.equal(ok.status, 0, ok.stderr)
-  assert.equal(ok.stdout, `ok: ${good} meets the spec\n`)
+  assert.equal(ok.stdout, `ok: ${good}/ meets the spec\n`)
   assert.equal(ok.stderr, '')
 
   const dir = join(tmp, 'tampered-card')
@@ -89,7 +101,7 @@ test('subprocess: exit 0 with ok on a good folder, exit 8 on a tampered one', as
   assert.equal(bad.status, 8, bad.stderr)
   assert.equal(bad.stdout, '')
   assert.match(bad.stderr, /^README\.md: does not state the test chance floor 0\.\d{3} computed from test\.jsonl$/m)
-  assert.match(bad.stderr, /^error\[CHECK\]: .*: 2 problem\(s\)$/m)
+  assert.match(bad.stderr, /^error\[CHECK\]: .*\/: 2 problems$/m)
 })
 
 test('the distractor audit: a figure edited in the manifest or the card is found; provenance.jsonl is required', async () => {
@@ -118,7 +130,7 @@ test('the distractor audit: a figure edited in the manifest or the card is found
 test('--upstream proves provenance.jsonl against the rows of the sources', async () => {
   const r = await check([good, '--recipe', FIXTURE_RECIPE, '--upstream', '--mirror', FIXTURE_HUB])
   assert.equal(r.status, 0, r.text())
-  assert.deepEqual(r.out, [`ok: ${good} meets the spec, and provenance.jsonl matches the upstream rows`])
+  assert.deepEqual(r.out, [`ok: ${good}/ meets the spec, and provenance.jsonl matches the upstream rows`])
 })
 
 test("the audit's sentences are proved too: a count edited in the card's prose is found", async () => {

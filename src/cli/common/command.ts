@@ -1,0 +1,141 @@
+/**
+ * A command declared once — its options with types, defaults and help — and
+ * from that declaration: the parse, the typed values, the usage, -h/--help,
+ * --version, --json and the USAGE errors. Over node's parseArgs, so no
+ * dependency; ~100 lines that are all this builder needs of citty and the like.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { hintOf, isJevError, JevError } from '../../errors.ts'
+import { BUILDER } from '../../version.ts'
+import type { Io } from '../run.ts'
+
+export type Option =
+  | { type: 'string'; arg: string; help: string; default?: string }
+  | { type: 'boolean'; help: string; default?: boolean; short?: string }
+export type Options = Record<string, Option>
+
+/** The parsed values: booleans always set, strings set when they have a default. */
+export type Values<O extends Options> = {
+  -readonly [K in keyof O]: O[K] extends { type: 'boolean' } ? boolean : O[K] extends { default: string } ? string : string | undefined
+}
+
+export interface CommandSpec<O extends Options> {
+  name: string
+  /** positionals in the synopsis ("[DIR]", "A B") and how many at most */
+  args?: { synopsis: string; max: number }
+  about: readonly string[]
+  options: O
+  /** lines after the options: environment, exit status */
+  notes?: readonly string[]
+}
+
+export interface Parsed<O extends Options> {
+  values: Values<O>
+  positionals: string[]
+}
+
+/** What a command's body gives back: its JSON document, and the error it ends with, if any. */
+export interface Outcome {
+  json: unknown
+  fail?: JevError
+}
+
+export const COMMON_OPTIONS = {
+  help: { type: 'boolean', short: 'h', help: 'print this text' },
+  version: { type: 'boolean', help: "print the builder's name and version" },
+  debug: { type: 'boolean', help: 'print the stack trace of an error' },
+} as const satisfies Options
+export const JSON_OPTION = { json: { type: 'boolean', default: false, help: 'one JSON document on stdout (an error too: {"error":{code,message,hint}}); text goes to stderr' } } as const
+export const QUIET_OPTION = {
+  quiet: { type: 'boolean', default: false, help: 'no progress lines (downloads, retries, waits for the cache lock, publishing steps); results, warnings and errors still print' },
+} as const
+
+const label = (name: string, o: Option) => (o.type === 'string' ? `--${name} ${o.arg}` : 'short' in o && o.short ? `-${o.short}, --${name}` : `--${name}`)
+const line = (l: string, help: string) => `  ${l.length < 16 ? l.padEnd(16) : l} ${help}`
+
+export interface Command<O extends Options> {
+  spec: CommandSpec<O>
+  /** the synopsis, shown with a USAGE error */
+  usage(): string
+  /** the synopsis, what the command does and every option: -h, --help */
+  help(): string
+  parse(argv: string[], io: Io, env?: NodeJS.ProcessEnv): Parsed<O> | null
+  /** Parses, runs `body` and prints its JSON under --json (text then goes to stderr); errors as {"error":…} there too. */
+  main(argv: string[], env: NodeJS.ProcessEnv, io: Io, body: (p: Parsed<O>, io: Io) => Promise<Outcome>): Promise<number>
+}
+
+export function defineCommand<O extends Options>(spec: CommandSpec<O>): Command<O> {
+  const all: Options = { ...spec.options, ...COMMON_OPTIONS }
+  const synopsis = () => {
+    const flags = Object.entries(spec.options).map(([n, o]) => `[${label(n, o).replace(/^-\w, /, '')}]`)
+    const words = [`usage: npm run ${spec.name} --`, ...(spec.args ? [spec.args.synopsis] : []), ...flags, '[--debug]']
+    const lines = ['']
+    for (const w of words) lines[lines.length - 1]!.length + w.length > 118 ? lines.push(`    ${w}`) : (lines[lines.length - 1] += `${lines[lines.length - 1] ? ' ' : ''}${w}`)
+    return lines
+  }
+  const help = () => {
+    const opts = Object.entries(all).map(([n, o]) => line(label(n, o), `${o.help}${o.type === 'string' && o.default !== undefined ? ` (default ${o.default})` : ''}`))
+    return [...synopsis(), ...spec.about.map((l) => `  ${l}`), ...opts, ...(spec.notes ?? [])].join('\n')
+  }
+  const usage = () => synopsis().join('\n')
+  const usageError = (message: string, hint?: string) => new JevError('USAGE', message, { usage: usage(), ...(hint ? { hint } : {}) })
+
+  function parse(argv: string[], io: Io, env: NodeJS.ProcessEnv = process.env): Parsed<O> | null {
+    const options: NonNullable<ParseArgsConfig['options']> = Object.fromEntries(
+      Object.entries(all).map(([n, o]) => [n, { type: o.type, ...('short' in o && o.short ? { short: o.short } : {}), ...(o.default !== undefined ? { default: o.default } : {}) }]),
+    )
+    let parsed
+    try {
+      parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true })
+    } catch (e) {
+      throw usageError((e as Error).message)
+    }
+    const values = parsed.values as Record<string, unknown>
+    if (values.help) return io.out(help()), null
+    if (values.version) return io.out(`${BUILDER.name} ${BUILDER.version}`), null
+    const max = spec.args?.max ?? 0
+    // `npm run x --mirror DIR` without `--`: npm keeps --mirror (as npm_config_mirror=true) and passes DIR alone
+    const taken = env.npm_lifecycle_event
+      ? Object.keys(spec.options).filter((n) => env[`npm_config_${n.replaceAll('-', '_')}`] === 'true' && !argv.includes(`--${n}`))
+      : []
+    const flags = taken.map((n) => `--${n}`).join(' ')
+    if (parsed.positionals.length <= max && taken.length)
+      io.err(`warning: npm took ${flags} for itself, so ${spec.name} ran without; npm passes on only what follows --: npm run ${spec.name} -- ${flags}`)
+    if (parsed.positionals.length > max) {
+      const extra = parsed.positionals[max]!
+      throw usageError(
+        `unexpected argument ${JSON.stringify(extra)}${taken.length ? `: npm took ${flags} for itself` : ''}`,
+        taken.length ? `npm passes on only what follows --: npm run ${spec.name} -- ${flags} ${extra}` : undefined,
+      )
+    }
+    return { values: values as Values<O>, positionals: parsed.positionals }
+  }
+
+  async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io, body: (p: Parsed<O>, io: Io) => Promise<Outcome>): Promise<number> {
+    const json = 'json' in spec.options && argv.includes('--json')
+    let printed = false
+    try {
+      const parsed = parse(argv, io, env)
+      if (!parsed) return 0
+      const outcome = await body(parsed, json ? { out: io.err, err: io.err } : io)
+      if (json) {
+        const doc = outcome.json !== null && typeof outcome.json === 'object' ? outcome.json : { result: outcome.json }
+        io.out(JSON.stringify(outcome.fail ? { ...doc, error: errorJson(outcome.fail) } : doc))
+        printed = true
+      }
+      if (outcome.fail) throw outcome.fail
+      return 0
+    } catch (e) {
+      if (isJevError(e) && e.code === 'USAGE' && e.context.usage === undefined) e.context.usage = usage()
+      if (json && !printed) io.out(JSON.stringify({ error: errorJson(e) }))
+      throw e
+    }
+  }
+  return { spec, usage, help, parse, main }
+}
+
+/** An error as the JSON output carries it. */
+export function errorJson(e: unknown): { code: string; message: string; hint: string } {
+  if (isJevError(e)) return { code: e.code, message: e.message, hint: hintOf(e) }
+  return { code: 'INTERNAL', message: (e as Error)?.message ?? String(e), hint: 'this is a bug in the builder; rerun with --debug for a stack trace' }
+}
