@@ -77,5 +77,5 @@ test('check-dataset accepts the build', async () => {
   const c = collectIo()
   const status = await runCli(() => checkDatasetCli([out, '--recipe', RECIPE], {}, c.io), c.io, false)
   assert.equal(status, 0, c.text())
-  assert.deepEqual(c.out, [`ok: ${out} meets the spec`])
+  assert.deepEqual(c.out, [`ok: ${out}/ meets the spec`])
 })
