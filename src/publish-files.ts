@@ -1,11 +1,11 @@
 /** The files a publish uploads from the output folder, their hashes, and the checks they must pass first. */
-import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import type { DataFileFacts } from './card-check.ts'
 import { JevError } from './errors.ts'
 import { readRegular } from './files.ts'
+import { gitBlobSha1, sha256Hex } from './hash.ts'
 import { datasetHash, Manifest, recordLines } from './manifest.ts'
-import { DATA_FILES, OUTPUT_FILES } from './write.ts'
+import { DATA_FILES, OUTPUT_FILES } from './outputs.ts'
 
 /** Exactly these go up, nothing else from the output folder. */
 export const PUBLISHED_FILES = OUTPUT_FILES
@@ -24,8 +24,8 @@ export function describeLocal(path: string, bytes: Buffer): LocalFile {
     path,
     bytes,
     size: bytes.length,
-    sha256: createHash('sha256').update(bytes).digest('hex'),
-    gitSha1: createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex'),
+    sha256: sha256Hex(bytes),
+    gitSha1: gitBlobSha1(bytes),
   }
 }
 

@@ -7,7 +7,8 @@ import { readdir, readFile, realpath, stat } from 'node:fs/promises'
 import { join, sep } from 'node:path'
 import { NAME_RE, safeRepoPath } from './http.ts'
 import { DEFAULT_GITATTRIBUTES, lfsPatterns, tracksAsLfs } from './gitattributes.ts'
-import { type CommitSummary, isCommitId, lfsPointer, gitBlobSha1, type RepoFile, type RepoView, sha1Hex, sha256Hex } from './repo.ts'
+import { gitBlobSha1, sha1Hex, sha256Hex } from '../hash.ts'
+import { type CommitSummary, isCommitId, lfsPointer, type RepoFile, type RepoView } from './repo.ts'
 
 const LFS = lfsPatterns(DEFAULT_GITATTRIBUTES)
 const MIRROR_DATE = '2024-01-01T00:00:00.000Z'

@@ -8,7 +8,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { lfsPatterns, tracksAsLfs } from './gitattributes.ts'
 import { HubHttpError, isTrue, json, NAME_RE, readBody, readJson, REF_RE, safeRepoPath } from './http.ts'
 import { commitOf } from './read.ts'
-import { describe, gitBlobSha1, lfsPointer, sha1Hex } from './repo.ts'
+import { gitBlobSha1, sha1Hex } from '../hash.ts'
+import { describe, lfsPointer } from './repo.ts'
 import type { CommitChange, Store, StoredFile, StoreRepo } from './store.ts'
 
 export interface WriteDeps {
