@@ -1,4 +1,4 @@
-import { writeFileAtomic } from '../write.ts'
+import { writeFileAtomic } from '../atomic.ts'
 import { recipeJsonSchema } from '../recipe.ts'
 import { parseCli, runMain, stdio } from './run.ts'
 

@@ -1,14 +1,16 @@
 import { randomInt } from 'node:crypto'
 import { join, resolve } from 'node:path'
 import { type ErrorContext, JevError, isJevError } from '../errors.ts'
-import { removeStaleTemps } from '../files.ts'
+import { removeStaleTemps } from '../atomic.ts'
+import { LOCK_TEMP_SUFFIX } from '../file-lock.ts'
 import {
-  atomicWrite, type CacheEntry, discardEntry, hashLike, isOid, linkSnapshot, readCacheEntry, readVerifiedBlob, SHA1_RE, sha256Hex, withBlobLock,
+  atomicWrite, type CacheEntry, discardEntry, hashLike, isOid, linkSnapshot, readCacheEntry, readVerifiedBlob, SHA1_RE, withBlobLock,
 } from './hub-cache.ts'
 import { DEFAULT_BOUNDS, type NetBounds, settingOf } from './bounds.ts'
 import { AttemptsFailed, Deadline, type Fetch, type ResponseNote, type RetryPolicy, TransientError, withRetries } from './retry.ts'
 import { hubClient, isHubApiError, isInvalidApiResponse } from './hub-client.ts'
 import type { FileFetcher, SourceFile } from './types.ts'
+import { sha256Hex } from '../hash.ts'
 
 /** Network bounds (src/sources/bounds.ts) may be given one by one; the rest are the defaults. */
 export interface HubFetcherOptions extends Partial<NetBounds> {
@@ -188,7 +190,8 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
     }
     if (!swept.has(repoDir)) {
       swept.add(repoDir)
-      for (const p of await removeStaleTemps(join(repoDir, 'blobs'), 'incomplete')) say(`hub: removed ${p}, left by a build that was killed`)
+      for (const suffix of ['incomplete', LOCK_TEMP_SUFFIX])
+        for (const p of await removeStaleTemps(join(repoDir, 'blobs'), suffix)) say(`hub: removed ${p}, left by a build that was killed`)
     }
     const blobPath = join(repoDir, 'blobs', etag)
     // Another revision, or another build on this cache, may already have the blob; the lock makes the second one wait for it.
