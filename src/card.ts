@@ -7,6 +7,7 @@ import type { Recipe } from './schema.ts'
 import { N_CHOICES, SPLITS } from './schema.ts'
 import type { DropCounts } from './select.ts'
 import { sizeCategoryFor } from './hub-metadata.ts'
+import { CONFIG_OUTPUTS } from './outputs.ts'
 import type { DatasetStats } from './stats.ts'
 
 export interface CardInput {
@@ -54,10 +55,7 @@ function frontMatter(c: CardInput): string {
     'configs:',
     '- config_name: default',
     '  data_files:',
-    '  - split: test',
-    '    path: test.jsonl',
-    '  - split: val',
-    '    path: val.jsonl',
+    ...CONFIG_OUTPUTS.flatMap((o) => [`  - split: ${o.split}`, `    path: ${o.name}`]),
     'dataset_info:',
     '  features:',
     ...features,

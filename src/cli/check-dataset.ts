@@ -7,7 +7,7 @@ import { fetcherFor, SOURCE_OPTIONS } from './build-dataset.ts'
 import { isMain, parseCli, runMain, stdio, type Io } from './run.ts'
 import { join } from 'node:path'
 import { refuseIrregular } from '../files.ts'
-import { OUTPUT_FILES } from '../write.ts'
+import { OUTPUT_FILES } from '../outputs.ts'
 
 const USAGE = `usage: npm run check-dataset -- [DIR] [--recipe FILE] [--upstream [--lock FILE] [--mirror DIR | --offline] [--cache-dir DIR] [--quiet]] [--debug]
   Checks a built folder (default out/) against the recipe's counts, the spec's invariants and its own card, manifest and provenance.

@@ -10,7 +10,7 @@ import { buildToDir } from '../../src/pipeline.ts'
 import { loadRecipe } from '../../src/recipe.ts'
 import { createMirrorFetcher } from '../../src/sources/mirror.ts'
 import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, runNodeSync, STACK_FRAME } from '../helpers/cli.ts'
-import { OUTPUT_FILES } from '../../src/write.ts'
+import { OUTPUT_FILES } from '../../src/outputs.ts'
 
 let tmp: string
 let good: string
