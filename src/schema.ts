@@ -1,8 +1,7 @@
 import { z } from 'zod'
+import { REPO_ID_RE as REPO } from './repo-name.ts'
 
 const COMMIT = /^[0-9a-f]{40}$/
-// owner/name; the name may not be "." or "..", which would leave the repo's folder in a mirror or cache
-const REPO = /^[A-Za-z0-9][\w.-]*\/(?!\.\.?$)[\w.-]+$/
 /** A path inside a repo: relative, no `..`, no backslashes. */
 const repoPath = z
   .string()

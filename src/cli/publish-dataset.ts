@@ -14,6 +14,7 @@ import { boundedFetch } from '../sources/retry.ts'
 import { formatVerify, verifyFiles } from '../verify.ts'
 import { fetcherFor, SOURCE_OPTIONS } from './build-dataset.ts'
 import { type Io, isMain, parseCli, runMain, stdio } from './run.ts'
+import { isHubRepoName, isRefName } from '../repo-name.ts'
 
 const USAGE = `usage: npm run publish-dataset -- --repo OWNER/NAME [--revision BRANCH] [--tag NAME] [--private] [--message TEXT] [--dry-run] [--no-verify] [--out DIR]
                                   [--recipe FILE] [--lock FILE] [--mirror DIR] [--offline] [--cache-dir DIR] [--quiet] [--debug]
@@ -29,9 +30,6 @@ const USAGE = `usage: npm run publish-dataset -- --repo OWNER/NAME [--revision B
   --mirror, --offline, --recipe, --lock, --cache-dir: where the verifying rebuild reads its sources, as for build-dataset
 Environment: HF_TOKEN (write access; never printed), HF_ENDPOINT (default https://huggingface.co),
   HF_HUB_OFFLINE=1 (or ON, YES, TRUE): as --offline, the rebuild reads only the cache; the upload itself still goes to the Hub.`
-
-const REPO_RE = /^[A-Za-z0-9][\w.-]{0,95}\/[A-Za-z0-9][\w.-]{0,95}$/
-const REF_RE = /^(?!.*\.\.)(?!.*\/\/)[A-Za-z0-9][\w.\-/]{0,199}(?<![/.])$/
 
 /** The same rebuild-and-compare verify-dataset does, or with --no-verify the manifest self-check. */
 async function guardOut(outDir: string, files: readonly LocalFile[], values: Record<string, unknown>, env: NodeJS.ProcessEnv, io: Io): Promise<void> {
@@ -88,10 +86,10 @@ export interface PublishRun {
 /** Verifies, plans and publishes, for parsed options, saying each step on `io`. */
 export async function runPublish(values: NonNullable<ReturnType<typeof parsePublish>>['values'], env: NodeJS.ProcessEnv, io: Io, fetchImpl?: typeof fetch): Promise<PublishRun> {
   const repo = values.repo as string | undefined
-  if (!repo || !REPO_RE.test(repo)) throw new JevError('USAGE', `--repo must be OWNER/NAME, got ${JSON.stringify(repo ?? '')}\n${USAGE}`)
+  if (!repo || !isHubRepoName(repo)) throw new JevError('USAGE', `--repo must be OWNER/NAME, got ${JSON.stringify(repo ?? '')}\n${USAGE}`)
   for (const k of ['revision', 'tag'] as const) {
     const v = values[k] as string | undefined
-    if (v !== undefined && !REF_RE.test(v)) throw new JevError('USAGE', `--${k} ${JSON.stringify(v)} is not a valid git ref name`)
+    if (v !== undefined && !isRefName(v)) throw new JevError('USAGE', `--${k} ${JSON.stringify(v)} is not a valid git ref name`)
   }
   const dryRun = values['dry-run'] as boolean
   const { endpoint = 'https://huggingface.co', token } = hubOptionsFromEnv(env)

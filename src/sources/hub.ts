@@ -11,6 +11,7 @@ import { AttemptsFailed, Deadline, type Fetch, type ResponseNote, type RetryPoli
 import { hubClient, isHubApiError, isInvalidApiResponse } from './hub-client.ts'
 import type { FileFetcher, SourceFile } from './types.ts'
 import { sha256Hex } from '../hash.ts'
+import { isRepoId } from '../repo-name.ts'
 
 /** Network bounds (src/sources/bounds.ts) may be given one by one; the rest are the defaults. */
 export interface HubFetcherOptions extends Partial<NetBounds> {
@@ -72,7 +73,7 @@ export function hubOptionsFromEnv(env: NodeJS.ProcessEnv): { endpoint?: string; 
 
 function checkNames(repo: string, revision: string, path: string): void {
   const bad = (s: string) => s === '' || s.includes('\\') || s.startsWith('/') || s.split('/').some((p) => p === '' || p === '.' || p === '..')
-  if (!/^[\w.-]+\/[\w.-]+$/.test(repo) || bad(repo) || bad(revision) || bad(path)) {
+  if (!isRepoId(repo) || bad(revision) || bad(path)) {
     throw new JevError('RECIPE', `unsafe or malformed Hub reference: ${repo}@${revision} ${path}`, { repo, revision, file: path })
   }
 }
