@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { rmSync } from 'node:fs'
-import { readdir, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { readdir, rename, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { JevError } from './errors.ts'
 import { makeDirs } from './files.ts'
@@ -20,6 +20,20 @@ export async function writeAtomic(path: string, data: Uint8Array | string, suffi
   const tmp = tempPath(path, suffix)
   try {
     await writeFile(tmp, data)
+    await rename(tmp, path)
+  } catch (e) {
+    await rm(tmp, { force: true })
+    throw e
+  } finally {
+    pending.delete(tmp)
+  }
+}
+
+/** A symbolic link at `path` to `target`, replacing whatever is there atomically (never failing because it exists). */
+export async function symlinkAtomic(target: string, path: string, suffix = 'tmp'): Promise<void> {
+  const tmp = tempPath(path, suffix)
+  try {
+    await symlink(target, tmp)
     await rename(tmp, path)
   } catch (e) {
     await rm(tmp, { force: true })

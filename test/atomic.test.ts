@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
-import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { writeFileAtomic } from '../src/atomic.ts'
+import { symlinkAtomic, writeFileAtomic } from '../src/atomic.ts'
 import { rejectsWith } from './helpers/errors.ts'
 
 let tmp: string
@@ -28,4 +28,14 @@ test('a path that cannot be written is an IO error naming it, and nothing is lef
   assert.equal(e.context.file, dir)
   assert.deepEqual(await readdir(dir), [])
   assert.deepEqual((await readdir(tmp)).filter((n) => n.startsWith('taken.')), [])
+})
+
+test('symlinkAtomic points a link anew over whatever is there, and leaves no temp link', async () => {
+  const dir = join(tmp, 'links')
+  await mkdir(dir)
+  const link = join(dir, 'l')
+  await symlinkAtomic('first', link)
+  await symlinkAtomic('second', link)
+  assert.equal(await readlink(link), 'second')
+  assert.deepEqual(await readdir(dir), ['l'])
 })

@@ -4,12 +4,12 @@
  * every blob is verified before a rename puts it in place, so readers see a whole file or none. The
  * lock saves a second download of the same blob and keeps the waiting build from racing the first.
  */
-import { readdir, readFile, readlink, rename, rm, symlink } from 'node:fs/promises'
+import { readdir, readFile, readlink, rm } from 'node:fs/promises'
 import { basename, dirname, join, relative, resolve } from 'node:path'
 import { isJevError, JevError } from '../errors.ts'
 import { gitBlobSha1, sha256Hex } from '../hash.ts'
 import type { FileFetcher } from './types.ts'
-import { removeStaleTemps, settled, tempPath, writeAtomic } from '../atomic.ts'
+import { removeStaleTemps, symlinkAtomic, writeAtomic } from '../atomic.ts'
 import { withFileLock } from '../file-lock.ts'
 import { makeDirs, readRegular } from '../files.ts'
 
@@ -106,14 +106,7 @@ export async function linkSnapshot(pointer: string, blobPath: string): Promise<v
   if ((await readlink(pointer).catch(() => null)) === target) return
   await makeDirs(dirname(pointer))
   await removeStaleTemps(dirname(pointer), 'incomplete')
-  const tmp = tempPath(pointer, 'incomplete')
-  await symlink(target, tmp)
-  await rename(tmp, pointer)
-    .catch(async (e) => {
-      await rm(tmp, { force: true })
-      throw e
-    })
-    .finally(() => settled(tmp))
+  await symlinkAtomic(target, pointer, 'incomplete')
 }
 
 export interface LockOptions {
