@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { lstat, mkdir, open, readdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises'
-import { basename, dirname, join, resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { JevError } from './errors.ts'
 import { withFileLock } from './file-lock.ts'
 import { makeDirs } from './files.ts'
