@@ -12,10 +12,8 @@ const WHITESPACE = /\s+/g
 // a run of two, or any white space other than U+0020 (ECMAScript's \s set)
 const NEEDS_COLLAPSE = /\s\s|[\t\n\v\f\r\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/
 
-export function sha256Hex(data: string | Uint8Array): string {
-  // the one-shot API: several times faster than createHash for short inputs
-  return hash('sha256', data, 'hex')
-}
+// the byte hash lives in hash.ts; re-exported for the many modules that hash canonical text
+export { sha256Hex } from './hash.ts'
 
 /** Code-unit order: the same on every machine and locale. */
 export function compareStrings(a: string, b: string): number {

@@ -9,6 +9,7 @@ import { LANGUAGES, N_CHOICES, SPLITS } from './schema.ts'
 import { kindOf } from './sources/kinds.ts'
 import type { DropCounts } from './select.ts'
 import { sizeCategoryFor } from './hub-metadata.ts'
+import { CONFIG_OUTPUTS } from './outputs.ts'
 import type { DatasetStats } from './stats.ts'
 
 export interface CardInput {
@@ -37,7 +38,7 @@ function frontMatter(c: CardInput): string {
     task_ids: ['multiple-choice-qa'],
     size_categories: [sizeCategoryFor(total)],
     source_datasets: [...new Set(c.recipe.sources.map((s) => s.repo))],
-    configs: [{ config_name: 'default', data_files: SPLITS.map((split) => ({ split, path: `${split}.jsonl` })) }],
+    configs: [{ config_name: 'default', data_files: CONFIG_OUTPUTS.map((o) => ({ split: o.split, path: o.name })) }],
     dataset_info: {
       features: [
         ...['id', 'source', 'question', 'context'].map((name) => ({ name, dtype: 'string' })),

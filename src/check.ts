@@ -4,14 +4,15 @@ import { type Audit, computeAudit } from './audit.ts'
 import { choicesTable, countsTable, positionsTable } from './card.ts'
 import { auditSection, auditTables, changesSection } from './card-distractors.ts'
 import { checkCardMetadata } from './card-check.ts'
-import { normalize, sha256Hex } from './canonical.ts'
+import { normalize } from './canonical.ts'
 import { checkProvenance } from './check-provenance.ts'
-import { datasetHash, Manifest, recordLines } from './manifest.ts'
+import { Manifest } from './manifest.ts'
+import { matchManifest } from './manifest-match.ts'
 import { parseProvenance, type ProvenanceLine } from './provenance.ts'
 import { DataRecord, N_CHOICES, type Recipe, SPLITS, type Split } from './schema.ts'
 import { kindOf } from './sources/kinds.ts'
 import { computeStats } from './stats.ts'
-import { OUTPUT_FILES } from './write.ts'
+import { OUTPUT_FILES } from './outputs.ts'
 
 const KEY_ORDER = ['id', 'source', 'question', 'context', 'choices', 'answer_idx', 'n_choices']
 const CARD_SECTIONS = ['## Splits and counts', '## Option counts', '## Answer positions', '## What was dropped', '## How it was built', '## Distractor audit', '## Evaluating', '## Caveats', '## Licence and attribution']
@@ -172,20 +173,17 @@ function checkManifest(text: string, raw: Record<string, Buffer | null>, records
     return ['manifest.json: not JSON']
   }
   const problems: string[] = []
-  for (const name of OUTPUT_FILES)
-    if (name !== 'manifest.json' && !m.outputs.some((o) => o.path === name)) problems.push(`manifest.json: outputs do not list ${name}`)
+  const match = matchManifest(m, (path) => raw[path])
+  for (const name of match.unlisted) problems.push(`manifest.json: outputs do not list ${name}`)
   if (audit && JSON.stringify(m.audit) !== JSON.stringify(audit)) problems.push('manifest.json: audit does not match the records and provenance.jsonl')
-  const lines = (name: string) => recordLines(raw[name]?.toString('utf8') ?? '')
-  if (datasetHash({ test: lines('test.jsonl'), val: lines('val.jsonl') }) !== m.datasetHash)
-    problems.push('manifest.json: datasetHash does not match the records')
+  if (!match.datasetHashMatches()) problems.push('manifest.json: datasetHash does not match the records')
   const stats = computeStats(records, Object.keys(m.counts.bySource))
   if (JSON.stringify(stats.bySource) !== JSON.stringify(m.counts.bySource)) problems.push('manifest.json: counts.bySource does not match the records')
   if (JSON.stringify(stats.byChoices) !== JSON.stringify(m.counts.byChoices)) problems.push('manifest.json: counts.byChoices does not match the records')
-  for (const o of m.outputs) {
-    const buf = raw[o.path]
-    if (!buf) continue
-    if (sha256Hex(buf) !== o.sha256 || buf.byteLength !== o.bytes) problems.push(`${o.path}: does not match the manifest's sha256/bytes`)
-    if (o.rows !== undefined && recordLines(buf.toString('utf8')).length !== o.rows) problems.push(`${o.path}: row count differs from the manifest`)
+  for (const o of match.outputs) {
+    if (o.sha256 === null) continue
+    if (!o.sameContent) problems.push(`${o.path}: does not match the manifest's sha256/bytes`)
+    if (o.rowsMatch === false) problems.push(`${o.path}: row count differs from the manifest`)
   }
   return problems
 }

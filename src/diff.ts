@@ -10,7 +10,7 @@ import { JevError } from './errors.ts'
 import { readRegular } from './files.ts'
 import { recordLines } from './manifest.ts'
 import { type DataRecord, SPLITS, type Split } from './schema.ts'
-import { OUTPUT_FILES } from './write.ts'
+import { OUTPUT_FILES } from './outputs.ts'
 
 /** A build's files by name; null: not there. */
 export type BuildFiles = ReadonlyMap<string, Buffer | null>

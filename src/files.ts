@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto'
-import { constants, rmSync } from 'node:fs'
-import { mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+import { constants } from 'node:fs'
+import { mkdir, open, stat } from 'node:fs/promises'
+import { dirname } from 'node:path'
 import { JevError } from './errors.ts'
 
 function notRegular(path: string, st: import('node:fs').Stats): JevError {
@@ -65,74 +64,4 @@ export async function makeDirs(dir: string): Promise<string[]> {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || !(await stat(dir)).isDirectory()) throw e
     return made
   }
-}
-
-/**
- * Writes via a temp name unique to this process and call, then a rename, so
- * readers and concurrent writers never see a partial file. `suffix` names the
- * temp file's kind (the HF cache calls them `.incomplete`).
- */
-export async function writeAtomic(path: string, data: Uint8Array | string, suffix = 'tmp'): Promise<void> {
-  await makeDirs(dirname(path))
-  const tmp = tempPath(path, suffix)
-  try {
-    await writeFile(tmp, data)
-    await rename(tmp, path)
-  } catch (e) {
-    await rm(tmp, { force: true })
-    throw e
-  } finally {
-    pending.delete(tmp)
-  }
-}
-
-/** Temp paths this process has not yet renamed or removed: a process that exits (a CLI after an error) takes them along. */
-const pending = new Set<string>()
-let removeOnExit = false
-
-/**
- * `<path>.<pid>.<12 hex>.<suffix>`: unique per process and call, and removed if the process exits
- * before the caller renames it (then call `settled`). SIGKILL leaves it: see removeStaleTemps.
- */
-export function tempPath(path: string, suffix: string): string {
-  const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.${suffix}`
-  pending.add(tmp)
-  if (!removeOnExit) {
-    removeOnExit = true
-    // synchronous, as 'exit' handlers must be
-    process.on('exit', () => {
-      for (const p of pending) rmSync(p, { force: true })
-    })
-  }
-  return tmp
-}
-
-/** The temp path was renamed into place or removed. */
-export const settled = (tmp: string) => void pending.delete(tmp)
-
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM' // exists, owned by someone else
-  }
-}
-
-/** Older than this, a temp file of a pid that is gone was left by a killed process (a live writer renames within moments). */
-const STALE_TEMP_MS = 60_000
-
-/** Removes temp files in `dir` (not below) that a process killed before its rename left behind. */
-export async function removeStaleTemps(dir: string, suffix: string, now = Date.now()): Promise<string[]> {
-  const names = await readdir(dir).catch(() => [] as string[])
-  const removed: string[] = []
-  for (const name of names) {
-    const m = /\.(\d+)\.[0-9a-f]{12}\.([a-z]+)$/.exec(name)
-    if (!m || m[2] !== suffix || pidAlive(Number(m[1]))) continue
-    const st = await stat(join(dir, name)).catch(() => null)
-    if (!st || now - st.mtimeMs < STALE_TEMP_MS) continue
-    await rm(join(dir, name), { force: true })
-    removed.push(join(dir, name))
-  }
-  return removed
 }

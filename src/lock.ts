@@ -3,7 +3,7 @@ import { JevError } from './errors.ts'
 import { readRegular } from './files.ts'
 import { BuilderRef, Hex64, type Recipe, RecipeRef } from './schema.ts'
 import type { LoadedSource } from './sources/load.ts'
-import { writeFileAtomic } from './write.ts'
+import { writeFileAtomic } from './atomic.ts'
 
 /** What a build was made from, byte for byte and row for row; committed next to its recipe. */
 export const Lock = z.strictObject({

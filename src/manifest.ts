@@ -5,7 +5,7 @@ import type { DropCounts } from './select.ts'
 import { BuilderRef, Hex64, RecipeRef, type Split } from './schema.ts'
 import type { LoadedSource } from './sources/load.ts'
 import type { DatasetStats } from './stats.ts'
-import type { OutputFile } from './write.ts'
+import type { OutputFile } from './outputs.ts'
 
 export const Manifest = z.strictObject({
   recipe: RecipeRef,

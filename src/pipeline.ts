@@ -12,11 +12,14 @@ import { fetchSource, idFromOf, loadSource, type LoadedSource } from './sources/
 import type { FileFetcher } from './sources/types.ts'
 import { computeStats, type DatasetStats } from './stats.ts'
 import { BUILDER } from './version.ts'
-import { assertReplaceable, describeFile, makeOutParent, repairOutDir, toJsonl, writeOutDir } from './write.ts'
+import { toJsonl } from './jsonl.ts'
+import { assertReplaceable, makeOutParent, writeOutDir } from './out-dir.ts'
+import { repairOutDir } from './out-repair.ts'
+import { describeFile, MANIFEST_OUTPUTS, type OutputContent, OUTPUTS, type OutputSpec } from './outputs.ts'
 
 export interface BuiltDataset {
-  /** file name → content, exactly as written to the output folder (OUTPUT_FILES) */
-  files: Map<string, string>
+  /** file name → content, exactly as written to the output folder, in the order of OUTPUTS (src/outputs.ts) */
+  files: Map<string, OutputContent>
   manifest: Manifest
   stats: DatasetStats
   drops: Map<string, DropCounts>
@@ -81,28 +84,31 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
     audit,
     bytes: { test: Buffer.byteLength(jsonl.test), val: Buffer.byteLength(jsonl.val) },
   })
+  // every output of the registry (src/outputs.ts) but the manifest, which describes them
+  const content = new Map<string, { content: OutputContent; rows?: number }>([
+    ['test.jsonl', { content: jsonl.test, rows: records.test.length }],
+    ['val.jsonl', { content: jsonl.val, rows: records.val.length }],
+    ['provenance.jsonl', { content: provenanceText, rows: provenance.length }],
+    ['README.md', { content: card }],
+  ])
+  const made = (o: OutputSpec) => {
+    const c = content.get(o.name)
+    if (!c) throw new Error(`the build makes no content for the output ${o.name}`)
+    return c
+  }
+  const contentOf = (o: OutputSpec) => made(o).content
+  const rowsOf = (o: OutputSpec) => made(o).rows ?? 0
   const manifest = buildManifest({
     recipe: { name: recipe.name, version: recipe.version, hash, seed: recipe.seed },
     builder: BUILDER,
     sources,
-    outputs: [
-      { ...describeFile('test.jsonl', jsonl.test), rows: records.test.length },
-      { ...describeFile('val.jsonl', jsonl.val), rows: records.val.length },
-      describeFile('README.md', card),
-      { ...describeFile('provenance.jsonl', provenanceText), rows: provenance.length },
-    ],
+    outputs: MANIFEST_OUTPUTS.map((o) => ({ ...describeFile(o.name, contentOf(o)), ...(o.hasRows ? { rows: rowsOf(o) } : {}) })),
     jsonl,
     stats,
     drops,
     audit,
   })
-  const files = new Map([
-    ['test.jsonl', jsonl.test],
-    ['val.jsonl', jsonl.val],
-    ['provenance.jsonl', provenanceText],
-    ['README.md', card],
-    ['manifest.json', manifestJson(manifest)],
-  ])
+  const files = new Map(OUTPUTS.map((o) => [o.name, o.kind === 'manifest' ? manifestJson(manifest) : contentOf(o)]))
   return { files, manifest, stats, drops, sources, lock: makeLock(recipe, hash, BUILDER, sources), warnings }
 }
 

@@ -1,11 +1,12 @@
 /** The files a publish uploads from the output folder, their hashes, and the checks they must pass first. */
-import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import type { DataFileFacts } from './card-check.ts'
 import { JevError } from './errors.ts'
 import { readRegular } from './files.ts'
-import { datasetHash, Manifest, recordLines } from './manifest.ts'
-import { DATA_FILES, OUTPUT_FILES } from './write.ts'
+import { gitBlobSha1, sha256Hex } from './hash.ts'
+import { Manifest, recordLines } from './manifest.ts'
+import { matchManifest } from './manifest-match.ts'
+import { CONFIG_OUTPUTS, OUTPUT_FILES } from './outputs.ts'
 
 /** Exactly these go up, nothing else from the output folder. */
 export const PUBLISHED_FILES = OUTPUT_FILES
@@ -24,8 +25,8 @@ export function describeLocal(path: string, bytes: Buffer): LocalFile {
     path,
     bytes,
     size: bytes.length,
-    sha256: createHash('sha256').update(bytes).digest('hex'),
-    gitSha1: createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex'),
+    sha256: sha256Hex(bytes),
+    gitSha1: gitBlobSha1(bytes),
   }
 }
 
@@ -42,10 +43,10 @@ export async function readPublishFiles(outDir: string): Promise<LocalFile[]> {
   return files
 }
 
-/** Row count, size and record keys of each JSONL file, for the card check. */
+/** Row count, size and record keys of each file the card's `configs` name, for the card check. */
 export function dataFileFacts(files: readonly LocalFile[]): DataFileFacts[] {
   return files
-    .filter((f) => DATA_FILES.includes(f.path))
+    .filter((f) => CONFIG_OUTPUTS.some((o) => o.name === f.path))
     .map((f) => {
       const lines = recordLines(f.bytes.toString('utf8'))
       let keys: string[] = []
@@ -73,17 +74,15 @@ export function checkOwnManifest(files: readonly LocalFile[]): string[] {
     return ['manifest.json: not JSON']
   }
   const problems: string[] = []
-  const listed = new Set(m.outputs.map((o) => o.path))
-  for (const path of PUBLISHED_FILES)
-    if (path !== 'manifest.json' && !listed.has(path)) problems.push(`${path}: not listed in manifest.json`)
-  for (const o of m.outputs) {
-    const f = byPath.get(o.path)
-    if (!f) problems.push(`${o.path}: listed in manifest.json but not published`)
-    else if (f.sha256 !== o.sha256 || f.size !== o.bytes) problems.push(`${o.path}: sha256 ${f.sha256} (${f.size} bytes), manifest.json says ${o.sha256} (${o.bytes} bytes)`)
-    else if (o.rows !== undefined && recordLines(f.bytes.toString('utf8')).length !== o.rows) problems.push(`${o.path}: row count differs from manifest.json`)
-  }
-  const lines = (p: string) => recordLines(byPath.get(p)?.bytes.toString('utf8') ?? '')
-  if (problems.length === 0 && datasetHash({ test: lines('test.jsonl'), val: lines('val.jsonl') }) !== m.datasetHash)
+  const match = matchManifest(m, (path) => byPath.get(path)?.bytes)
+  for (const path of match.unlisted) problems.push(`${path}: not listed in manifest.json`)
+  match.outputs.forEach((f, i) => {
+    const o = m.outputs[i]!
+    if (f.sha256 === null) problems.push(`${o.path}: listed in manifest.json but not published`)
+    else if (!f.sameContent) problems.push(`${o.path}: sha256 ${f.sha256} (${f.bytes} bytes), manifest.json says ${o.sha256} (${o.bytes} bytes)`)
+    else if (f.rowsMatch === false) problems.push(`${o.path}: row count differs from manifest.json`)
+  })
+  if (problems.length === 0 && !match.datasetHashMatches())
     problems.push('manifest.json: datasetHash does not match the records in test.jsonl and val.jsonl')
   return problems
 }

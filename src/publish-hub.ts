@@ -4,7 +4,10 @@
  * (refs, tags); every failure becomes one typed, token-free JevError.
  */
 import { datasetInfo, downloadFile, HubApiError, listFiles, type ListFileEntry, repoExists } from '@huggingface/hub'
-import { type ErrorCode, isJevError, JevError } from './errors.ts'
+import { isJevError, JevError } from './errors.ts'
+import { httpErrorCode } from './http-errors.ts'
+import { oneLine } from './oneline.ts'
+import { scrubToken } from './secrets.ts'
 
 export interface HubAccess {
   /** e.g. https://huggingface.co, without a trailing slash */
@@ -22,11 +25,11 @@ const dataset = (name: string) => ({ type: 'dataset' as const, name })
 
 /** One line, no token: what went wrong, where, and the Hub's own words. */
 export function hubError(e: unknown, what: string, a: HubAccess): JevError {
-  const scrub = (s: string) => (a.token ? s.split(a.token).join('<HF_TOKEN>') : s).replace(/\s*\n\s*/g, ' ')
+  const scrub = (s: string) => oneLine(scrubToken(s, a.token))
   if (isJevError(e)) return new JevError(e.code, scrub(e.message), e.context)
   if (e instanceof HubApiError) {
     const s = e.statusCode
-    const code: ErrorCode = s === 401 || s === 403 ? 'AUTH' : s === 404 ? 'NOT_FOUND' : s === 409 || s === 412 ? 'CONFLICT' : 'NETWORK'
+    const code = httpErrorCode(s)
     const why =
       s === 401 ? ' (the token is missing, invalid or expired)'
       : s === 403 ? ' (the token lacks write access to this repo or namespace)'

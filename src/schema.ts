@@ -1,12 +1,11 @@
 import { z } from 'zod'
 import { descriptorIssues, LANGUAGES, type Language, Mapping, SourceCard } from './sources/descriptor.ts'
 import { KIND_NAMES } from './sources/kinds.ts'
+import { REPO_ID_RE as REPO } from './repo-name.ts'
 
 export { LANGUAGES, type Language }
 
 const COMMIT = /^[0-9a-f]{40}$/
-// owner/name; the name may not be "." or "..", which would leave the repo's folder in a mirror or cache
-const REPO = /^[A-Za-z0-9][\w.-]*\/(?!\.\.?$)[\w.-]+$/
 /** A path inside a repo: relative, no `..`, no backslashes. */
 const repoPath = z
   .string()

@@ -1,7 +1,8 @@
 import { join } from 'node:path'
-import { sha256Hex } from './canonical.ts'
 import { readRegular } from './files.ts'
-import { datasetHash, Manifest, recordLines } from './manifest.ts'
+import { Manifest } from './manifest.ts'
+import { matchManifest } from './manifest-match.ts'
+import { outputBytes, outputSpec, outputText } from './outputs.ts'
 import type { BuiltDataset } from './pipeline.ts'
 import { diffRecords, type RecordDiff } from './compare.ts'
 
@@ -40,14 +41,12 @@ function findCause(existing: ReadonlyMap<string, Buffer | null>, rebuilt: BuiltD
     if (!rawManifest) reasons.push(`${dir}/manifest.json is missing`)
     return { cause: 'out-edited', reasons }
   }
-  for (const o of old.outputs) {
-    const buf = existing.get(o.path)
-    if (!buf) reasons.push(`${dir}/${o.path} is missing`)
-    else if (sha256Hex(buf) !== o.sha256) reasons.push(`${dir}/${o.path} no longer matches the sha256 in ${dir}/manifest.json`)
+  const match = matchManifest(old, (path) => existing.get(path))
+  for (const o of match.outputs) {
+    if (o.sha256 === null) reasons.push(`${dir}/${o.path} is missing`)
+    else if (!o.sameContent) reasons.push(`${dir}/${o.path} no longer matches the sha256 in ${dir}/manifest.json`)
   }
-  const lines = (f: string) => recordLines(existing.get(f)?.toString('utf8') ?? '')
-  if (reasons.length === 0 && datasetHash({ test: lines('test.jsonl'), val: lines('val.jsonl') }) !== old.datasetHash)
-    reasons.push(`${dir}/manifest.json does not describe the records in ${dir}/`)
+  if (reasons.length === 0 && !match.datasetHashMatches()) reasons.push(`${dir}/manifest.json does not describe the records in ${dir}/`)
   if (reasons.length) return { cause: 'out-edited', reasons }
 
   const now = rebuilt.manifest
@@ -90,12 +89,12 @@ export function verifyFiles(existing: ReadonlyMap<string, Buffer | null>, rebuil
       files.push({ file: name, status: 'missing' })
       continue
     }
-    if (buf.equals(Buffer.from(content, 'utf8'))) {
+    if (buf.equals(outputBytes(content))) {
       files.push({ file: name, status: 'identical' })
       continue
     }
     const diff: FileDiff = { file: name, status: 'differs' }
-    if (name.endsWith('.jsonl')) diff.records = diffRecords(buf.toString('utf8'), content)
+    if (outputSpec(name)?.hasRows) diff.records = diffRecords(buf.toString('utf8'), outputText(content))
     files.push(diff)
   }
   if (files.every((f) => f.status === 'identical')) return { identical: true, files, reasons: [] }

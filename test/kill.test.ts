@@ -24,8 +24,9 @@ import { loadRecipe } from '../src/recipe.ts'
 import { randInt, rngFor } from '../src/rng.ts'
 import type { Recipe } from '../src/schema.ts'
 import { createMirrorFetcher } from '../src/sources/mirror.ts'
-import { repairOutDir } from '../src/write.ts'
+import { repairOutDir } from '../src/out-repair.ts'
 import { FIXTURE_HUB, FIXTURE_RECIPE, ROOT } from './helpers/cli.ts'
+import type { OutputContent } from '../src/outputs.ts'
 
 const SEED = 77
 const KILLS = 20
@@ -39,8 +40,8 @@ let out: string
 let recipeB: string
 let lockB: string
 let lockText: string
-let oldFiles: Map<string, string>
-let newFiles: Map<string, string>
+let oldFiles: Map<string, OutputContent>
+let newFiles: Map<string, OutputContent>
 let recipeBParsed: Recipe
 
 before(async () => {
@@ -91,7 +92,7 @@ async function outState(what: string): Promise<'old' | 'new' | 'missing'> {
   const names = (await readdir(out)).sort()
   assert.deepEqual(names, [...oldFiles.keys()].sort(), `${what}: out/ holds exactly the output files`)
   const files = new Map(await Promise.all(names.map(async (n) => [n, await readFile(join(out, n), 'utf8')] as const)))
-  const same = (m: Map<string, string>) => names.every((n) => files.get(n) === m.get(n))
+  const same = (m: Map<string, OutputContent>) => names.every((n) => files.get(n) === m.get(n))
   if (same(oldFiles)) return 'old'
   if (same(newFiles)) return 'new'
   return assert.fail(`${what}: out/ is neither the old build nor the new one`)

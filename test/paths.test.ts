@@ -18,6 +18,7 @@ import type { Recipe } from '../src/schema.ts'
 import { createMirrorFetcher } from '../src/sources/mirror.ts'
 import type { FileFetcher } from '../src/sources/types.ts'
 import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, ROOT } from './helpers/cli.ts'
+import type { OutputContent } from '../src/outputs.ts'
 
 const ARC = 'allenai/ai2_arc'
 const ARC_TEST = 'ARC-Challenge/test-00000-of-00001.parquet'
@@ -27,7 +28,7 @@ let tmp: string
 let recipe: Recipe
 let recipeJson: { sources: { name: string; repo: string; files: Record<string, string[]> }[] }
 let lock: Lock
-let reference: Map<string, string>
+let reference: Map<string, OutputContent>
 
 before(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'jev-paths-'))

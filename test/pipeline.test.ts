@@ -14,10 +14,12 @@ import { loadRecipe } from '../src/recipe.ts'
 import type { Recipe } from '../src/schema.ts'
 import { createHubFetcher } from '../src/sources/hub.ts'
 import { createMirrorFetcher } from '../src/sources/mirror.ts'
-import { repairOutDir, writeOutDir } from '../src/write.ts'
+import { writeOutDir } from '../src/out-dir.ts'
+import { repairOutDir } from '../src/out-repair.ts'
 import { startHubServer } from './helpers/hub-server.ts'
 import { narrowInt64, readRows, rewriteRows } from './helpers/parquet.ts'
-import { OUTPUT_FILES } from '../src/write.ts'
+import { OUTPUT_FILES } from '../src/outputs.ts'
+import { outputText } from '../src/outputs.ts'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const FIXTURE_HUB = join(ROOT, 'test/fixtures/hub')
@@ -219,7 +221,7 @@ test('a different seed changes test.jsonl', async () => {
   assert.notEqual(built.files.get('test.jsonl'), refTest)
   assert.equal(built.manifest.seed, recipe.seed + 1)
   // the counts still hold
-  assert.equal(recordLines(built.files.get('test.jsonl')!).length, recordLines(refTest).length)
+  assert.equal(recordLines(outputText(built.files.get('test.jsonl')!)).length, recordLines(refTest).length)
 })
 
 // ---------------------------------------------------------------- check-dataset

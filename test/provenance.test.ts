@@ -14,15 +14,16 @@ import { DataRecord, SPLITS, type Split } from '../src/schema.ts'
 import { loadSources } from '../src/sources/load.ts'
 import { createMirrorFetcher } from '../src/sources/mirror.ts'
 import { FIXTURE_HUB, FIXTURE_RECIPE } from './helpers/cli.ts'
+import { outputText } from '../src/outputs.ts'
 
 const recipe = await loadRecipe(FIXTURE_RECIPE)
 const fetcher = createMirrorFetcher(FIXTURE_HUB)
 const lock = await readLock(FIXTURE_RECIPE.replace(/\.json$/, '.lock.json'))
 const built = await buildDataset(recipe, fetcher)
 const records = Object.fromEntries(
-  SPLITS.map((s) => [s, built.files.get(`${s}.jsonl`)!.split('\n').filter(Boolean).map((l) => DataRecord.parse(JSON.parse(l)))]),
+  SPLITS.map((s) => [s, outputText(built.files.get(`${s}.jsonl`)!).split('\n').filter(Boolean).map((l) => DataRecord.parse(JSON.parse(l)))]),
 ) as Record<Split, DataRecord[]>
-const { lines, problems } = parseProvenance(built.files.get('provenance.jsonl')!)
+const { lines, problems } = parseProvenance(outputText(built.files.get('provenance.jsonl')!))
 const upstream = new Map((await loadSources(recipe, fetcher)).flatMap((s) => s.questions.map((q) => [`${q.split}\u0000${q.id}`, q] as const)))
 const specOf = (name: string) => recipe.sources.find((s) => s.name === name)!
 const rowOf = (id: string, split: Split, source: string) => upstream.get(`${specOf(source)[split].from}\u0000${id}`)!

@@ -10,14 +10,14 @@ import type { DataRecord, Recipe } from '../src/schema.ts'
 import { createMirrorFetcher } from '../src/sources/mirror.ts'
 import { FIXTURE_HUB, FIXTURE_RECIPE, ROOT, runNode } from './helpers/cli.ts'
 import { readRows, rewriteRows } from './helpers/parquet.ts'
-import { OUTPUT_FILES } from '../src/write.ts'
+import { OUTPUT_FILES, type OutputContent, outputText } from '../src/outputs.ts'
 
 const FILES = OUTPUT_FILES
 const LOCK = join(ROOT, 'test/fixtures/recipe.lock.json')
 let tmp: string
 let recipe: Recipe
 let lock: Lock
-let reference: Map<string, string>
+let reference: Map<string, OutputContent>
 
 before(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'jev-repro-'))
@@ -49,8 +49,8 @@ test('two builds at once into the same folder both succeed and leave one complet
   assert.deepEqual((await readdir(tmp)).filter((e) => e.startsWith('.shared-out.')), [], 'no temp folders left')
 })
 
-function recordsOf(files: Map<string, string>): DataRecord[] {
-  return ['test.jsonl', 'val.jsonl'].flatMap((f) => files.get(f)!.trimEnd().split('\n').map((l) => JSON.parse(l) as DataRecord))
+function recordsOf(files: Map<string, OutputContent>): DataRecord[] {
+  return ['test.jsonl', 'val.jsonl'].flatMap((f) => outputText(files.get(f)!).trimEnd().split('\n').map((l) => JSON.parse(l) as DataRecord))
 }
 
 test('dropping an unselected row of one source leaves every other source\'s records byte-identical', async () => {
@@ -89,5 +89,5 @@ test('the exclusion list removes what it names and warns about entries that matc
     'exclusion list: no upstream question has the id arc_easy-NO_SUCH_ID',
     'exclusion list: no upstream question has the text "A question nobody asked?"',
   ])
-  assert.match(built.files.get('README.md')!, /The exclusion list named 2 ids and 1 question texts/)
+  assert.match(outputText(built.files.get('README.md')!), /The exclusion list named 2 ids and 1 question texts/)
 })

@@ -11,6 +11,7 @@ import { formatVerify, verifyFiles } from '../verify.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
 import { type Io, isMain, runMain, stdio } from './run.ts'
 import { rebuildFromLock, SOURCE_OPTIONS, type SourceValues } from './common/source-options.ts'
+import { isHubRepoName, isRefName } from '../repo-name.ts'
 
 export const publishCommand = defineCommand({
   name: 'publish-dataset',
@@ -33,9 +34,6 @@ export const publishCommand = defineCommand({
     '  HF_HUB_OFFLINE=1 (or ON, YES, TRUE): as --offline, the rebuild reads only the cache; the upload itself still goes to the Hub.',
   ],
 })
-
-const REPO_RE = /^[A-Za-z0-9][\w.-]{0,95}\/[A-Za-z0-9][\w.-]{0,95}$/
-const REF_RE = /^(?!.*\.\.)(?!.*\/\/)[A-Za-z0-9][\w.\-/]{0,199}(?<![/.])$/
 
 type PublishValues = NonNullable<ReturnType<typeof parsePublish>>['values']
 export const parsePublish = (argv: string[], io: Io) => publishCommand.parse(argv, io)
@@ -73,10 +71,10 @@ export interface PublishRun {
 /** Verifies, plans and publishes, for parsed options, saying each step on `io`; `onPlan` sees the plan before any write. */
 export async function runPublish(values: PublishValues, env: NodeJS.ProcessEnv, io: Io, fetchImpl?: typeof fetch, onPlan?: (plan: PublishPlan) => void): Promise<PublishRun> {
   const repo = values.repo
-  if (!repo || !REPO_RE.test(repo)) throw new JevError('USAGE', `--repo must be OWNER/NAME, got ${JSON.stringify(repo ?? '')}`)
+  if (!repo || !isHubRepoName(repo)) throw new JevError('USAGE', `--repo must be OWNER/NAME, got ${JSON.stringify(repo ?? '')}`)
   for (const k of ['revision', 'tag'] as const) {
     const v = values[k]
-    if (v !== undefined && !REF_RE.test(v)) throw new JevError('USAGE', `--${k} ${JSON.stringify(v)} is not a valid git ref name`)
+    if (v !== undefined && !isRefName(v)) throw new JevError('USAGE', `--${k} ${JSON.stringify(v)} is not a valid git ref name`)
   }
   const dryRun = values['dry-run']
   const { endpoint = 'https://huggingface.co', token } = hubOptionsFromEnv(env)

@@ -1,5 +1,5 @@
+import { writeFileAtomic } from '../atomic.ts'
 import { recipeJsonSchema } from '../recipe.ts'
-import { writeFileAtomic } from '../write.ts'
 import { defineCommand } from './common/command.ts'
 import { runMain, stdio } from './run.ts'
 

@@ -1,11 +1,9 @@
 import { pathToFileURL } from 'node:url'
 import { ERROR_CODES, hintOf, isJevError } from '../errors.ts'
+import { scrub } from '../secrets.ts'
 
-/** Removes the Hub token from anything about to be printed. */
-export function scrub(text: string, env: NodeJS.ProcessEnv = process.env): string {
-  const token = env.HF_TOKEN
-  return token ? text.split(token).join('<HF_TOKEN>') : text
-}
+// the Hub token is removed from anything about to be printed (src/secrets.ts)
+export { scrub } from '../secrets.ts'
 
 export interface Io {
   out: (line: string) => void

@@ -65,10 +65,6 @@ export function safeRepoPath(path: unknown): path is string {
   )
 }
 
-/** Repo owner and name parts. */
-export const NAME_RE = /^[A-Za-z0-9][\w.-]{0,95}$/
-/** Branch and tag names (a conservative subset of git's rules). */
-export const REF_RE = /^(?!.*\.\.)(?!.*\/\/)(?!__proto__$)[A-Za-z0-9][\w.\-/]{0,199}(?<![/.])$/
 
 /** 'status:<code>' answers with that status; 'reset' drops the connection; 'truncate' and
  * 'corrupt' apply to full (non-Range) file bodies only: half the body then a dropped

@@ -9,7 +9,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { JevError } from '../errors.ts'
 import { validateYaml } from './card.ts'
-import { type Fault, type FaultKind, fail, HubHttpError, isTrue, json, NAME_RE } from './http.ts'
+import { isHubNamePart } from '../repo-name.ts'
+import { type Fault, type FaultKind, fail, HubHttpError, isTrue, json } from './http.ts'
 import { findMirrorRepo, MirrorHashes } from './mirror.ts'
 import * as read from './read.ts'
 import type { RepoView } from './repo.ts'
@@ -140,7 +141,7 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
     const [owner = '', rawName = ''] = isApi ? seg.slice(2, 4) : seg.slice(1, 3)
     const name = isLfsBatch ? rawName.slice(0, -4) : rawName
     // a decoded %2F must not turn one segment into a path out of the mirror
-    const view = NAME_RE.test(owner) && NAME_RE.test(name) ? await findRepo(owner, name) : null
+    const view = isHubNamePart(owner) && isHubNamePart(name) ? await findRepo(owner, name) : null
     if (isCdn) {
       if (!view || !read.validCdnSignature(secret, view.id, seg[3] ?? '', seg.slice(4).join('/'), url))
         return fail(res, 403, 'Request has expired or the signature does not match')

@@ -5,9 +5,11 @@
  */
 import { readdir, readFile, realpath, stat } from 'node:fs/promises'
 import { join, sep } from 'node:path'
-import { NAME_RE, safeRepoPath } from './http.ts'
+import { isHubNamePart } from '../repo-name.ts'
+import { safeRepoPath } from './http.ts'
 import { DEFAULT_GITATTRIBUTES, lfsPatterns, tracksAsLfs } from './gitattributes.ts'
-import { type CommitSummary, isCommitId, lfsPointer, gitBlobSha1, type RepoFile, type RepoView, sha1Hex, sha256Hex } from './repo.ts'
+import { gitBlobSha1, sha1Hex, sha256Hex } from '../hash.ts'
+import { type CommitSummary, isCommitId, lfsPointer, type RepoFile, type RepoView } from './repo.ts'
 
 const LFS = lfsPatterns(DEFAULT_GITATTRIBUTES)
 const MIRROR_DATE = '2024-01-01T00:00:00.000Z'
@@ -91,7 +93,7 @@ export class MirrorRepo implements RepoView {
 /** The mirror repo at `<root>/datasets/<owner>/<name>`, or null. */
 export async function findMirrorRepo(root: string | undefined, owner: string, name: string, hashes: MirrorHashes): Promise<MirrorRepo | null> {
   // names as the Hub allows them are never paths
-  if (!root || !NAME_RE.test(owner) || !NAME_RE.test(name)) return null
+  if (!root || !isHubNamePart(owner) || !isHubNamePart(name)) return null
   const dir = join(root, 'datasets', owner, name)
   if (!(await stat(dir).catch(() => null))?.isDirectory()) return null
   return new MirrorRepo(`${owner}/${name}`, dir, await realpath(root), hashes)

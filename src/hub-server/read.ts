@@ -7,7 +7,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { cardDataOf } from './card.ts'
 import { type Fault, HubHttpError, isTrue, json, readBody } from './http.ts'
-import { type RepoFile, type RepoView, sha1Hex, treeOf } from './repo.ts'
+import { sha1Hex } from '../hash.ts'
+import { type RepoFile, type RepoView, treeOf } from './repo.ts'
 
 export function commitOf(view: RepoView, revision: string): string {
   const commit = view.resolve(revision)

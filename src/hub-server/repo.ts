@@ -1,5 +1,5 @@
 /** What the read API needs from a repo, whether a read-only mirror folder or a writable store repo. */
-import { createHash } from 'node:crypto'
+import { gitBlobSha1, sha256Hex } from '../hash.ts'
 
 export interface RepoFile {
   path: string
@@ -40,9 +40,6 @@ export interface RepoView {
   log(commit: string): CommitSummary[]
 }
 
-export const sha256Hex = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex')
-export const sha1Hex = (s: string) => createHash('sha1').update(s).digest('hex')
-export const gitBlobSha1 = (b: Uint8Array) => createHash('sha1').update(`blob ${b.length}\0`).update(b).digest('hex')
 export const isCommitId = (s: string) => /^[0-9a-f]{40}$/.test(s)
 
 export function lfsPointer(sha256: string, size: number): string {

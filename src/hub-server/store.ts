@@ -6,10 +6,11 @@
 import { randomBytes } from 'node:crypto'
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { writeAtomic } from '../files.ts'
+import { writeAtomic } from '../atomic.ts'
 import { DEFAULT_GITATTRIBUTES } from './gitattributes.ts'
 import { HubHttpError } from './http.ts'
-import { type CommitSummary, describe, isCommitId, type RepoFile, type RepoView, sha1Hex, sha256Hex } from './repo.ts'
+import { sha1Hex, sha256Hex } from '../hash.ts'
+import { type CommitSummary, describe, isCommitId, type RepoFile, type RepoView } from './repo.ts'
 
 export interface StoredFile { oid: string; sha256: string; size: number; lfs: boolean; pointerSize: number }
 interface StoredCommit { id: string; parents: string[]; title: string; message: string; date: string; files: Record<string, StoredFile> }

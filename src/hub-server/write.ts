@@ -6,9 +6,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { lfsPatterns, tracksAsLfs } from './gitattributes.ts'
-import { HubHttpError, isTrue, json, NAME_RE, readBody, readJson, REF_RE, safeRepoPath } from './http.ts'
+import { isHubNamePart, isRefName } from '../repo-name.ts'
+import { HubHttpError, isTrue, json, readBody, readJson, safeRepoPath } from './http.ts'
 import { commitOf } from './read.ts'
-import { describe, gitBlobSha1, lfsPointer, sha1Hex } from './repo.ts'
+import { gitBlobSha1, sha1Hex } from '../hash.ts'
+import { describe, lfsPointer } from './repo.ts'
 import type { CommitChange, Store, StoredFile, StoreRepo } from './store.ts'
 
 export interface WriteDeps {
@@ -29,7 +31,7 @@ export async function createRepo(req: IncomingMessage, res: ServerResponse, d: W
   const b = await readJson<{ name?: string; organization?: string; type?: string; private?: boolean; visibility?: string }>(req)
   const [owner, name] = b.name?.includes('/') ? b.name.split('/', 2) : [b.organization, b.name]
   if ((b.type ?? 'model') !== 'dataset') throw new HubHttpError(400, 'this local Hub holds dataset repos only (type: "dataset")')
-  if (!owner || !name || !NAME_RE.test(owner) || !NAME_RE.test(name) || name.endsWith('.git'))
+  if (!owner || !name || !isHubNamePart(owner) || !isHubNamePart(name) || name.endsWith('.git'))
     throw new HubHttpError(400, 'repo name must be <owner>/<name> with letters, digits, "-", "_" and "."')
   const id = `${owner}/${name}`
   const url = `${d.base}/datasets/${id}`
@@ -173,14 +175,14 @@ async function trackLfs(repo: StoreRepo, head: string, change: CommitChange, d: 
 export async function createTag(req: IncomingMessage, res: ServerResponse, repo: StoreRepo, revision: string): Promise<void> {
   const target = commitOf(repo, revision)
   const b = await readJson<{ tag?: string }>(req)
-  if (typeof b.tag !== 'string' || !REF_RE.test(b.tag)) throw new HubHttpError(400, `invalid tag name: ${JSON.stringify(b.tag)}`)
+  if (typeof b.tag !== 'string' || !isRefName(b.tag)) throw new HubHttpError(400, `invalid tag name: ${JSON.stringify(b.tag)}`)
   if (Object.hasOwn(repo.refs().tags, b.tag)) throw new HubHttpError(409, `Tag reference refs/tags/${b.tag} already exists`)
   await repo.setRef('tags', b.tag, target)
   json(res, {})
 }
 
 export async function createBranch(req: IncomingMessage, res: ServerResponse, repo: StoreRepo, branch: string): Promise<void> {
-  if (!REF_RE.test(branch)) throw new HubHttpError(400, `invalid branch name: ${JSON.stringify(branch)}`)
+  if (!isRefName(branch)) throw new HubHttpError(400, `invalid branch name: ${JSON.stringify(branch)}`)
   const b = await readJson<{ startingPoint?: string; emptyBranch?: boolean; overwrite?: boolean }>(req)
   if (b.emptyBranch) throw new HubHttpError(400, 'empty branches are not supported by this local Hub')
   if (Object.hasOwn(repo.refs().branches, branch) && !b.overwrite) throw new HubHttpError(409, `Reference refs/heads/${branch} already exists`)

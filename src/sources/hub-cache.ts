@@ -4,20 +4,18 @@
  * every blob is verified before a rename puts it in place, so readers see a whole file or none. The
  * lock saves a second download of the same blob and keeps the waiting build from racing the first.
  */
-import { createHash, randomBytes } from 'node:crypto'
-import { readFileSync, rmSync } from 'node:fs'
-import { open, readdir, readFile, readlink, rename, rm, stat, symlink } from 'node:fs/promises'
-import { hostname } from 'node:os'
+import { readdir, readFile, readlink, rm } from 'node:fs/promises'
 import { basename, dirname, join, relative, resolve } from 'node:path'
 import { isJevError, JevError } from '../errors.ts'
+import { gitBlobSha1, sha256Hex } from '../hash.ts'
 import type { FileFetcher } from './types.ts'
-import { makeDirs, pidAlive, readRegular, removeStaleTemps, settled, tempPath, writeAtomic } from '../files.ts'
+import { removeStaleTemps, symlinkAtomic, writeAtomic } from '../atomic.ts'
+import { withFileLock } from '../file-lock.ts'
+import { makeDirs, readRegular } from '../files.ts'
 
 export const SHA1_RE = /^[0-9a-f]{40}$/
 export const SHA256_RE = /^[0-9a-f]{64}$/
 
-export const sha256Hex = (b: Uint8Array) => createHash('sha256').update(b).digest('hex')
-export const gitBlobSha1 = (b: Uint8Array) => createHash('sha1').update(`blob ${b.length}\0`).update(b).digest('hex')
 export const isOid = (s: string) => SHA1_RE.test(s) || SHA256_RE.test(s)
 /** A blob's name says how to check it: 64 hex = LFS sha256, 40 hex = git blob sha1. */
 export const hashLike = (etag: string, b: Uint8Array) => (SHA256_RE.test(etag) ? sha256Hex(b) : gitBlobSha1(b))
@@ -108,14 +106,7 @@ export async function linkSnapshot(pointer: string, blobPath: string): Promise<v
   if ((await readlink(pointer).catch(() => null)) === target) return
   await makeDirs(dirname(pointer))
   await removeStaleTemps(dirname(pointer), 'incomplete')
-  const tmp = tempPath(pointer, 'incomplete')
-  await symlink(target, tmp)
-  await rename(tmp, pointer)
-    .catch(async (e) => {
-      await rm(tmp, { force: true })
-      throw e
-    })
-    .finally(() => settled(tmp))
+  await symlinkAtomic(target, pointer, 'incomplete')
 }
 
 export interface LockOptions {
@@ -127,69 +118,10 @@ export interface LockOptions {
   log?: (line: string) => void
 }
 
-/** A lock file empty or unreadable for this long was left by a process that died between create and write. */
-const EMPTY_LOCK_STALE_MS = 30_000
-
-interface Holder { raw: string; pid: number | null; host: string | null }
-
-async function readHolder(lockPath: string): Promise<Holder | null> {
-  const raw = await readFile(lockPath, 'utf8').catch((e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? null : ''))
-  if (raw === null) return null
-  const m = /^(\d+)@(\S*) /.exec(raw)
-  return { raw, pid: m ? Number(m[1]) : null, host: m ? m[2]! : null }
-}
-
-async function isStale(lockPath: string, h: Holder, now: () => number): Promise<boolean> {
-  if (h.pid === null) {
-    const st = await stat(lockPath).catch(() => null)
-    return st !== null && now() - st.mtimeMs > EMPTY_LOCK_STALE_MS
-  }
-  // A pid on another host (a shared network cache) cannot be checked; wait for it, bounded.
-  return h.host === hostname() && !pidAlive(h.pid)
-}
-
-async function tryCreate(lockPath: string, content: string): Promise<boolean> {
-  try {
-    const fh = await open(lockPath, 'wx')
-    try {
-      await fh.writeFile(content)
-    } catch (e) {
-      await fh.close()
-      await rm(lockPath, { force: true })
-      throw e
-    }
-    await fh.close()
-    return true
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false
-    throw e
-  }
-}
-
 /**
- * Runs `produce` holding `<blobPath>.lock`, unless `ready` finds the blob done first (by us earlier or
- * by the holder we waited for). A lock whose pid is dead is removed; a live one is waited for, bounded.
+ * Runs `produce` holding `<blobPath>.lock` (src/file-lock.ts), unless `ready` finds the blob done first
+ * (by us earlier or by the holder we waited for). A lock whose pid is dead is removed; a live one is waited for, bounded.
  */
-/** Locks this process holds, so a process that exits mid-download (a CLI after an error) does not leave them. */
-const held = new Map<string, string>()
-let releaseOnExit = false
-
-function hold(lockPath: string, mine: string): void {
-  held.set(lockPath, mine)
-  if (releaseOnExit) return
-  releaseOnExit = true
-  // synchronous, as 'exit' handlers must be; only a lock that still holds our own content goes
-  process.on('exit', () => {
-    for (const [path, content] of held) {
-      try {
-        if (readFileSync(path, 'utf8') === content) rmSync(path, { force: true })
-      } catch {
-        // gone already, or unreadable: nothing of ours to remove
-      }
-    }
-  })
-}
-
 export async function withBlobLock<T>(
   blobPath: string,
   ready: () => Promise<T | null>,
@@ -197,44 +129,20 @@ export async function withBlobLock<T>(
   opts: LockOptions,
 ): Promise<T> {
   const lockPath = `${blobPath}.lock`
-  const mine = `${process.pid}@${hostname()} ${randomBytes(8).toString('hex')}\n`
-  const pollMs = opts.pollMs ?? 200
-  let waited = 0
-  let announced = false
   await makeDirs(dirname(blobPath))
-  for (;;) {
-    const done = await ready()
-    if (done !== null) return done
-    if (await tryCreate(lockPath, mine)) {
-      hold(lockPath, mine)
-      try {
-        return (await ready()) ?? (await produce())
-      } finally {
-        // Remove only our own lock: a waiter may have judged it stale and replaced it.
-        if ((await readFile(lockPath, 'utf8').catch(() => null)) === mine) await rm(lockPath, { force: true })
-        held.delete(lockPath)
-      }
-    }
-    const holder = await readHolder(lockPath)
-    if (holder === null) continue // released between our create and read
-    if (await isStale(lockPath, holder, opts.now)) {
-      // Re-read so we only remove the lock we judged, not a fresh one taken meanwhile.
-      if ((await readHolder(lockPath))?.raw === holder.raw) {
-        opts.log?.(`hub: removing stale lock ${lockPath} (holder ${holder.pid ?? 'unknown'} is gone)`)
-        await rm(lockPath, { force: true })
-      }
-      continue
-    }
-    if (waited >= opts.maxWaitMs) {
-      throw new JevError(
+  return withFileLock(lockPath, produce, {
+    sleep: opts.sleep,
+    maxWaitMs: opts.maxWaitMs,
+    pollMs: opts.pollMs ?? 200,
+    now: opts.now,
+    ready,
+    onStale: (h) => opts.log?.(`hub: removing stale lock ${lockPath} (holder ${h.pid ?? 'unknown'} is gone)`),
+    onWait: (h) => opts.log?.(`hub: waiting for another build (process ${h.pid ?? 'unknown'}) to finish downloading ${blobPath}`),
+    gaveUp: (h, waited) =>
+      new JevError(
         'IO',
-        `gave up after ${Math.round(waited / 1000)} s waiting for ${lockPath}, held by process ${holder.pid ?? 'unknown'}${holder.host ? ` on ${holder.host}` : ''}; if no other build is running, delete that file`,
+        `gave up after ${Math.round(waited / 1000)} s waiting for ${lockPath}, held by process ${h.pid ?? 'unknown'}${h.host ? ` on ${h.host}` : ''}; if no other build is running, delete that file`,
         { path: lockPath },
-      )
-    }
-    if (!announced) opts.log?.(`hub: waiting for another build (process ${holder.pid ?? 'unknown'}) to finish downloading ${blobPath}`)
-    announced = true
-    await opts.sleep(pollMs)
-    waited += pollMs
-  }
+      ),
+  })
 }

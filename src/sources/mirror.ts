@@ -3,6 +3,7 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { sha256Hex } from '../canonical.ts'
 import { JevError } from '../errors.ts'
 import { readRegular } from '../files.ts'
+import { isRepoId } from '../repo-name.ts'
 import type { FileFetcher, SourceFile } from './types.ts'
 
 /** True when `child` is `root` or below it (a name that merely starts with ".." is below it). */
@@ -11,11 +12,6 @@ function within(root: string, child: string): boolean {
   return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))
 }
 
-/** `owner/name`, neither part empty, "." or "..". */
-function plainRepo(repo: string): boolean {
-  const parts = repo.split('/')
-  return parts.length === 2 && parts.every((p) => p !== '' && p !== '.' && p !== '..' && !p.includes('\\'))
-}
 
 /**
  * A local folder in Hub layout (`DIR/datasets/<owner>/<name>/<path>`), read
@@ -30,7 +26,7 @@ export function createMirrorFetcher(dir: string): FileFetcher {
       const repoDir = resolve(root, 'datasets', repo)
       const full = resolve(repoDir, path)
       // the repo's own folder: not another repo's, not elsewhere in the mirror, not outside it
-      if (!plainRepo(repo) || isAbsolute(path) || !within(repoDir, full))
+      if (!isRepoId(repo) || isAbsolute(path) || !within(repoDir, full))
         throw new JevError('IO', `mirror path ${repo}/${path} leaves the repo's folder under ${join(root, 'datasets')}`, ctx)
       let bytes: Uint8Array
       try {

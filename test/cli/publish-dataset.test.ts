@@ -10,7 +10,7 @@ import { sha256Hex } from '../../src/canonical.ts'
 import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, runNode, STACK_FRAME } from '../helpers/cli.ts'
 import { isWriteRequest, startHubServer, type HubServer } from '../helpers/hub-server.ts'
 import { buildFixtureOut, commitIds, downloadAll, FIXTURE_LOCK, TOKEN, writeReseededRecipe } from '../helpers/publish.ts'
-import { OUTPUT_FILES } from '../../src/write.ts'
+import { OUTPUT_FILES } from '../../src/outputs.ts'
 
 let tmp: string
 let out: string

@@ -3,7 +3,8 @@ import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { OUTPUT_FILES, writeOutDir } from '../src/write.ts'
+import { writeOutDir } from '../src/out-dir.ts'
+import { OUTPUT_FILES } from '../src/outputs.ts'
 import { rejectsWith } from './helpers/errors.ts'
 import { buildFixtureOut } from './helpers/publish.ts'
 
@@ -62,4 +63,12 @@ test('a new folder, an empty one, or a previous build is written; the swap check
   await writeFile(join(dir, 'late.txt'), 'x')
   await rejectsWith(writeOutDir(dir, new Map([['test.jsonl', '{}\n']])), 'USAGE')
   assert.ok((await readdir(dir)).includes('late.txt'))
+})
+
+test('a binary output is written byte for byte beside the text ones', async () => {
+  const dir = join(tmp, 'binary')
+  const bytes = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff, 0x0a])
+  await writeOutDir(dir, new Map<string, string | Uint8Array>([['test.jsonl', '{}\n'], ['figure.bin', bytes]]))
+  assert.deepEqual([...(await readFile(join(dir, 'figure.bin')))], [...bytes])
+  assert.equal(await readFile(join(dir, 'test.jsonl'), 'utf8'), '{}\n')
 })

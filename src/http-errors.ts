@@ -1,0 +1,15 @@
+/** An HTTP status the Hub answered, as a typed error's code: one mapping for downloads and publishing. */
+import type { ErrorCode } from './errors.ts'
+
+/** 401/403: credentials; 404: the repo, revision or file; 409/412: someone else's change won; else the network or the Hub. */
+export function httpErrorCode(status: number): ErrorCode {
+  if (status === 401 || status === 403) return 'AUTH'
+  if (status === 404) return 'NOT_FOUND'
+  if (status === 409 || status === 412) return 'CONFLICT'
+  return 'NETWORK'
+}
+
+/** The status's reason phrase where an error message names it ("HTTP 404 (not found)"). */
+export function statusWords(status: number): string | null {
+  return status === 401 ? 'unauthorized' : status === 403 ? 'forbidden' : status === 404 ? 'not found' : null
+}

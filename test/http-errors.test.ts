@@ -1,0 +1,16 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { ERROR_CODES } from '../src/errors.ts'
+import { httpErrorCode, statusWords } from '../src/http-errors.ts'
+
+test('each status the Hub answers maps to one code', () => {
+  assert.deepEqual(
+    [401, 403, 404, 409, 412, 429, 500, 503, 418].map((s) => `${s} ${httpErrorCode(s)}`),
+    ['401 AUTH', '403 AUTH', '404 NOT_FOUND', '409 CONFLICT', '412 CONFLICT', '429 NETWORK', '500 NETWORK', '503 NETWORK', '418 NETWORK'],
+  )
+  for (const s of [200, 401, 404, 412, 599]) assert.ok(httpErrorCode(s) in ERROR_CODES, `${s}: a code the CLI knows`)
+})
+
+test('the reason phrases errors quote', () => {
+  assert.deepEqual([401, 403, 404, 500].map(statusWords), ['unauthorized', 'forbidden', 'not found', null])
+})
