@@ -1,4 +1,4 @@
-import { createHash, hash } from 'node:crypto'
+import { digestSetHash, sha256Digest } from './hash.ts'
 
 /** Text as the spec compares it; never used to rewrite text. */
 export function normalize(s: string): string {
@@ -11,9 +11,6 @@ export function normalize(s: string): string {
 const WHITESPACE = /\s+/g
 // a run of two, or any white space other than U+0020 (ECMAScript's \s set)
 const NEEDS_COLLAPSE = /\s\s|[\t\n\v\f\r\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/
-
-// the byte hash lives in hash.ts; re-exported for the many modules that hash canonical text
-export { sha256Hex } from './hash.ts'
 
 /** Code-unit order: the same on every machine and locale. */
 export function compareStrings(a: string, b: string): number {
@@ -76,43 +73,6 @@ function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
   return true
-}
-
-/** Order-independent hash of a set of items: sha256 over the sorted per-item hashes. */
-export function setHash(itemHashes: Iterable<string>): string {
-  const sorted = [...itemHashes].sort(compareStrings)
-  const h = createHash('sha256')
-  for (const x of sorted) h.update(`${x}\n`)
-  return h.digest('hex')
-}
-
-/** sha256 as 32 latin1 characters: they sort as the hex digits do, in half the memory. */
-export function sha256Digest(data: string): string {
-  return hash('sha256', data, 'binary')
-}
-
-const HEX_DIGITS = Buffer.from('0123456789abcdef')
-
-/** setHash over sha256Digest values (sorts them in place): the same result, without a hex string per item. */
-export function digestSetHash(digests: string[]): string {
-  // the default sort compares code units, which for latin1 digests is byte order, as for their hex
-  digests.sort()
-  const h = createHash('sha256')
-  const CHUNK = 4096
-  const text = Buffer.allocUnsafe(65 * CHUNK)
-  for (let i = 0; i < digests.length; i += CHUNK) {
-    let k = 0
-    for (const d of digests.slice(i, i + CHUNK)) {
-      for (let c = 0; c < 32; c++) {
-        const b = d.charCodeAt(c)
-        text[k++] = HEX_DIGITS[b >> 4]!
-        text[k++] = HEX_DIGITS[b & 15]!
-      }
-      text[k++] = 10
-    }
-    h.update(text.subarray(0, k))
-  }
-  return h.digest('hex')
 }
 
 /** The spec's decoded-rows hash: independent of Parquet encoding and row order. */

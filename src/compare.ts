@@ -1,7 +1,8 @@
 // "Compare two builds", once: record by record keyed by split and id. verify-dataset
 // (a folder against its rebuild), diff-dataset (two folders) and compare-builds (the
 // card's "Changes from" figures) all read their differences from here.
-import { compareStrings, sha256Hex } from './canonical.ts'
+import { compareStrings } from './canonical.ts'
+import { sha256Hex } from './hash.ts'
 import { recordLines } from './manifest.ts'
 import { type DataRecord, SPLITS, type Split } from './schema.ts'
 

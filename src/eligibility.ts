@@ -1,4 +1,5 @@
-import { normalize, sha256Hex } from './canonical.ts'
+import { normalize } from './canonical.ts'
+import { sha256Hex } from './hash.ts'
 import type { UpstreamQuestion } from './sources/adapter.ts'
 
 /** Why an upstream question did not become a candidate; the card counts these. */

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { Audit } from './audit.ts'
-import { setHash, sha256Hex } from './canonical.ts'
+import { setHash, sha256Hex } from './hash.ts'
 import type { DropCounts } from './select.ts'
 import { BuilderRef, Hex64, RecipeRef, type Split } from './schema.ts'
 import type { LoadedSource } from './sources/load.ts'

@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import { canonicalJson, sha256Hex } from './canonical.ts'
+import { canonicalJson } from './canonical.ts'
+import { sha256Hex } from './hash.ts'
 import { JevError } from './errors.ts'
 import { readRegular } from './files.ts'
 import { notReserved, Recipe, type SourceSpec } from './schema.ts'

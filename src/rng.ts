@@ -1,5 +1,5 @@
 import seedrandom from 'seedrandom'
-import { sha256Hex } from './canonical.ts'
+import { sha256Hex } from './hash.ts'
 
 /** A stream of 32-bit unsigned integers, independent per (seed, purpose, key). */
 export interface Rng {

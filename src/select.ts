@@ -1,4 +1,5 @@
-import { compareStrings, normalize, sha256Hex } from './canonical.ts'
+import { compareStrings, normalize } from './canonical.ts'
+import { sha256Hex } from './hash.ts'
 import { type Candidate, type DropReason, ineligibility, toCandidate } from './eligibility.ts'
 import { JevError } from './errors.ts'
 import { keyedHash, keyedUnit } from './rng.ts'

@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import { canonicalJson, sha256Digest, sha256Hex } from '../canonical.ts'
+import { canonicalJson } from '../canonical.ts'
+import { sha256Digest, sha256Hex } from '../hash.ts'
 import { JevError } from '../errors.ts'
 
 /** One upstream question in the builder's own terms, whatever dataset it came from. */

@@ -1,4 +1,4 @@
-import { digestSetHash } from '../canonical.ts'
+import { digestSetHash } from '../hash.ts'
 import { JevError } from '../errors.ts'
 import { streamParquet } from '../parquet.ts'
 import { sourceFiles } from '../recipe.ts'

@@ -1,6 +1,6 @@
 import { lstat, realpath } from 'node:fs/promises'
 import { isAbsolute, join, relative, resolve, sep } from 'node:path'
-import { sha256Hex } from '../canonical.ts'
+import { sha256Hex } from '../hash.ts'
 import { JevError } from '../errors.ts'
 import { readRegular } from '../files.ts'
 import { isRepoId } from '../repo-name.ts'

@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { parentPort, workerData } from 'node:worker_threads'
-import { sha256Hex } from '../../src/canonical.ts'
+import { sha256Hex } from '../../src/hash.ts'
 import { type ErrorCode, isJevError } from '../../src/errors.ts'
 import { readLock } from '../../src/lock.ts'
 import { buildDataset } from '../../src/pipeline.ts'

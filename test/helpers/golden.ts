@@ -5,7 +5,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { sha256Hex } from '../../src/canonical.ts'
+import { sha256Hex } from '../../src/hash.ts'
 import { readLock } from '../../src/lock.ts'
 import { buildDataset } from '../../src/pipeline.ts'
 import { loadRecipe } from '../../src/recipe.ts'

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { commit, createRepo } from '@huggingface/hub'
-import { sha256Hex } from '../../src/canonical.ts'
+import { sha256Hex } from '../../src/hash.ts'
 import { isWriteRequest, startHubServer, type HubServer } from '../helpers/hub-server.ts'
 import { buildFixtureOut } from '../helpers/publish.ts'
 
