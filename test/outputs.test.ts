@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import {
-  CONFIG_OUTPUTS, DATA_FILES, describeFile, MANIFEST_OUTPUTS, OUTPUT_FILES, OUTPUTS, outputBytes, outputSpec, outputText,
+  CONFIG_OUTPUTS, DATA_FILES, describeFile, FIGURE_FILES, MANIFEST_OUTPUTS, OUTPUT_FILES, OUTPUTS, outputBytes, outputSpec, outputText,
 } from '../src/outputs.ts'
+import { FIGURES } from '../src/figures.ts'
 import { SPLITS } from '../src/schema.ts'
 
 test('the registry: unique names, a split file per split, one card and one manifest', () => {
@@ -17,7 +18,9 @@ test('the registry: unique names, a split file per split, one card and one manif
 })
 
 test("the manifest's outputs keep the order every published manifest has, and the card's configs name the splits", () => {
-  assert.deepEqual(MANIFEST_OUTPUTS.map((o) => o.name), ['test.jsonl', 'val.jsonl', 'README.md', 'provenance.jsonl'])
+  assert.deepEqual(MANIFEST_OUTPUTS.map((o) => o.name), [
+    'test.jsonl', 'val.jsonl', 'README.md', 'provenance.jsonl', 'option-counts.svg', 'answer-positions.svg', 'borrowed-options.svg',
+  ])
   assert.deepEqual(CONFIG_OUTPUTS.map((o) => `${o.split} ${o.name}`), ['test test.jsonl', 'val val.jsonl'])
 })
 
@@ -30,4 +33,15 @@ test('text and binary contents describe the same bytes alike', () => {
   assert.equal(outputText(bytes), text)
   // a view into a bigger buffer is read as its own bytes
   assert.equal(outputText(Buffer.from('xxé\nyy').subarray(2, 5)), text)
+})
+
+test('the figures are outputs: every figure the card draws, as text, in the manifest, not in configs, without rows', () => {
+  assert.deepEqual(FIGURE_FILES, FIGURES.map((f) => f.name))
+  for (const name of FIGURE_FILES) {
+    const o = outputSpec(name)!
+    assert.deepEqual([o.kind, o.encoding, o.inConfigs, o.hasRows], ['figure', 'text', false, false], name)
+    assert.ok(MANIFEST_OUTPUTS.includes(o), `${name}: listed in the manifest`)
+  }
+  // written before the manifest, which describes them
+  assert.equal(OUTPUT_FILES.at(-1), 'manifest.json')
 })
