@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { test } from 'node:test'
 import {
   CONFIG_OUTPUTS, DATA_FILES, describeFile, FIGURE_FILES, MANIFEST_OUTPUTS, OUTPUT_FILES, OUTPUTS, outputBytes, outputSpec, outputText,
 } from '../src/outputs.ts'
 import { FIGURES } from '../src/figures.ts'
+import { ROOT } from './helpers/cli.ts'
 import { SPLITS } from '../src/schema.ts'
 
 test('the registry: unique names, a split file per split, one card and one manifest', () => {
@@ -44,4 +47,12 @@ test('the figures are outputs: every figure the card draws, as text, in the mani
   }
   // written before the manifest, which describes them
   assert.equal(OUTPUT_FILES.at(-1), 'manifest.json')
+})
+
+test("the README's \"What lands in out/\" table has a row for every output", async () => {
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
+  const start = readme.indexOf('## What lands in `out/`')
+  const section = readme.slice(start, readme.indexOf('\n## ', start + 1))
+  assert.ok(start >= 0)
+  for (const name of OUTPUT_FILES) assert.match(section, new RegExp(`^\\| \`${name.replace('.', '\\.')}\` \\| `, 'm'), name)
 })
