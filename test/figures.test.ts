@@ -116,7 +116,7 @@ describe('the figures in a build', () => {
   const run = async (cli: typeof checkDatasetCli, argv: string[]) => {
     const c = collectIo()
     const status = await runCli(() => cli(argv, {}, c.io), c.io, false)
-    return { status, text: c.text() }
+    return { status, text: c.text(), out: c.out }
   }
   const check = (dir: string) => run(checkDatasetCli, [dir, '--recipe', FIXTURE_RECIPE])
   const verify = (dir: string) => run(verifyDatasetCli, ['--recipe', FIXTURE_RECIPE, '--lock', FIXTURE_LOCK, '--mirror', FIXTURE_HUB, '--out', dir])
@@ -166,6 +166,9 @@ describe('the figures in a build', () => {
     assert.equal(t.status, 8, t.text)
     assert.match(t.text, /^option-counts\.svg: not the figure the records and provenance\.jsonl draw$/m)
     assert.doesNotMatch(t.text, /manifest's sha256/, 'the manifest was made to match')
+    const json = await run(checkDatasetCli, [tampered, '--recipe', FIXTURE_RECIPE, '--json'])
+    const doc = JSON.parse(json.out.join('\n')) as { problems: { file: string | null }[] }
+    assert.deepEqual(doc.problems.map((p) => p.file), ['option-counts.svg'], '--json names the file too')
 
     const missing = await check(await copy('missing', (dir) => rm(join(dir, 'answer-positions.svg'))))
     assert.equal(missing.status, 8)
