@@ -1,5 +1,6 @@
 import type { Audit } from './audit.ts'
 import { table } from './card-table.ts'
+import { figureLink } from './figures.ts'
 import { N_CHOICES, type Recipe, SPLITS } from './schema.ts'
 
 /** The card's text on distractors: how they were borrowed, the audit, and what changed from the last version. */
@@ -87,6 +88,8 @@ Every choice's origin is in \`provenance.jsonl\`: its index among the upstream o
 ${bySource}
 
 ${byChoices}
+
+${figureLink('borrowed-options.svg')}
 
 ${scores}
 

@@ -10,6 +10,7 @@ import { kindOf } from './sources/kinds.ts'
 import type { DropCounts } from './select.ts'
 import { sizeCategoryFor } from './hub-metadata.ts'
 import { CONFIG_OUTPUTS } from './outputs.ts'
+import { figureLink } from './figures.ts'
 import type { DatasetStats } from './stats.ts'
 
 export interface CardInput {
@@ -143,11 +144,15 @@ ${choicesTable(stats)}
 
 Chance floor (the mean of 1/n, what always guessing scores): **${stats.chanceFloor.test.toFixed(3)}** on test, ${stats.chanceFloor.val.toFixed(3)} on val.
 
+${figureLink('option-counts.svg')}
+
 ## Answer positions
 
 Where the right option sits (A = first), against what a uniform placement would give for these option counts${unshuffled.length ? `. ${names(unshuffled)} keep${unshuffled.length === 1 ? 's' : ''} the upstream option order, so ${unshuffled.length === 1 ? 'its' : 'their'} answers sit where upstream has them` : ''}:
 
 ${positionsTable(stats)}
+
+${figureLink('answer-positions.svg')}
 
 ## Record format
 

@@ -11,7 +11,8 @@ import { matchManifest } from './manifest-match.ts'
 import { parseProvenance, type ProvenanceLine } from './provenance.ts'
 import { DataRecord, N_CHOICES, type Recipe, SPLITS, type Split } from './schema.ts'
 import { kindOf } from './sources/kinds.ts'
-import { computeStats } from './stats.ts'
+import { computeStats, type DatasetStats } from './stats.ts'
+import { FIGURES, figureLink, renderFigures } from './figures.ts'
 import { OUTPUT_FILES } from './outputs.ts'
 
 const KEY_ORDER = ['id', 'source', 'question', 'context', 'choices', 'answer_idx', 'n_choices']
@@ -87,7 +88,16 @@ export async function checkDataset(dir: string, recipe: Recipe): Promise<string[
   const audit = provenance ? computeAudit(records, provenance, recipe) : null
   if (raw['README.md']) problems.push(...checkCard(raw['README.md'].toString('utf8'), records, recipe, raw, audit))
   if (raw['manifest.json']) problems.push(...checkManifest(raw['manifest.json'].toString('utf8'), raw, records, audit))
+  if (audit) problems.push(...checkFigures(raw, computeStats(records, recipe.sources.map((s) => s.name)), audit))
   return problems
+}
+
+/** Each figure must be the one its records and provenance draw (a missing one is already reported as missing). */
+export function checkFigures(raw: Record<string, Buffer | null>, stats: DatasetStats, audit: Audit): string[] {
+  return renderFigures(stats, audit).flatMap((f) => {
+    const buf = raw[f.name]
+    return buf && !buf.equals(Buffer.from(f.svg, 'utf8')) ? [`${f.name}: not the figure the records and provenance.jsonl draw`] : []
+  })
 }
 
 export function checkRecords(records: Record<Split, readonly DataRecord[]>, recipe: Recipe): string[] {
@@ -152,6 +162,7 @@ function checkCard(card: string, records: Record<Split, readonly DataRecord[]>, 
     })
   }
   // and every sentence of the audit and of the changes section, as the builder writes them
+  for (const f of FIGURES) if (!card.includes(figureLink(f.name))) problems.push(`README.md: does not show the figure ${f.name} (${figureLink(f.name)})`)
   if (audit && !card.includes(auditSection(audit, recipe))) problems.push('README.md: the distractor audit section is not what the records and provenance.jsonl give')
   if (recipe.changesFrom && !card.includes(changesSection(recipe))) problems.push(`README.md: the "Changes from ${recipe.changesFrom.version}" section is not what the recipe states`)
   const floor = stats.chanceFloor.test.toFixed(3)

@@ -10,7 +10,7 @@ import type { DatasetStats } from './stats.ts'
  */
 export interface Figure {
   /** file name in the output folder */
-  name: string
+  name: FigureName
   /** what the card's image link says */
   alt: string
   svg: string
@@ -38,10 +38,11 @@ const HEIGHT = 320
 const MARGIN = { top: 60, right: 16, bottom: 40, left: 56 }
 const PLOT_W = WIDTH - MARGIN.left - MARGIN.right
 const PLOT_H = HEIGHT - MARGIN.top - MARGIN.bottom
-/** the colour-blind-safe pair of Okabe and Ito's palette, and a grey */
+/** the colour-blind-safe pair of Okabe and Ito's palette */
 const BLUE = '#0072B2'
 const ORANGE = '#E69F00'
-const GREY = '#555555'
+/** the uniform marker: black dashes show over either colour of bar (grey did not over blue) */
+const MARKER = '#000000'
 
 const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
 /** one decimal, the same text on every machine */
@@ -74,10 +75,10 @@ export function barChart(chart: Chart): string {
   out.push(`<rect width="${WIDTH}" height="${HEIGHT}" fill="#ffffff"/>`)
   out.push(`<text x="${MARGIN.left}" y="20" font-size="14" font-weight="bold">${escapeXml(chart.title)}</text>`)
   // legend
-  const legend = [...chart.series.map((s) => ({ label: s.label, colour: s.colour, marker: false })), ...(chart.expected ? [{ label: chart.expected.label, colour: GREY, marker: true }] : [])]
+  const legend = [...chart.series.map((s) => ({ label: s.label, colour: s.colour, marker: false })), ...(chart.expected ? [{ label: chart.expected.label, colour: MARKER, marker: true }] : [])]
   let lx = MARGIN.left
   for (const item of legend) {
-    if (item.marker) out.push(`<line x1="${lx}" y1="34" x2="${lx + 14}" y2="34" stroke="${GREY}" stroke-width="2" stroke-dasharray="3 2"/>`)
+    if (item.marker) out.push(`<line x1="${lx}" y1="34" x2="${lx + 14}" y2="34" stroke="${MARKER}" stroke-width="2" stroke-dasharray="3 2"/>`)
     else out.push(`<rect x="${lx}" y="28" width="12" height="12" fill="${item.colour}"/>`)
     out.push(`<text x="${lx + 18}" y="38">${escapeXml(item.label)}</text>`)
     // no font is measured: a fixed advance per character, generous enough for sans-serif
@@ -98,7 +99,7 @@ export function barChart(chart: Chart): string {
       out.push(`<rect x="${px(x)}" y="${px(y(y0 + v))}" width="${px(barW)}" height="${px(y(y0) - y(y0 + v))}" fill="${s.colour}"><title>${escapeXml(`${chart.categories[g]}, ${s.label}: ${v}`)}</title></rect>`)
       if (chart.stacked) base += v
       const e = chart.expected?.values[i]?.[g]
-      if (e !== undefined) out.push(`<line x1="${px(x)}" y1="${px(y(e))}" x2="${px(x + barW)}" y2="${px(y(e))}" stroke="${GREY}" stroke-width="2" stroke-dasharray="3 2"/>`)
+      if (e !== undefined) out.push(`<line x1="${px(x)}" y1="${px(y(e))}" x2="${px(x + barW)}" y2="${px(y(e))}" stroke="${MARKER}" stroke-width="2" stroke-dasharray="3 2"/>`)
     })
     out.push(`<text x="${px(MARGIN.left + (g + 0.5) * groupW)}" y="${HEIGHT - MARGIN.bottom + 16}" text-anchor="middle">${escapeXml(chart.categories[g]!)}</text>`)
   }
@@ -108,6 +109,20 @@ export function barChart(chart: Chart): string {
 }
 
 const POSITIONS = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H']
+
+/** The figures' files, and what the card's image link says of each, in the order they are made. */
+export const FIGURES = [
+  { name: 'option-counts.svg', alt: 'Items by number of options, test and val' },
+  { name: 'answer-positions.svg', alt: 'Position of the right answer against a uniform shuffle' },
+  { name: 'borrowed-options.svg', alt: 'Upstream and borrowed options of test items by number of options' },
+] as const
+export type FigureName = (typeof FIGURES)[number]['name']
+
+/** The card's relative image link to a figure, which the Hub renders from the repo's file. */
+export function figureLink(name: FigureName): string {
+  const f = FIGURES.find((x) => x.name === name)!
+  return `![${f.alt}](${f.name})`
+}
 
 /** The three figures of the card, from the card's own statistics and the distractor audit. */
 export function renderFigures(stats: DatasetStats, audit: Audit): Figure[] {
@@ -135,9 +150,10 @@ export function renderFigures(stats: DatasetStats, audit: Audit): Figure[] {
       { label: 'borrowed', colour: ORANGE, values: grownCounts.map((n) => borrowed('test', n)) },
     ],
   })
-  return [
-    { name: 'option-counts.svg', alt: 'Items by number of options, test and val', svg: optionCounts },
-    { name: 'answer-positions.svg', alt: 'Position of the right answer against a uniform shuffle', svg: answerPositions },
-    { name: 'borrowed-options.svg', alt: 'Upstream and borrowed options of test items by number of options', svg: borrowedOptions },
-  ]
+  const svgs: Record<FigureName, string> = {
+    'option-counts.svg': optionCounts,
+    'answer-positions.svg': answerPositions,
+    'borrowed-options.svg': borrowedOptions,
+  }
+  return FIGURES.map((f) => ({ ...f, svg: svgs[f.name] }))
 }

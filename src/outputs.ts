@@ -6,8 +6,8 @@
 import { sha256Hex } from './hash.ts'
 import type { Split } from './schema.ts'
 
-/** A split's records; provenance and the like beside them; the dataset card; the manifest. */
-export type OutputKind = 'split' | 'sidecar' | 'card' | 'manifest'
+/** A split's records; provenance and the like beside them; the dataset card; a figure the card shows; the manifest. */
+export type OutputKind = 'split' | 'sidecar' | 'card' | 'figure' | 'manifest'
 
 export interface OutputSpec {
   readonly name: string
@@ -30,6 +30,10 @@ export const OUTPUTS: readonly OutputSpec[] = [
   { name: 'val.jsonl', kind: 'split', encoding: 'text', split: 'val', inConfigs: true, hasRows: true, manifestOrder: 1 },
   { name: 'provenance.jsonl', kind: 'sidecar', encoding: 'text', inConfigs: false, hasRows: true, manifestOrder: 3 },
   { name: 'README.md', kind: 'card', encoding: 'text', inConfigs: false, hasRows: false, manifestOrder: 2 },
+  // the card's figures (src/figures.ts), drawn from the same records and provenance as its tables
+  { name: 'option-counts.svg', kind: 'figure', encoding: 'text', inConfigs: false, hasRows: false, manifestOrder: 4 },
+  { name: 'answer-positions.svg', kind: 'figure', encoding: 'text', inConfigs: false, hasRows: false, manifestOrder: 5 },
+  { name: 'borrowed-options.svg', kind: 'figure', encoding: 'text', inConfigs: false, hasRows: false, manifestOrder: 6 },
   { name: 'manifest.json', kind: 'manifest', encoding: 'text', inConfigs: false, hasRows: false, manifestOrder: null },
 ]
 
@@ -37,6 +41,8 @@ export const OUTPUTS: readonly OutputSpec[] = [
 export const OUTPUT_FILES: readonly string[] = OUTPUTS.map((o) => o.name)
 /** The splits' files: a dataset's records (provenance.jsonl is not a split). */
 export const DATA_FILES: readonly string[] = OUTPUTS.filter((o) => o.kind === 'split').map((o) => o.name)
+/** The card's figures. */
+export const FIGURE_FILES: readonly string[] = OUTPUTS.filter((o) => o.kind === 'figure').map((o) => o.name)
 /** What the card's `configs` list, with their split. */
 export const CONFIG_OUTPUTS: readonly (OutputSpec & { split: Split })[] = OUTPUTS.filter(
   (o): o is OutputSpec & { split: Split } => o.inConfigs && o.split !== undefined,

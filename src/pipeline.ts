@@ -2,6 +2,7 @@ import { computeAudit } from './audit.ts'
 import { buildFromPrepared } from './build.ts'
 import { normalize } from './canonical.ts'
 import { renderCard } from './card.ts'
+import { renderFigures } from './figures.ts'
 import { checkAgainstLock, type Lock, lockedRevision, makeLock } from './lock.ts'
 import { buildManifest, type Manifest, manifestJson } from './manifest.ts'
 import { provenanceJsonl, provenanceLines } from './provenance.ts'
@@ -90,6 +91,8 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
     ['val.jsonl', { content: jsonl.val, rows: records.val.length }],
     ['provenance.jsonl', { content: provenanceText, rows: provenance.length }],
     ['README.md', { content: card }],
+    // the card's figures, from the same stats and audit as its tables
+    ...renderFigures(stats, audit).map((f): [string, { content: OutputContent }] => [f.name, { content: f.svg }]),
   ])
   const made = (o: OutputSpec) => {
     const c = content.get(o.name)

@@ -47,7 +47,7 @@ describe('diff-dataset', () => {
     await cp(reference, copy, { recursive: true })
     const r = await diff([reference, `${copy}/`])
     assert.equal(r.status, 0)
-    assert.deepEqual(r.out, [`ok: ${reference} and ${copy} are identical (5 files)`])
+    assert.deepEqual(r.out, [`ok: ${reference} and ${copy} are identical (8 files)`])
   })
 
   test('added, removed and changed records, which options, totals by source and option count; exit DIFF', async () => {
@@ -78,6 +78,19 @@ describe('diff-dataset', () => {
     assert.ok(t.out.includes(`    changed ${first.id}: choices (options +"NEW" -${JSON.stringify(first.choices[0])})`), t.out.join('\n'))
   })
 
+  test('a figure that differs is listed as a file, with its sha256 and size on each side', async () => {
+    const dir = join(tmp, 'figure')
+    await cp(reference, dir, { recursive: true })
+    const svg = (await readFile(join(dir, 'option-counts.svg'), 'utf8')).replace('#0072B2', '#000000')
+    await writeFile(join(dir, 'option-counts.svg'), svg)
+    const r = await diff(['--json', reference, dir])
+    assert.equal(r.status, 11)
+    const d = JSON.parse(r.out[0]!) as DatasetDiff
+    const changed = d.files.filter((f) => f.status !== 'identical')
+    assert.deepEqual(changed.map((f) => [f.file, f.status, f.b?.bytes]), [['option-counts.svg', 'differs', Buffer.byteLength(svg)]])
+    assert.deepEqual(d.files.map((f) => f.file).filter((f) => f.endsWith('.svg')), ['option-counts.svg', 'answer-positions.svg', 'borrowed-options.svg'])
+  })
+
   test('--rev compares a git revision\'s out/ with a folder, and names the manifest fields that differ', async () => {
     const repo = join(tmp, 'repo')
     await cp(reference, join(repo, 'out'), { recursive: true })
@@ -87,7 +100,7 @@ describe('diff-dataset', () => {
     git('commit', '-qm', 'v1')
     const same = await runNode('diff-dataset.ts', ['--rev', 'HEAD'], {}, repo)
     assert.equal(same.status, 0, same.stderr)
-    assert.equal(same.stdout, 'ok: HEAD:out and out are identical (5 files)\n')
+    assert.equal(same.stdout, 'ok: HEAD:out and out are identical (8 files)\n')
     const m = JSON.parse(await readFile(join(repo, 'out/manifest.json'), 'utf8'))
     m.seed += 1
     await writeFile(join(repo, 'out/manifest.json'), JSON.stringify(m))

@@ -1,9 +1,22 @@
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
 import type { Audit } from '../src/audit.ts'
-import { barChart, renderFigures } from '../src/figures.ts'
+import { checkDatasetCli } from '../src/cli/check-dataset.ts'
+import { runCli } from '../src/cli/run.ts'
+import { verifyDatasetCli } from '../src/cli/verify-dataset.ts'
+import { sha256Hex } from '../src/hash.ts'
+import { barChart, FIGURES, figureLink, renderFigures } from '../src/figures.ts'
+import { Manifest } from '../src/manifest.ts'
+import { buildDataset } from '../src/pipeline.ts'
+import { loadRecipe } from '../src/recipe.ts'
 import type { DataRecord } from '../src/schema.ts'
+import { createMirrorFetcher } from '../src/sources/mirror.ts'
 import { computeStats } from '../src/stats.ts'
+import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE } from './helpers/cli.ts'
+import { buildFixtureOut, FIXTURE_LOCK } from './helpers/publish.ts'
 
 const rec = (id: string, n: number, answer: number, source = 'a'): DataRecord => ({
   id,
@@ -82,4 +95,99 @@ test('an empty chart still has an axis from 0 and no division by zero', () => {
   const svg = barChart({ title: 't', categories: ['a', 'b'], series: [{ label: 's', colour: '#000000', values: [0, 0] }] })
   assert.doesNotMatch(svg, /NaN|Infinity/)
   assert.match(svg, />0<\/text>/)
+})
+
+describe('the figures in a build', () => {
+  let tmp: string
+  let out: string
+  before(async () => {
+    tmp = await mkdtemp(join(tmpdir(), 'jev-figures-'))
+    out = join(tmp, 'out')
+    await buildFixtureOut(out)
+  })
+  after(() => rm(tmp, { recursive: true, force: true }))
+
+  const copy = async (name: string, edit: (dir: string) => Promise<void>) => {
+    const dir = join(tmp, name)
+    await cp(out, dir, { recursive: true })
+    await edit(dir)
+    return dir
+  }
+  const run = async (cli: typeof checkDatasetCli, argv: string[]) => {
+    const c = collectIo()
+    const status = await runCli(() => cli(argv, {}, c.io), c.io, false)
+    return { status, text: c.text(), out: c.out }
+  }
+  const check = (dir: string) => run(checkDatasetCli, [dir, '--recipe', FIXTURE_RECIPE])
+  const verify = (dir: string) => run(verifyDatasetCli, ['--recipe', FIXTURE_RECIPE, '--lock', FIXTURE_LOCK, '--mirror', FIXTURE_HUB, '--out', dir])
+
+  test('are written, listed in the manifest with sha256 and bytes, and drawn from the build\'s own counts', async () => {
+    const m = Manifest.parse(JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8')))
+    for (const f of FIGURES) {
+      const buf = await readFile(join(out, f.name))
+      const listed = m.outputs.find((o) => o.path === f.name)
+      assert.deepEqual(listed, { path: f.name, sha256: sha256Hex(buf), bytes: buf.byteLength }, f.name)
+    }
+    const counts = bars(await readFile(join(out, 'option-counts.svg'), 'utf8'))
+    for (const split of ['test', 'val'] as const)
+      for (const [n, items] of Object.entries(m.counts.byChoices[split])) assert.ok(counts.includes(`${n} options, ${split}: ${items}`), `${split} ${n}`)
+    const borrowed = bars(await readFile(join(out, 'borrowed-options.svg'), 'utf8'))
+    for (const [n, t] of Object.entries(m.audit!.test.byChoices)) if (Number(n) > 2) assert.ok(borrowed.includes(`${n} options, borrowed: ${t.borrowed}`), n)
+  })
+
+  test('a second build draws byte-identical figures', async () => {
+    const again = await buildDataset(await loadRecipe(FIXTURE_RECIPE), createMirrorFetcher(FIXTURE_HUB))
+    for (const f of FIGURES) assert.equal(again.files.get(f.name), await readFile(join(out, f.name), 'utf8'), f.name)
+  })
+
+  test('the card shows each figure by a relative link, next to the table it draws', async () => {
+    const card = await readFile(join(out, 'README.md'), 'utf8')
+    const within = (name: (typeof FIGURES)[number]['name'], from: string, to: string) => {
+      const at = card.indexOf(figureLink(name))
+      assert.ok(at > card.indexOf(from) && at < card.indexOf(to), `${name} between "${from}" and "${to}"`)
+    }
+    within('option-counts.svg', '## Option counts', '## Answer positions')
+    within('answer-positions.svg', '## Answer positions', '## Record format')
+    within('borrowed-options.svg', '| n_choices | test items', '| accuracy without knowing the answer')
+    assert.ok(card.includes('![Items by number of options, test and val](option-counts.svg)'))
+  })
+
+  test('check-dataset: a tampered figure, a missing one or a card without its link fails, naming the file', async () => {
+    assert.equal((await check(out)).status, 0)
+    // a redrawn figure whose manifest entry was updated too still fails: it is not what the records draw
+    const tampered = await copy('tampered', async (dir) => {
+      const svg = (await readFile(join(dir, 'option-counts.svg'), 'utf8')).replace(/: (\d+)<\/title>/, (_, n) => `: ${Number(n) + 1}</title>`)
+      await writeFile(join(dir, 'option-counts.svg'), svg)
+      const m = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as Manifest
+      Object.assign(m.outputs.find((o) => o.path === 'option-counts.svg')!, { sha256: sha256Hex(svg), bytes: Buffer.byteLength(svg) })
+      await writeFile(join(dir, 'manifest.json'), `${JSON.stringify(m, null, 2)}\n`)
+    })
+    const t = await check(tampered)
+    assert.equal(t.status, 8, t.text)
+    assert.match(t.text, /^option-counts\.svg: not the figure the records and provenance\.jsonl draw$/m)
+    assert.doesNotMatch(t.text, /manifest's sha256/, 'the manifest was made to match')
+    const json = await run(checkDatasetCli, [tampered, '--recipe', FIXTURE_RECIPE, '--json'])
+    const doc = JSON.parse(json.out.join('\n')) as { problems: { file: string | null }[] }
+    assert.deepEqual(doc.problems.map((p) => p.file), ['option-counts.svg'], '--json names the file too')
+
+    const missing = await check(await copy('missing', (dir) => rm(join(dir, 'answer-positions.svg'))))
+    assert.equal(missing.status, 8)
+    assert.match(missing.text, /^answer-positions\.svg: missing$/m)
+
+    const unlinked = await check(await copy('unlinked', async (dir) => {
+      const card = await readFile(join(dir, 'README.md'), 'utf8')
+      await writeFile(join(dir, 'README.md'), card.replace(`${figureLink('borrowed-options.svg')}\n\n`, ''))
+    }))
+    assert.equal(unlinked.status, 8)
+    assert.match(unlinked.text, /^README\.md: does not show the figure borrowed-options\.svg /m)
+  })
+
+  test('verify-dataset: a tampered figure differs from the rebuild, named, and out/ was edited', async () => {
+    const r = await verify(await copy('verify', (dir) => writeFile(join(dir, 'answer-positions.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>\n')))
+    assert.equal(r.status, 9, r.text)
+    assert.match(r.text, /^ {2}answer-positions\.svg: differs$/m)
+    assert.match(r.text, /answer-positions\.svg no longer matches the sha256 in .*manifest\.json/)
+    assert.match(r.text, /^cause: out-edited$/m)
+    assert.equal((await verify(out)).status, 0)
+  })
 })

@@ -63,7 +63,9 @@ test('serveHub serves the mirror; publishDataset plans a dry run against it and 
     const run = await publishDataset({ ...sources(), env: { HF_ENDPOINT: server.url }, out, repo: 'someone/lib-test', dryRun: true, onLine: (l) => lines.push(l) })
     assert.equal(run.result, null)
     assert.equal(run.plan.repoAction, 'create')
-    assert.deepEqual(run.plan.files.map((f) => f.path).sort(), ['README.md', 'manifest.json', 'provenance.jsonl', 'test.jsonl', 'val.jsonl'])
+    assert.deepEqual(run.plan.files.map((f) => f.path).sort(), [
+      'README.md', 'answer-positions.svg', 'borrowed-options.svg', 'manifest.json', 'option-counts.svg', 'provenance.jsonl', 'test.jsonl', 'val.jsonl',
+    ])
     assert.ok(lines.includes('dry run: only read requests were sent; nothing was changed'), lines.join('\n'))
     assert.ok(server.requests.length > 0, 'the plan read the repo')
     assert.deepEqual(server.requests.filter(isWriteRequest), [])

@@ -19,7 +19,9 @@ before(async () => {
 test("a build's own files match its manifest", () => {
   const m = matchManifest(built.manifest, (p) => files.get(p))
   assert.deepEqual(m.unlisted, [])
-  assert.deepEqual(m.outputs.map((o) => o.path), ['test.jsonl', 'val.jsonl', 'README.md', 'provenance.jsonl'])
+  assert.deepEqual(m.outputs.map((o) => o.path), [
+    'test.jsonl', 'val.jsonl', 'README.md', 'provenance.jsonl', 'option-counts.svg', 'answer-positions.svg', 'borrowed-options.svg',
+  ])
   for (const o of m.outputs) assert.ok(o.sameContent && o.rowsMatch !== false, o.path)
   assert.equal(m.outputs.find((o) => o.path === 'README.md')!.rowsMatch, null, 'the card has no rows')
   assert.equal(m.datasetHashMatches(), true)

@@ -301,7 +301,9 @@ test('the manifest records sources, pinned revisions, per-file rows and rowsHash
   const all = m.sources.flatMap((s) => s.files.map((f) => f.rowsHash))
   assert.equal(new Set(all).size, all.length, 'different files, different rowsHash')
 
-  assert.deepEqual(m.outputs.map((o) => o.path), ['test.jsonl', 'val.jsonl', 'README.md', 'provenance.jsonl'])
+  assert.deepEqual(m.outputs.map((o) => o.path), [
+    'test.jsonl', 'val.jsonl', 'README.md', 'provenance.jsonl', 'option-counts.svg', 'answer-positions.svg', 'borrowed-options.svg',
+  ])
   for (const o of m.outputs) {
     const buf = await readFile(join(refDir, o.path))
     assert.equal(o.sha256, sha256Hex(buf), `${o.path} sha256`)

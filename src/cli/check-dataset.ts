@@ -38,7 +38,7 @@ export interface Problem {
 
 /** Splits a problem line (`FILE: …`, `FILE line N: FIELD: …`, `SPLIT ID: …`) into its parts. */
 export function problemOf(text: string): Problem {
-  const m = /^(\S+?\.(?:jsonl|json|md))(?: front matter)?(?: line (\d+))?: (.*)$/s.exec(text)
+  const m = /^(\S+?\.(?:jsonl|json|md|svg))(?: front matter)?(?: line (\d+))?: (.*)$/s.exec(text)
   if (m) {
     const field = m[2] ? /^([\w.]+): /.exec(m[3]!)?.[1] ?? null : null
     return { file: m[1]!, line: m[2] ? Number(m[2]) : null, id: null, field, message: text }
