@@ -3,6 +3,7 @@ import { isJevError, JevError } from '../errors.ts'
 import { Manifest } from '../manifest.ts'
 import { checkOwnManifest, dataFileFacts, type LocalFile, readPublishFiles } from '../publish-files.ts'
 import type { HubAccess } from '../publish-hub.ts'
+import { formatBytes } from '../progress.ts'
 import { executePublish, formatPlan, planPublish, type PublishPlan, type PublishResult, type PublishTarget } from '../publish.ts'
 import { boundsFrom } from '../sources/bounds.ts'
 import { hubOptionsFromEnv } from '../sources/hub.ts'
@@ -103,14 +104,19 @@ export async function runPublish(values: PublishValues, env: NodeJS.ProcessEnv, 
     description: files.map((f) => `${f.path} sha256 ${f.sha256}`).join('\n'),
     ...(values.tag ? { tag: values.tag } : {}),
   }
+  io.progress?.stage(`planning the commit to ${repo}@${target.revision}`)
   const plan = await planPublish(files, target, access)
   onPlan?.(plan)
+  if (dryRun) io.progress?.end() // the plan is the result
   for (const line of formatPlan(plan, target)) io.out(line)
   if (dryRun) {
     io.out('dry run: only read requests were sent; nothing was changed')
     return { plan, result: null }
   }
+  const sent = plan.files.filter((f) => f.action === 'add' || f.action === 'replace')
+  io.progress?.stage(`publishing to ${repo}@${target.revision}: uploading ${sent.length} file${sent.length === 1 ? '' : 's'} (${formatBytes(sent.reduce((n, f) => n + f.size, 0))})`)
   const result = await executePublish(plan, files, target, access, (line) => values.quiet || io.out(line))
+  io.progress?.end()
   if (!result.committed) io.out(`no new commit: ${repo}@${target.revision} already holds these files`)
   io.out(result.url)
   return { plan, result }
