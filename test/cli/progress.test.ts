@@ -12,11 +12,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { buildDatasetCli } from '../../src/cli/build-dataset.ts'
+import { checkDatasetCli } from '../../src/cli/check-dataset.ts'
+import { publishDatasetCli } from '../../src/cli/publish-dataset.ts'
 import { verifyDatasetCli } from '../../src/cli/verify-dataset.ts'
 import { runCli, type Io } from '../../src/cli/run.ts'
 import { FIXTURE_HUB, FIXTURE_RECIPE, ROOT } from '../helpers/cli.ts'
 import { ALL_FILES } from '../helpers/hub-rig.ts'
 import { startHubServer } from '../helpers/hub-server.ts'
+import { buildFixtureOut, FIXTURE_LOCK, TOKEN } from '../helpers/publish.ts'
 
 const ESC = '\x1b'
 const ERASE = '\r\x1b[K'
@@ -185,4 +188,39 @@ test('in-process verify on a terminal: the rebuild shows its stages, and the ver
   assert.ok(drawn.includes(`comparing with ${out}/`))
   assert.equal(writes.at(-1)!.to, 'out')
   assert.ok(writes.at(-2)!.text.startsWith(ERASE))
+})
+
+test('in-process check-dataset --upstream on a terminal: a stage per source read, the verdict after the bars', async () => {
+  const out = join(tmp, 'check-out')
+  await buildFixtureOut(out)
+  const { io, writes } = terminalIo()
+  const status = await runCli(() => checkDatasetCli([out, '--upstream', '--recipe', FIXTURE_RECIPE, '--lock', FIXTURE_LOCK, '--mirror', FIXTURE_HUB], {}, io), io)
+  assert.equal(status, 0, JSON.stringify(writes.slice(-3)))
+  const drawn = writes.filter((w) => w.to === 'tty').map((w) => w.text).join('')
+  assert.ok(drawn.includes('reading the upstream rows (source 1 of 5: jcommonsenseqa)'), drawn.slice(0, 300))
+  assert.match(drawn, /boolq: 50 of 50 rows/)
+  assert.match(writes.at(-1)!.text, /^ok: /)
+  assert.ok(writes.at(-2)!.text.startsWith(ERASE))
+})
+
+test('in-process publish on a terminal: the rebuild and the upload are stages, step lines print above them, the URL after', async () => {
+  const hub = await startHubServer({ root: FIXTURE_HUB })
+  try {
+    const out = join(tmp, 'publish-out')
+    await buildFixtureOut(out)
+    const { io, writes } = terminalIo()
+    const argv = ['--recipe', FIXTURE_RECIPE, '--lock', FIXTURE_LOCK, '--mirror', FIXTURE_HUB, '--out', out, '--repo', 'someone/progress']
+    const status = await runCli(() => publishDatasetCli(argv, { HF_ENDPOINT: hub.url, HF_TOKEN: TOKEN }, io), io)
+    assert.equal(status, 0, JSON.stringify(writes.slice(-3)))
+    const drawn = writes.filter((w) => w.to === 'tty').map((w) => w.text).join('')
+    assert.ok(drawn.includes(STAGE), 'the verifying rebuild')
+    assert.match(drawn, /publishing to someone\/progress@main: uploading \d+ files \([\d.]+ kB\)/)
+    const created = writes.findIndex((w) => w.text.startsWith('created dataset repo'))
+    assert.ok(created > 0 && writes[created - 1]!.text.startsWith(ERASE), 'a step line is printed with the bars off')
+    assert.match(writes.at(-1)!.text, /^http:\/\/.*someone\/progress/)
+    const last = writes.filter((w) => w.to === 'tty').at(-1)!
+    assert.ok(last.text.startsWith(ERASE) && writes.indexOf(last) < writes.length - 1, 'the bars are erased, before the URL')
+  } finally {
+    await hub.close()
+  }
 })
