@@ -8,7 +8,7 @@ import { loadRecipe } from '../recipe.ts'
 import { OUTPUT_FILES } from '../outputs.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
 import { isMain, runMain, stdio, type Io } from './run.ts'
-import { fetcherFor, requireFolder, SOURCE_OPTIONS } from './common/source-options.ts'
+import { fetcherFor, PROGRESS_NOTE, requireFolder, SOURCE_OPTIONS } from './common/source-options.ts'
 
 export const checkCommand = defineCommand({
   name: 'check-dataset',
@@ -22,7 +22,7 @@ export const checkCommand = defineCommand({
     ...SOURCE_OPTIONS,
     ...JSON_OPTION,
   },
-  notes: ['  The source options (--lock, --mirror, --offline, --cache-dir, the bounds) matter only with --upstream.'],
+  notes: ['  The source options (--lock, --mirror, --offline, --cache-dir, the bounds) matter only with --upstream.', `  With --upstream: ${PROGRESS_NOTE.replace(/^P/, 'p').replace(' is drawn', '')}`],
 })
 
 export const parseCheck = (argv: string[], io: Io) => checkCommand.parse(argv, io)

@@ -11,7 +11,7 @@ import { boundedFetch } from '../sources/retry.ts'
 import { formatVerify, verifyFiles } from '../verify.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
 import { type Io, isMain, runMain, stdio } from './run.ts'
-import { rebuildFromLock, SOURCE_OPTIONS, type SourceValues } from './common/source-options.ts'
+import { PROGRESS_NOTE, rebuildFromLock, SOURCE_OPTIONS, type SourceValues } from './common/source-options.ts'
 import { isHubRepoName, isRefName } from '../repo-name.ts'
 
 export const publishCommand = defineCommand({
@@ -33,6 +33,7 @@ export const publishCommand = defineCommand({
     '  The source options are where the verifying rebuild reads its sources, as for build-dataset; the bounds apply to every request.',
     'Environment: HF_TOKEN (write access; never printed), HF_ENDPOINT (default https://huggingface.co),',
     '  HF_HUB_OFFLINE=1 (or ON, YES, TRUE): as --offline, the rebuild reads only the cache; the upload itself still goes to the Hub.',
+    PROGRESS_NOTE,
   ],
 })
 

@@ -48,7 +48,7 @@ export const COMMON_OPTIONS = {
 } as const satisfies Options
 export const JSON_OPTION = { json: { type: 'boolean', default: false, help: 'one JSON document on stdout (an error too: {"error":{code,message,hint}}); text goes to stderr' } } as const
 export const QUIET_OPTION = {
-  quiet: { type: 'boolean', default: false, help: 'no progress lines (downloads, retries, waits for the cache lock, publishing steps); results, warnings and errors still print' },
+  quiet: { type: 'boolean', default: false, help: 'no progress: neither the lines (downloads, retries, waits for the cache lock, publishing steps) nor the display on a terminal; results, warnings and errors still print' },
 } as const
 
 const label = (name: string, o: Option) => (o.type === 'string' ? `--${name} ${o.arg}` : 'short' in o && o.short ? `-${o.short}, --${name}` : `--${name}`)

@@ -32,9 +32,12 @@ export const SOURCE_OPTIONS = {
   ...BOUND_FLAGS,
 } as const
 
+export const PROGRESS_NOTE = 'Progress is drawn on stderr when it is a terminal, unless --quiet, CI, or HF_HUB_DISABLE_PROGRESS_BARS=1 (ON, YES, TRUE).'
+
 export const SOURCE_NOTES = [
   'Environment: HF_ENDPOINT (a Hub mirror endpoint), HF_TOKEN (sent to the Hub, never printed),',
   '  HF_HUB_OFFLINE (1, ON, YES or TRUE in any case: as --offline, as Python\'s huggingface_hub reads it), and the JEV_* bounds above.',
+  PROGRESS_NOTE,
 ] as const
 
 export interface SourceValues {
