@@ -7,4 +7,5 @@ import { entryFor } from './src-hash.mjs'
 const lib = await import(pathToFileURL(await entryFor(fileURLToPath(new URL('..', import.meta.url)), 'index')).href)
 
 export const { buildDataset, checkDataset, verifyDataset, diffDatasets, publishDataset, serveHub, JevError, isJevError, ERROR_CODES } = lib
+export const { terminalProgress, progressFor, NO_PROGRESS } = lib
 export const { BuildOptions, CheckOptions, VerifyOptions, DiffOptions, PublishOptions, ServeOptions } = lib

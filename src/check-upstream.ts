@@ -3,6 +3,7 @@ import { toCandidate } from './eligibility.ts'
 import { groupOf } from './pool.ts'
 import { sideOf } from './select.ts'
 import { type Lock, lockedRevision } from './lock.ts'
+import { NO_PROGRESS, type Progress } from './progress.ts'
 import type { ProvenanceLine } from './provenance.ts'
 import type { DataRecord, Recipe, Split } from './schema.ts'
 import type { UpstreamQuestion } from './sources/adapter.ts'
@@ -21,6 +22,7 @@ export async function checkUpstream(
   recipe: Recipe,
   fetcher: FileFetcher,
   lock: Lock | null,
+  progress: Progress = NO_PROGRESS,
 ): Promise<string[]> {
   const wanted = new Set<string>()
   for (const p of lines) {
@@ -29,11 +31,14 @@ export async function checkUpstream(
   }
   // only the questions the files name are held; of repeats, the first file in code-unit order
   const rows = new Map<string, UpstreamQuestion>()
-  for (const spec of recipe.sources)
+  for (const [i, spec] of recipe.sources.entries()) {
+    progress.stage(`reading the upstream rows (source ${i + 1} of ${recipe.sources.length}: ${spec.name})`)
     await loadSource(spec, lockedRevision(lock, spec), fetcher, new Set(), (q) => {
       const held = rows.get(q.id)
       if (wanted.has(q.id) && (!held || compareStrings(q.file, held.file) < 0)) rows.set(q.id, q)
-    })
+    }, undefined, progress)
+  }
+  progress.stage('checking provenance.jsonl against the upstream rows')
   const specs = new Map(recipe.sources.map((s) => [s.name, s]))
   const byKey = new Map<string, DataRecord>()
   for (const split of ['test', 'val'] as const) for (const r of records[split]) byKey.set(`${split}\u0000${r.id}`, r)

@@ -14,12 +14,15 @@ import { parseVerify, runVerify } from './cli/verify-dataset.ts'
 import type { DatasetDiff } from './diff.ts'
 import { JevError } from './errors.ts'
 import type { HubServer } from './hub-server/index.ts'
+import type { Progress } from './progress.ts'
 import type { VerifyResult } from './verify.ts'
 
 export { ERROR_CODES, type ErrorCode, isJevError, JevError } from './errors.ts'
+export { type FileProgress, NO_PROGRESS, type Progress, progressFor, terminalProgress, type TerminalOptions } from './progress.ts'
 export type { BuildRun, DatasetDiff, HubServer, PublishRun, VerifyResult }
 
 const str = z.string().min(1)
+const PROGRESS_METHODS = ['stage', 'file', 'rows', 'log', 'above', 'end'] as const
 const fn = <T>() => z.custom<T>((v) => typeof v === 'function', 'must be a function')
 const Common = {
   /** the environment the command reads (HF_TOKEN, HF_ENDPOINT, HF_HUB_OFFLINE, JEV_*); default process.env */
@@ -35,6 +38,12 @@ const Sources = {
   offline: z.boolean().optional(),
   cacheDir: str.optional(),
   quiet: z.boolean().optional(),
+  /**
+   * drawn as the build goes: stages, downloads, rows (terminalProgress, or your own); default none. The
+   * caller ends it; its lines are not drawn around onLine's, so an onLine printing to the same terminal
+   * should print through progress.log
+   */
+  progress: z.custom<Progress>((v) => typeof v === 'object' && v !== null && PROGRESS_METHODS.every((m) => typeof (v as Record<string, unknown>)[m] === 'function'), 'must be a Progress (stage, file, rows, log, above, end)').optional(),
   /** network bounds in seconds (minRate in bytes/s), as the flags of the same names */
   httpTimeout: z.number().optional(),
   minRate: z.number().optional(),
@@ -75,13 +84,13 @@ export type DiffOptions = z.input<typeof DiffOptions>
 export type PublishOptions = z.input<typeof PublishOptions>
 export type ServeOptions = z.input<typeof ServeOptions>
 
-const NOT_FLAGS = new Set(['env', 'onLine', 'fetch', 'dir', 'a', 'b'])
+const NOT_FLAGS = new Set(['env', 'onLine', 'fetch', 'dir', 'a', 'b', 'progress'])
 
 /** The options checked, and as the command line they stand for, for the command's own parser. */
 function prepare<S extends z.ZodType<Record<string, unknown>>>(schema: S, options: unknown, positionals: string[] = []) {
   const parsed = schema.safeParse(options ?? {})
   if (!parsed.success) throw new JevError('USAGE', `bad options: ${z.prettifyError(parsed.error).replaceAll('\n', '; ')}`)
-  const o = parsed.data as z.output<S> & { env?: NodeJS.ProcessEnv; onLine?: (line: string) => void }
+  const o = parsed.data as z.output<S> & { env?: NodeJS.ProcessEnv; onLine?: (line: string) => void; progress?: Progress }
   const argv: string[] = []
   for (const [k, v] of Object.entries(o)) {
     if (NOT_FLAGS.has(k) || v === undefined || v === false) continue
@@ -91,7 +100,7 @@ function prepare<S extends z.ZodType<Record<string, unknown>>>(schema: S, option
   argv.push(...positionals.map((p) => (p.startsWith('-') ? `./${p}` : p)))
   const env = o.env ?? process.env
   const line = (l: string) => o.onLine?.(scrub(l, env))
-  const io: Io = { out: line, err: line }
+  const io: Io = { out: line, err: line, ...(o.progress ? { progress: o.progress } : {}) }
   return { o, argv, env, io }
 }
 

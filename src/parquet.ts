@@ -20,6 +20,8 @@ interface At {
 /** Where decoded rows go, a row group at a time; columns come first. */
 export interface RowSink {
   columns(names: string[]): void
+  /** the file's row count, from its metadata, before any row (for progress) */
+  total?(rows: number): void
   rows(rows: Record<string, unknown>[], firstRow: number): void
 }
 
@@ -46,6 +48,7 @@ async function streamTrusted(bytes: Uint8Array, at: At, sink: RowSink): Promise<
     throw fail(e)
   }
   sink.columns(footer.columns)
+  sink.total?.(Number(footer.metadata.num_rows))
   let start = 0
   for (const size of rowGroupSizes(footer.metadata)) {
     const end = start + size
@@ -95,6 +98,7 @@ export async function streamParquet(bytes: Uint8Array, at: At, options: { truste
   if (options.trusted) return streamTrusted(bytes, at, sink)
   const { columns, rows } = await decodeIsolated(bytes, at, options.timeoutMs ?? decodeTimeoutMs(bytes.byteLength))
   sink.columns(columns)
+  sink.total?.(rows.length)
   sink.rows(rows, 0)
 }
 

@@ -16,6 +16,7 @@ import { BUILDER } from './version.ts'
 import { toJsonl } from './jsonl.ts'
 import { assertReplaceable, makeOutParent, writeOutDir } from './out-dir.ts'
 import { repairOutDir } from './out-repair.ts'
+import { NO_PROGRESS, type Progress } from './progress.ts'
 import { describeFile, MANIFEST_OUTPUTS, type OutputContent, OUTPUTS, type OutputSpec } from './outputs.ts'
 
 export interface BuiltDataset {
@@ -34,11 +35,14 @@ export interface BuiltDataset {
 export interface BuildOptions {
   /** frozen: fetch the lock's commits and refuse rows that differ from it */
   lock?: Lock | null
+  /** the stages, and each source's rows as they are decoded (default: none) */
+  progress?: Progress
 }
 
 /** Everything but the writing: sources in, the four output files out. */
 export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options: BuildOptions = {}): Promise<BuiltDataset> {
   const lock = options.lock ?? null
+  const progress = options.progress ?? NO_PROGRESS
   const trusted = new Set(lock?.sources.flatMap((s) => s.files.map((f) => f.sha256)) ?? [])
   const sources: LoadedSource[] = []
   const prepared: PreparedSource[] = []
@@ -57,7 +61,8 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
   for (const [i, spec] of recipe.sources.entries()) {
     const files = next
     const preparer = new SourcePreparer(spec, recipe)
-    const loading = loadSource(spec, lockedRevision(lock, spec), fetcher, trusted, (q) => preparer.add(q), files)
+    progress.stage(`loading and preparing sources (${i + 1} of ${recipe.sources.length}: ${spec.name})`)
+    const loading = loadSource(spec, lockedRevision(lock, spec), fetcher, trusted, (q) => preparer.add(q), files, progress)
     next = fetchAt(i + 1)
     sources.push(await loading)
     prepared.push(preparer.finish())
@@ -68,6 +73,7 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
   for (const id of recipe.exclude.ids) if (!hits.has(id)) warnings.push(`exclusion list: no upstream question has the id ${id}`)
   for (const text of recipe.exclude.texts)
     if (!hits.has(normalize(text))) warnings.push(`exclusion list: no upstream question has the text ${JSON.stringify(text)}`)
+  progress.stage('selecting, borrowing distractors and reshaping')
   const { records, drops, origins } = buildFromPrepared(recipe, prepared)
   const jsonl: Record<Split, string> = { test: toJsonl(records.test), val: toJsonl(records.val) }
   const stats = computeStats(records, recipe.sources.map((s) => s.name))
@@ -124,6 +130,7 @@ export async function buildToDir(recipe: Recipe, fetcher: FileFetcher, outDir: s
   let built: BuiltDataset
   try {
     built = await buildDataset(recipe, fetcher, options)
+    options.progress?.stage(`writing ${outDir}/`)
     await writeOutDir(outDir, built.files)
   } catch (e) {
     await undo()

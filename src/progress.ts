@@ -13,7 +13,7 @@ export interface FileProgress {
 }
 
 export interface Progress {
-  /** the build's current stage ("loading sources", "selecting", "writing out/") */
+  /** the build's current stage ("loading sources", "selecting", "writing out/"); the rows of the one before go */
   stage(text: string): void
   /** a download of `total` bytes (when the server said) */
   file(label: string, total?: number): FileProgress
@@ -21,6 +21,8 @@ export interface Progress {
   rows(source: string, rows: number, total?: number): void
   /** a line printed above the bars (warnings, `hub: …` lines), which are then drawn again */
   log(line: string): void
+  /** the bars taken off while `write` prints (on stderr or stdout, which may share the terminal), then drawn again */
+  above(write: () => void): void
   /** removes the bars; the final summary is printed after */
   end(): void
 }
@@ -35,7 +37,7 @@ export function progressWanted(stream: { isTTY?: boolean }, env: NodeJS.ProcessE
 
 const NOOP_FILE: FileProgress = { advance() {}, done() {} }
 /** The progress of a non-TTY run: nothing at all. */
-export const NO_PROGRESS: Progress = { stage() {}, file: () => NOOP_FILE, rows() {}, log() {}, end() {} }
+export const NO_PROGRESS: Progress = { stage() {}, file: () => NOOP_FILE, rows() {}, log() {}, above: (write) => write(), end() {} }
 
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`
@@ -79,7 +81,8 @@ export interface TerminalOptions {
 export function terminalProgress(o: TerminalOptions): Progress {
   const now = o.now ?? (() => performance.now())
   const interval = o.intervalMs ?? 100
-  const width = Math.max(20, (o.columns ?? 80) - 1)
+  // a pty without a size (script with no terminal) reports 0 columns
+  const width = Math.max(20, (o.columns || 80) - 1)
   let stage = ''
   const downloads = new Set<Download>()
   const rows = new Map<string, { rows: number; total?: number }>()
@@ -114,9 +117,15 @@ export function terminalProgress(o: TerminalOptions): Progress {
     if (ls.length) o.write(ls.join('\n'))
     drawn = ls.length
   }
+  const above = (write: () => void) => {
+    erase()
+    write()
+    draw(true)
+  }
   return {
     stage(text) {
       stage = text
+      rows.clear()
       draw(true)
     },
     file(label, total) {
@@ -136,14 +145,10 @@ export function terminalProgress(o: TerminalOptions): Progress {
     },
     rows(source, n, total) {
       rows.set(source, { rows: n, ...(total !== undefined ? { total } : {}) })
-      draw()
+      draw(total !== undefined && n >= total) // a finished file is shown finished
     },
-    log(line) {
-      erase()
-      o.write(`${line}\n`)
-      lastDraw = -Infinity
-      draw(true)
-    },
+    log: (line) => above(() => o.write(`${line}\n`)),
+    above,
     end() {
       erase()
       ended = true
@@ -151,8 +156,15 @@ export function terminalProgress(o: TerminalOptions): Progress {
   }
 }
 
+/** What progress is drawn on: process.stderr, or a test's stand-in for a terminal. */
+export interface TerminalStream {
+  isTTY?: boolean
+  columns?: number
+  write(text: string): unknown
+}
+
 /** The progress for a CLI run: bars on a TTY stderr, else nothing. */
-export function progressFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv, quiet: boolean): Progress {
+export function progressFor(stream: TerminalStream, env: NodeJS.ProcessEnv, quiet: boolean): Progress {
   if (!progressWanted(stream, env, quiet)) return NO_PROGRESS
   return terminalProgress({ write: (t) => stream.write(t), columns: stream.columns })
 }

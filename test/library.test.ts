@@ -4,7 +4,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { buildDataset, checkDataset, diffDatasets, isJevError, JevError, publishDataset, serveHub, verifyDataset } from 'jev-bench-builder'
+import { buildDataset, checkDataset, diffDatasets, isJevError, JevError, publishDataset, serveHub, terminalProgress, verifyDataset } from 'jev-bench-builder'
 import { isWriteRequest } from '../src/hub-server/index.ts'
 import { buildFixtureOut, FIXTURE_LOCK } from './helpers/publish.ts'
 import { FIXTURE_HUB, FIXTURE_RECIPE } from './helpers/cli.ts'
@@ -72,4 +72,17 @@ test('serveHub serves the mirror; publishDataset plans a dry run against it and 
   } finally {
     await server.close()
   }
+})
+
+test('a progress given to the library is drawn on as the build goes, and left for the caller to end; anything else is USAGE', async () => {
+  const writes: string[] = []
+  const progress = terminalProgress({ write: (t) => void writes.push(t), intervalMs: 0, now: () => 0 })
+  const out = join(tmp, 'progress-out')
+  await buildDataset({ ...sources(), out, progress })
+  const drawn = writes.join('')
+  for (const stage of ['loading and preparing sources (1 of 5: jcommonsenseqa)', 'selecting, borrowing distractors and reshaping', `writing ${out}/`])
+    assert.ok(drawn.includes(stage), stage)
+  assert.equal(writes.at(-1), `writing ${out}/`, 'still drawn: ending it is the caller\'s')
+  progress.end()
+  await assert.rejects(buildDataset({ ...sources(), out, progress: { stage() {} } as never }), (e: unknown) => isJevError(e) && e.code === 'USAGE' && /progress/.test(e.message))
 })

@@ -77,3 +77,27 @@ test('the no-op progress draws nothing; byte sizes read as people write them', (
   assert.equal(formatBytes(1536), '1.5 kB')
   assert.equal(formatBytes(20 * 1024 * 1024), '20 MB')
 })
+
+test('above takes the bars off while another stream prints, then draws them again; a new stage drops the rows of the last', () => {
+  const s = screen()
+  const p = terminalProgress({ write: s.write, now: () => 0, intervalMs: 0 })
+  p.stage('loading sources (1 of 2: mmlu)')
+  p.rows('mmlu test', 80, 80)
+  // stdout sharing the terminal: the line lands where the bars were, and they come back below it
+  p.above(() => s.write('a line on stdout\n'))
+  assert.deepEqual(s.shown(), ['a line on stdout', 'loading sources (1 of 2: mmlu)', '  mmlu test: 80 of 80 rows'])
+  p.stage('loading sources (2 of 2: boolq)')
+  assert.deepEqual(s.shown(), ['a line on stdout', 'loading sources (2 of 2: boolq)'])
+  p.end()
+  let printed = false
+  p.above(() => (printed = true))
+  assert.ok(printed, 'after the end, above only prints')
+  assert.deepEqual(s.shown(), ['a line on stdout'])
+})
+
+test('a terminal of 0 columns (a pty with no size, as under script) is taken as 80 wide, not cut to nothing', () => {
+  const writes: string[] = []
+  const p = terminalProgress({ write: (x) => writes.push(x), columns: 0, intervalMs: 0, now: () => 0 })
+  p.stage('loading and preparing sources (1 of 5: jcommonsenseqa)')
+  assert.equal(writes.at(-1), 'loading and preparing sources (1 of 5: jcommonsenseqa)')
+})

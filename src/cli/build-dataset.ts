@@ -81,8 +81,8 @@ export async function runBuild(values: BuildValues, env: NodeJS.ProcessEnv, io: 
   if (values['update-lock'] && values.offline && !values.mirror)
     throw new JevError('USAGE', '--update-lock checks every cached file with the Hub before it rewrites the lock, which --offline forbids; drop one of them')
   const lock = values['update-lock'] ? null : await readLock(lockPath)
-  const fetcher = await fetcherFor(values, env, io.err, lock)
-  const built = await buildToDir(recipe, fetcher, values.out, { lock }).catch((e: unknown) => {
+  const fetcher = await fetcherFor(values, env, io.err, lock, io.progress)
+  const built = await buildToDir(recipe, fetcher, values.out, { lock, ...(io.progress ? { progress: io.progress } : {}) }).catch((e: unknown) => {
     throw nameBadEntry(e, fetcher)
   })
   const warnings = [...built.warnings]
@@ -97,6 +97,7 @@ export async function buildDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io
   return buildCommand.main(argv, env, io, async ({ values }, io) => {
     const started = performance.now()
     const run = await runBuild(values, env, io)
+    io.progress?.end() // the summary on a clean screen
     for (const line of summary(run.built, run.out)) io.out(line)
     if (run.wroteLock) io.out(`wrote ${run.lockPath}`)
     return { json: summaryJson(run, Math.round(performance.now() - started) / 1000) }

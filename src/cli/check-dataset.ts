@@ -8,7 +8,7 @@ import { loadRecipe } from '../recipe.ts'
 import { OUTPUT_FILES } from '../outputs.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
 import { isMain, runMain, stdio, type Io } from './run.ts'
-import { fetcherFor, requireFolder, SOURCE_OPTIONS } from './common/source-options.ts'
+import { fetcherFor, PROGRESS_NOTE, requireFolder, SOURCE_OPTIONS } from './common/source-options.ts'
 
 export const checkCommand = defineCommand({
   name: 'check-dataset',
@@ -22,7 +22,7 @@ export const checkCommand = defineCommand({
     ...SOURCE_OPTIONS,
     ...JSON_OPTION,
   },
-  notes: ['  The source options (--lock, --mirror, --offline, --cache-dir, the bounds) matter only with --upstream.'],
+  notes: ['  The source options (--lock, --mirror, --offline, --cache-dir, the bounds) matter only with --upstream.', `  With --upstream: ${PROGRESS_NOTE.replace(/^P/, 'p').replace(' is drawn', '')}`],
 })
 
 export const parseCheck = (argv: string[], io: Io) => checkCommand.parse(argv, io)
@@ -63,7 +63,8 @@ export async function runCheck(parsed: NonNullable<ReturnType<typeof parseCheck>
     const { records, provenance } = await readDataset(dir)
     if (!provenance) throw new JevError('CHECK', `${dir}/: no readable provenance.jsonl to check against the sources`, { file: dir })
     const lock = await readLock(values.lock ?? lockPathFor(values.recipe))
-    problems.push(...(await checkUpstream(records, provenance, recipe, await fetcherFor(values, env, io.err), lock)))
+    const fetcher = await fetcherFor(values, env, io.err, undefined, io.progress)
+    problems.push(...(await checkUpstream(records, provenance, recipe, fetcher, lock, io.progress)))
   }
   return { dir, problems }
 }
@@ -71,6 +72,7 @@ export async function runCheck(parsed: NonNullable<ReturnType<typeof parseCheck>
 export async function checkDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   return checkCommand.main(argv, env, io, async (parsed, io) => {
     const { dir, problems } = await runCheck(parsed, env, io)
+    io.progress?.end()
     const json = { dir: `${dir}/`, upstream: parsed.values.upstream, problems: problems.map(problemOf) }
     if (problems.length === 0) {
       io.out(`ok: ${dir}/ meets the spec${parsed.values.upstream ? ', and provenance.jsonl matches the upstream rows' : ''}`)

@@ -3,6 +3,7 @@ import { isJevError, JevError } from '../errors.ts'
 import { Manifest } from '../manifest.ts'
 import { checkOwnManifest, dataFileFacts, type LocalFile, readPublishFiles } from '../publish-files.ts'
 import type { HubAccess } from '../publish-hub.ts'
+import { formatBytes } from '../progress.ts'
 import { executePublish, formatPlan, planPublish, type PublishPlan, type PublishResult, type PublishTarget } from '../publish.ts'
 import { boundsFrom } from '../sources/bounds.ts'
 import { hubOptionsFromEnv } from '../sources/hub.ts'
@@ -10,7 +11,7 @@ import { boundedFetch } from '../sources/retry.ts'
 import { formatVerify, verifyFiles } from '../verify.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
 import { type Io, isMain, runMain, stdio } from './run.ts'
-import { rebuildFromLock, SOURCE_OPTIONS, type SourceValues } from './common/source-options.ts'
+import { PROGRESS_NOTE, rebuildFromLock, SOURCE_OPTIONS, type SourceValues } from './common/source-options.ts'
 import { isHubRepoName, isRefName } from '../repo-name.ts'
 
 export const publishCommand = defineCommand({
@@ -32,6 +33,7 @@ export const publishCommand = defineCommand({
     '  The source options are where the verifying rebuild reads its sources, as for build-dataset; the bounds apply to every request.',
     'Environment: HF_TOKEN (write access; never printed), HF_ENDPOINT (default https://huggingface.co),',
     '  HF_HUB_OFFLINE=1 (or ON, YES, TRUE): as --offline, the rebuild reads only the cache; the upload itself still goes to the Hub.',
+    PROGRESS_NOTE,
   ],
 })
 
@@ -103,14 +105,19 @@ export async function runPublish(values: PublishValues, env: NodeJS.ProcessEnv, 
     description: files.map((f) => `${f.path} sha256 ${f.sha256}`).join('\n'),
     ...(values.tag ? { tag: values.tag } : {}),
   }
+  io.progress?.stage(`planning the commit to ${repo}@${target.revision}`)
   const plan = await planPublish(files, target, access)
   onPlan?.(plan)
+  if (dryRun) io.progress?.end() // the plan is the result
   for (const line of formatPlan(plan, target)) io.out(line)
   if (dryRun) {
     io.out('dry run: only read requests were sent; nothing was changed')
     return { plan, result: null }
   }
+  const sent = plan.files.filter((f) => f.action === 'add' || f.action === 'replace')
+  io.progress?.stage(`publishing to ${repo}@${target.revision}: uploading ${sent.length} file${sent.length === 1 ? '' : 's'} (${formatBytes(sent.reduce((n, f) => n + f.size, 0))})`)
   const result = await executePublish(plan, files, target, access, (line) => values.quiet || io.out(line))
+  io.progress?.end()
   if (!result.committed) io.out(`no new commit: ${repo}@${target.revision} already holds these files`)
   io.out(result.url)
   return { plan, result }

@@ -1,5 +1,6 @@
 import { pathToFileURL } from 'node:url'
 import { ERROR_CODES, hintOf, isJevError } from '../errors.ts'
+import type { Progress, TerminalStream } from '../progress.ts'
 import { scrub } from '../secrets.ts'
 
 // the Hub token is removed from anything about to be printed (src/secrets.ts)
@@ -8,11 +9,16 @@ export { scrub } from '../secrets.ts'
 export interface Io {
   out: (line: string) => void
   err: (line: string) => void
+  /** where progress may be drawn (a TTY stderr draws it; see progress.ts); none: no progress */
+  terminal?: TerminalStream
+  /** this run's progress display, made by command.ts (or given to the library); none: nothing drawn */
+  progress?: Progress
 }
 
 export const stdio: Io = {
   out: (line) => process.stdout.write(`${scrub(line)}\n`),
   err: (line) => process.stderr.write(`${scrub(line)}\n`),
+  terminal: process.stderr,
 }
 
 /** Runs a command; a typed error becomes one line plus a hint and its documented exit status. */

@@ -20,12 +20,14 @@ export const parseVerify = (argv: string[], io: Io) => verifyCommand.parse(argv,
 export async function runVerify(values: NonNullable<ReturnType<typeof parseVerify>>['values'], env: NodeJS.ProcessEnv, io: Io): Promise<{ outDir: string; result: VerifyResult }> {
   const rebuilt = await rebuildFromLock(values, env, io)
   const outDir = values.out.replace(/(.)\/+$/, '$1')
+  io.progress?.stage(`comparing with ${outDir}/`)
   return { outDir, result: await verifyDataset(outDir, rebuilt) }
 }
 
 export async function verifyDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   return verifyCommand.main(argv, env, io, async ({ values }, io) => {
     const { outDir, result } = await runVerify(values, env, io)
+    io.progress?.end()
     for (const line of formatVerify(outDir, result)) (result.identical ? io.out : io.err)(line)
     const fail = result.identical ? undefined : new JevError('VERIFY', `${outDir}/ differs from a rebuild (cause: ${result.cause})`, { file: outDir })
     return { json: { out: `${outDir}/`, ...result }, ...(fail ? { fail } : {}) }

@@ -10,12 +10,27 @@ import { sha256Hex } from '../hash.ts'
 import { atomicWrite, type CacheEntry, discardEntry, linkSnapshot, readVerifiedBlob, SHA1_RE, withBlobLock } from './hub-cache.ts'
 import { downloadVerified, lookupFile, resolveCommit } from './hub-requests.ts'
 import { type HubSession, retried, say } from './hub-session.ts'
-import { Deadline } from './retry.ts'
+import { type BodyWatcher, Deadline } from './retry.ts'
 import type { SourceFile } from './types.ts'
 
 export const sourceFile = (repo: string, revision: string, commit: string, path: string, bytes: Uint8Array): SourceFile => ({
   repo, revision, commit, path, bytes, size: bytes.length, sha256: sha256Hex(bytes),
 })
+
+/**
+ * A bar per body of the file's bytes (a retry starts a new one), sized by its content-length, else
+ * the listing's size; the 1-byte Range probe the client sends first gets none.
+ */
+const barFor = (s: HubSession, label: string, size: number): BodyWatcher | undefined => {
+  const progress = s.progress
+  if (!progress) return undefined
+  return (res, init) => {
+    if (!res.ok || new Headers(init?.headers).has('range')) return undefined
+    const declared = Number(res.headers.get('content-length') ?? NaN)
+    const bar = progress.file(label, Number.isFinite(declared) && declared > 0 ? declared : size)
+    return { chunk: (n) => bar.advance(n), end: () => bar.done() }
+  }
+}
 
 /** Once per repo per session: temp files of builds that were killed go. */
 async function sweep(s: HubSession, repoDir: string): Promise<void> {
@@ -50,7 +65,7 @@ export async function download(s: HubSession, repoDir: string, repo: string, rev
     async () => {
       deadline.exclude(performance.now() - waitFrom)
       say(s, `hub: downloading ${repo}@${revision} ${path} (${size} bytes)`)
-      const got = await retried(s, ctx, deadline, (f) => downloadVerified(s, f, ctx, commit, etag, size), /\.html?$/i.test(path))
+      const got = await retried(s, ctx, deadline, (f) => downloadVerified(s, f, ctx, commit, etag, size), /\.html?$/i.test(path), barFor(s, `${repo} ${path}`, size))
       await atomicWrite(blobPath, got)
       return got
     },

@@ -6,7 +6,8 @@
 import { oneLine } from '../oneline.ts'
 import { scrubToken } from '../secrets.ts'
 import type { ErrorContext } from '../errors.ts'
-import { type Deadline, type Fetch, type RetryPolicy, withRetries } from './retry.ts'
+import type { Progress } from '../progress.ts'
+import { type BodyWatcher, type Deadline, type Fetch, type RetryPolicy, withRetries } from './retry.ts'
 
 export interface HubSession {
   endpoint: string
@@ -18,6 +19,8 @@ export interface HubSession {
   baseFetch: Fetch
   lockWaitMs: number
   log: ((line: string) => void) | undefined
+  /** each download's bytes, on a terminal; none: no bars */
+  progress?: Progress
   /** one commit per repo@revision for the fetcher's lifetime: every file of a build comes from the same snapshot */
   commits: Map<string, Promise<string>>
   /** repos whose blobs/ was cleared of temp files killed builds left, once per fetcher */
@@ -34,10 +37,11 @@ export const say = (s: HubSession, line: string) => s.log?.(scrubbed(s, line))
 export const clientOf = (s: HubSession, f: Fetch) => ({ hubUrl: s.endpoint, fetch: f, ...(s.token ? { accessToken: s.token } : {}) })
 
 /** Every Hub call goes through here: a fresh guarded fetch per attempt, bounded retries, one log line per retry. */
-export function retried<T>(s: HubSession, ctx: ErrorContext, deadline: Deadline, run: (f: Fetch) => Promise<T>, htmlExpected = false): Promise<T> {
+export function retried<T>(s: HubSession, ctx: ErrorContext, deadline: Deadline, run: (f: Fetch) => Promise<T>, htmlExpected = false, onBody?: BodyWatcher): Promise<T> {
   return withRetries(s.policy, s.baseFetch, run, {
     htmlExpected,
     deadline,
+    ...(onBody ? { onBody } : {}),
     onRetry: (ev) => {
       const asked = ev.retryAfterMs !== undefined ? ` (the Hub asked to wait ${Math.ceil(ev.retryAfterMs / 1000)} s)` : ''
       say(s, `hub: ${ctx.repo}@${ctx.revision} ${ctx.file}: ${ev.why}; retrying (attempt ${ev.attempt} of ${ev.of})${asked}`)

@@ -5,6 +5,7 @@
 import { randomInt } from 'node:crypto'
 import { join, resolve } from 'node:path'
 import { type ErrorContext, JevError } from '../errors.ts'
+import type { Progress } from '../progress.ts'
 import { isRepoId } from '../repo-name.ts'
 import { DEFAULT_BOUNDS, type NetBounds } from './bounds.ts'
 import { type CacheEntry, readCacheEntry } from './hub-cache.ts'
@@ -24,6 +25,8 @@ export interface HubFetcherOptions extends Partial<NetBounds> {
   offline?: boolean
   fetch?: typeof fetch
   log?: (line: string) => void
+  /** each download's bytes with rate and time left (default: none) */
+  progress?: Progress
   /** extra attempts after the first for 429, 5xx, broken/stalled/short/wrong bodies (default 4) */
   retries?: number
   /** waits between attempts and for another build's blob lock (default setTimeout) */
@@ -70,6 +73,7 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
     baseFetch: ((input, init) => (options.fetch ?? globalThis.fetch)(input, init)) as Fetch,
     lockWaitMs: options.lockWaitMs ?? 600_000,
     log: options.log,
+    ...(options.progress ? { progress: options.progress } : {}),
     commits: new Map(),
     swept: new Set(),
   }

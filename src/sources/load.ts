@@ -1,6 +1,7 @@
 import { digestSetHash } from '../hash.ts'
 import { JevError } from '../errors.ts'
 import { streamParquet } from '../parquet.ts'
+import { NO_PROGRESS, type Progress } from '../progress.ts'
 import { sourceFiles } from '../recipe.ts'
 import type { Recipe, SourceSpec } from '../schema.ts'
 import { type Adapter, adaptRow, hashRow, type UpstreamQuestion } from './adapter.ts'
@@ -44,6 +45,8 @@ export async function loadSource(
   onQuestion?: (q: UpstreamQuestion) => void,
   /** the files, when fetchSource was started earlier */
   prefetched?: Promise<SourceFile[]>,
+  /** rows decoded per file, of the file's total */
+  progress: Progress = NO_PROGRESS,
 ): Promise<LoadedSource> {
   const { adapter } = kindOf(spec)
   const jobs = sourceFiles(spec)
@@ -57,6 +60,9 @@ export async function loadSource(
     fetched[i] = undefined as never // its bytes can go once decoded
     commit = file.commit
     const hashes: string[] = []
+    // one line per file: the source, and its split or (several files to a split) its path
+    const label = jobs.length === 1 ? spec.name : `${spec.name} ${jobs.filter((j) => j.split === job.split).length === 1 ? job.split : job.path}`
+    let total: number | undefined
     await streamParquet(file.bytes, { source: spec.name, file: job.path }, { trusted: trusted.has(file.sha256) }, {
       columns(columns) {
         for (const c of adapter.columns) {
@@ -68,6 +74,10 @@ export async function loadSource(
             })
         }
       },
+      total(n) {
+        total = n
+        progress.rows(label, 0, n)
+      },
       rows(rows, first) {
         for (let r = 0; r < rows.length; r++) {
           const raw = rows[r]
@@ -76,6 +86,7 @@ export async function loadSource(
           const q = adaptRow(adapter, raw, at)
           take({ source: spec.name, id: q.id, subject: q.subject, question: q.question, context: q.context, options: q.options, answer: q.answer, split: job.split, file: job.path, row: at.row })
         }
+        progress.rows(label, hashes.length, total)
       },
     })
     files.push({ split: job.split, path: job.path, size: file.size, sha256: file.sha256, rows: hashes.length, rowsHash: digestSetHash(hashes) })

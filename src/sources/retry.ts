@@ -101,7 +101,12 @@ export interface GuardOptions extends Partial<Pick<NetBounds, 'minRate' | 'rateW
   /** the file asked for is itself HTML, so an HTML answer is no error page */
   htmlExpected?: boolean
   onResponse?: (note: ResponseNote) => void
+  /** watches a response's body as it arrives (a download's progress); undefined: not this one */
+  onBody?: BodyWatcher
 }
+
+/** Given a response and its request, what to tell of each chunk of its body and of its end, if anything. */
+export type BodyWatcher = (res: Response, init: RequestInit | undefined) => { chunk(bytes: number): void; end(): void } | undefined
 
 /** A request body's size, when it is known before sending (publish uploads). */
 function bodySize(body: unknown): number {
@@ -172,6 +177,7 @@ export function guardedFetch(base: Fetch, opts: GuardOptions): Fetch {
           }, windowMs)
         }
         const reader = res.body.getReader()
+        const watch = opts.onBody?.(res, init)
         try {
           for (;;) {
             arm(opts.timeoutMs)
@@ -179,6 +185,7 @@ export function guardedFetch(base: Fetch, opts: GuardOptions): Fetch {
             if (done) break
             chunks.push(value)
             received += value.length
+            watch?.chunk(value.length)
           }
         } catch (e) {
           const of = Number.isFinite(declared) ? ` of ${declared}` : ''
@@ -186,6 +193,8 @@ export function guardedFetch(base: Fetch, opts: GuardOptions): Fetch {
           if (outer?.aborted) throw e
           const what = Number.isFinite(declared) && received < declared ? 'the response was cut short' : 'the connection broke'
           throw new TransientError('NETWORK', `${what} after ${received}${of} bytes (HTTP ${res.status}): ${describeCause(e)}`, { status: res.status }, { cause: e })
+        } finally {
+          watch?.end()
         }
       }
       const type = res.headers.get('content-type') ?? ''
@@ -273,7 +282,7 @@ export async function withRetries<T>(
   policy: RetryPolicy,
   base: Fetch,
   attempt: (fetch: Fetch) => Promise<T>,
-  opts: { htmlExpected?: boolean; onRetry?: (ev: RetryEvent) => void; deadline?: Deadline } = {},
+  opts: { htmlExpected?: boolean; onRetry?: (ev: RetryEvent) => void; deadline?: Deadline; onBody?: BodyWatcher } = {},
 ): Promise<T> {
   const total = Math.max(0, Math.floor(policy.retries)) + 1
   const deadline = opts.deadline ?? new Deadline(policy.fileDeadlineMs)
@@ -281,7 +290,7 @@ export async function withRetries<T>(
     let note: ResponseNote | undefined
     const f = guardedFetch(base, {
       timeoutMs: policy.timeoutMs, minRate: policy.minRate, rateWindowMs: policy.rateWindowMs, deadline,
-      htmlExpected: opts.htmlExpected ?? false, onResponse: (r) => { note = r },
+      htmlExpected: opts.htmlExpected ?? false, onResponse: (r) => { note = r }, ...(opts.onBody ? { onBody: opts.onBody } : {}),
     })
     try {
       return await attempt(f)

@@ -11,6 +11,7 @@ import { after, before, test } from 'node:test'
 import { parquetMetadata, parquetSchema } from 'hyparquet'
 import { parquetWriteBuffer } from 'hyparquet-writer'
 import { sha256Hex } from '../../src/hash.ts'
+import { NO_PROGRESS, type Progress } from '../../src/progress.ts'
 import { loadRecipe } from '../../src/recipe.ts'
 import type { SourceSpec } from '../../src/schema.ts'
 import { loadSource } from '../../src/sources/load.ts'
@@ -78,4 +79,19 @@ test('a bad row in a later row group is named by its row in the file', async () 
   const e = await rejectsWith(load(new Set([sha])), 'DATA')
   assert.deepEqual([e.context.file, e.context.row, e.context.field], [PATH, bad, 'answer'])
   assert.match(e.message, new RegExp(`${PATH} row ${bad}, field answer`))
+})
+
+test('rows are reported per file as they are decoded, of the total the Parquet metadata gives, a row group at a time when trusted', async () => {
+  const rows = await readRows(join(FIXTURE_HUB, 'datasets', TEST_FILE))
+  const sha = await writeGroups(rows, 4)
+  for (const [trusted, updates] of [[new Set([sha]), Math.ceil(rows.length / 4)], [new Set<string>(), 1]] as const) {
+    const seen: [string, number, number | undefined][] = []
+    const progress: Progress = { ...NO_PROGRESS, rows: (label, n, total) => void seen.push([label, n, total]) }
+    await loadSource(spec, spec.revision, createMirrorFetcher(hub), trusted, undefined, undefined, progress)
+    const test = seen.filter(([label]) => label === 'mmlu test')
+    assert.deepEqual(test[0], ['mmlu test', 0, rows.length], 'the total first, before any row')
+    assert.deepEqual(test.at(-1), ['mmlu test', rows.length, rows.length])
+    assert.equal(test.length, 1 + updates, trusted.size ? 'one update per row group' : 'one update for the whole file')
+    assert.ok(seen.some(([label, n, total]) => label === 'mmlu validation' && n === total && n > 0))
+  }
 })

@@ -6,6 +6,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { hintOf, isJevError, JevError } from '../../errors.ts'
+import { NO_PROGRESS, progressFor } from '../../progress.ts'
 import { BUILDER } from '../../version.ts'
 import type { Io } from '../run.ts'
 
@@ -47,7 +48,7 @@ export const COMMON_OPTIONS = {
 } as const satisfies Options
 export const JSON_OPTION = { json: { type: 'boolean', default: false, help: 'one JSON document on stdout (an error too: {"error":{code,message,hint}}); text goes to stderr' } } as const
 export const QUIET_OPTION = {
-  quiet: { type: 'boolean', default: false, help: 'no progress lines (downloads, retries, waits for the cache lock, publishing steps); results, warnings and errors still print' },
+  quiet: { type: 'boolean', default: false, help: 'no progress: neither the lines (downloads, retries, waits for the cache lock, publishing steps) nor the display on a terminal; results, warnings and errors still print' },
 } as const
 
 const label = (name: string, o: Option) => (o.type === 'string' ? `--${name} ${o.arg}` : 'short' in o && o.short ? `-${o.short}, --${name}` : `--${name}`)
@@ -117,7 +118,17 @@ export function defineCommand<O extends Options>(spec: CommandSpec<O>): Command<
     try {
       const parsed = parse(argv, io, env)
       if (!parsed) return 0
-      const outcome = await body(parsed, json ? { out: io.err, err: io.err } : io)
+      const text = json ? { out: io.err, err: io.err } : io
+      // the commands that read sources (they take --quiet) draw progress on a TTY stderr; every line
+      // printed meanwhile goes above the bars, and the bars are gone before the result is printed
+      const progress = 'quiet' in spec.options && io.terminal ? progressFor(io.terminal, env, parsed.values.quiet === true) : NO_PROGRESS
+      const bodyIo: Io = { out: (l) => progress.above(() => text.out(l)), err: (l) => progress.above(() => text.err(l)), progress }
+      let outcome: Outcome
+      try {
+        outcome = await body(parsed, bodyIo)
+      } finally {
+        progress.end()
+      }
       if (json) {
         const doc = outcome.json !== null && typeof outcome.json === 'object' ? outcome.json : { result: outcome.json }
         io.out(JSON.stringify(outcome.fail ? { ...doc, error: errorJson(outcome.fail) } : doc))

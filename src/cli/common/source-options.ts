@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { JevError } from '../../errors.ts'
 import { type Lock, lockPathFor, readLock } from '../../lock.ts'
+import type { Progress } from '../../progress.ts'
 import { buildDataset, type BuiltDataset } from '../../pipeline.ts'
 import { loadRecipe } from '../../recipe.ts'
 import { BOUND_SETTINGS, boundsFrom } from '../../sources/bounds.ts'
@@ -31,9 +32,12 @@ export const SOURCE_OPTIONS = {
   ...BOUND_FLAGS,
 } as const
 
+export const PROGRESS_NOTE = 'Progress is drawn on stderr when it is a terminal, unless --quiet, CI, or HF_HUB_DISABLE_PROGRESS_BARS=1 (ON, YES, TRUE).'
+
 export const SOURCE_NOTES = [
   'Environment: HF_ENDPOINT (a Hub mirror endpoint), HF_TOKEN (sent to the Hub, never printed),',
   '  HF_HUB_OFFLINE (1, ON, YES or TRUE in any case: as --offline, as Python\'s huggingface_hub reads it), and the JEV_* bounds above.',
+  PROGRESS_NOTE,
 ] as const
 
 export interface SourceValues {
@@ -58,8 +62,11 @@ export async function requireFolder(dir: string, option?: string): Promise<void>
     throw new JevError('IO', `${option ? `${option} ` : ''}${dir}: ${s ? 'is not a folder' : 'no such folder'}`, { file: dir, hint: `check the path${option ? ` given to ${option}` : ''}` })
 }
 
-/** `log` gets downloads, retries and waits for another build's cache lock, so a slow build says why (not with --quiet). */
-export async function fetcherFor(values: SourceValues, env: NodeJS.ProcessEnv, log?: (line: string) => void, lock?: Lock | null): Promise<FileFetcher> {
+/**
+ * `log` gets downloads, retries and waits for another build's cache lock, so a slow build says why (not with --quiet);
+ * `progress` each download's bytes.
+ */
+export async function fetcherFor(values: SourceValues, env: NodeJS.ProcessEnv, log?: (line: string) => void, lock?: Lock | null, progress?: Progress): Promise<FileFetcher> {
   // Cached files are trusted only when `lock` vouches for their bytes; with `null` (a first build, --update-lock)
   // each is checked with the Hub, so a lock is never written from bytes it no longer serves.
   const bounds = boundsFrom(values, env) // checked with --mirror too: a bad value is an error wherever it is given
@@ -73,6 +80,7 @@ export async function fetcherFor(values: SourceValues, env: NodeJS.ProcessEnv, l
     ...(lock === undefined ? {} : { vouched: (repo: string, commit: string, path: string) =>
       lock?.sources.flatMap((s) => (s.repo === repo && s.commit === commit ? s.files : [])).find((f) => f.path === path)?.sha256 }),
     ...(log && !values.quiet ? { log } : {}),
+    ...(progress ? { progress } : {}),
     cacheDir: values['cache-dir'] ?? resolveCacheDir(env, homedir()),
     offline: values.offline || offlineFromEnv(env),
   })
@@ -90,8 +98,8 @@ export async function requireLock(values: SourceValues): Promise<Lock> {
 export async function rebuildFromLock(values: SourceValues, env: NodeJS.ProcessEnv, io: Io): Promise<BuiltDataset> {
   const lock = await requireLock(values)
   const recipe = await loadRecipe(values.recipe)
-  const fetcher = await fetcherFor(values, env, io.err, lock)
-  const rebuilt = await buildDataset(recipe, fetcher, { lock }).catch((e: unknown) => {
+  const fetcher = await fetcherFor(values, env, io.err, lock, io.progress)
+  const rebuilt = await buildDataset(recipe, fetcher, { lock, ...(io.progress ? { progress: io.progress } : {}) }).catch((e: unknown) => {
     throw nameBadEntry(e, fetcher)
   })
   for (const w of rebuilt.warnings) io.err(`warning: ${w}`)
