@@ -106,7 +106,12 @@ export function defineCommand<O extends Options>(spec: CommandSpec<O>): Command<
       const extra = parsed.positionals[max]!
       throw usageError(
         `unexpected argument ${JSON.stringify(extra)}${taken.length ? `: npm took ${flags} for itself` : ''}`,
-        taken.length ? `npm passes on only what follows --: npm run ${spec.name} -- ${flags} ${extra}` : undefined,
+        // with several flags taken, which value went with which is lost: show each with its placeholder
+        taken.length === 1
+          ? `npm passes on only what follows --: npm run ${spec.name} -- ${flags} ${extra}`
+          : taken.length
+            ? `npm passes on only what follows --: npm run ${spec.name} -- ${taken.map((n) => label(n, spec.options[n]!)).join(' ')}`
+            : undefined,
       )
     }
     return { values: values as Values<O>, positionals: parsed.positionals }

@@ -57,6 +57,20 @@ test('a positional too many under npm, where npm took the flag before it: says s
   assert.match(String(e.context.usage), /^usage: npm run demo -- /)
 })
 
+test('several flags npm took (npm run demo --mirror m --out o): the hint shows each with its placeholder, not a guessed pairing', () => {
+  const c = collectIo()
+  const e = (() => {
+    try {
+      demo.parse(['m', 'o'], c.io, { npm_lifecycle_event: 'demo', npm_config_mirror: 'true', npm_config_out: 'true' })
+    } catch (x) {
+      return x
+    }
+  })()
+  assert.ok(isJevError(e) && e.code === 'USAGE')
+  assert.equal(e.message, 'unexpected argument "o": npm took --mirror --out for itself')
+  assert.equal(e.context.hint, 'npm passes on only what follows --: npm run demo -- --mirror DIR --out DIR')
+})
+
 test('a flag npm took without a positional after it (npm run demo --offline): a warning, and the run goes on', () => {
   const c = collectIo()
   const p = demo.parse([], c.io, { npm_lifecycle_event: 'demo', npm_config_offline: 'true' })
