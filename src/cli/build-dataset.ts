@@ -42,7 +42,9 @@ export function summary(built: BuiltDataset, outDir: string): string[] {
   for (const [source, drops] of built.drops)
     for (const [reason, n] of sortedDrops(drops)) lines.push(`  ${source}: ${reason} ${n}`)
   lines.push('')
-  for (const o of built.manifest.outputs) lines.push(`${o.path.padEnd(16)} sha256 ${o.sha256}  ${o.bytes} bytes`)
+  // the figures' names are longer than the data files': one column for all
+  const width = Math.max(16, ...built.manifest.outputs.map((o) => o.path.length))
+  for (const o of built.manifest.outputs) lines.push(`${o.path.padEnd(width)} sha256 ${o.sha256}  ${o.bytes} bytes`)
   lines.push(`dataset hash ${built.manifest.datasetHash}`)
   return lines
 }

@@ -94,6 +94,9 @@ test('subprocess build: exit 0 and stdout ends with counts per source × split, 
     assert.equal(buf.byteLength, o.bytes)
     has(new RegExp(`^${o.path.replace('.', '\\.')}\\s+sha256 ${o.sha256}\\s+${o.bytes} bytes$`), o.path)
   }
+  const columns = summary.filter((l) => / sha256 [0-9a-f]{64} /.test(l)).map((l) => l.indexOf(' sha256 '))
+  assert.equal(columns.length, m.outputs.length)
+  assert.equal(new Set(columns).size, 1, `the sha256 column is aligned for every output:\n${r.stdout}`)
   assert.equal(lines.at(-1), `dataset hash ${m.datasetHash}`, 'stdout ends with the dataset hash')
   // the in-process CLI prints the same summary
   const again = join(tmp, 'subproc2', 'out')
