@@ -3,7 +3,7 @@ import type { Candidate } from './eligibility.ts'
 import { fitsClass, formFilter, isLabelLike, nearCopyTest, numberClass } from './option-kinds.ts'
 import { type Rng, sample } from './rng.ts'
 import type { SimilarBorrowing } from './schema.ts'
-import { TfIdfIndex, quantise } from './similarity.ts'
+import { type Sparse, TfIdfIndex, quantise } from './similarity.ts'
 import { Tokenizer } from './tokens.ts'
 
 /** An option lent to an item: its text and where it came from. */
@@ -69,13 +69,12 @@ export function similarLending(side: readonly Candidate[], o: SimilarLendingOpti
     const at = position.get(c.id)
     if (limit === 0 || at === undefined) return out
     index ??= new TfIdfIndex(lenders.map(document))
-    const scores = index.similarities(at)
     const mine = new Set(c.normOptions)
     const cls = numberClass(c.options)
     const sameForm = o.rules.sameForm ? formFilter(c.options) : () => true
     const nearCopyOfOwn = o.rules.skipNearCopies ? nearCopyTest(c.normOptions) : () => false
     const seen = new Set<string>()
-    const ranked = rank(scores, ties, at, nearCopy)
+    const ranked = rank(index.similar(at), ties, at, nearCopy, lenders.length)
     // the right answers of the most similar questions are never lent, even where a lender lists one as wrong:
     // "Which resource is renewable?" must not borrow "solar energy" from "Which renewable resource is made by convection?"
     const nearest: number[] = []
@@ -160,29 +159,41 @@ function document(c: Candidate): string[] {
 
 /**
  * Other documents, most similar first; ties by a keyed mix of both, then
- * position (id order); near-copies left out. Lazily: an item usually needs
- * only its first few lenders, so one pass keeps the best TOP in order, and
- * only a longer walk pays for sorting the rest.
+ * position (id order); near-copies left out. `sim` holds the documents that
+ * share a term with `self`; the other `size` − those all score 0 and come
+ * last. Lazily: an item usually needs only its first few lenders, so one pass
+ * keeps the best TOP in order, and only a longer walk pays for sorting the
+ * rest, and only a walk past every scoring lender for the zeros.
  */
-export function* rank(scores: Float64Array, ties: Pick<Ties, 'of'>, self: number, nearCopy: number): Generator<number> {
+export function* rank(sim: Sparse, ties: Pick<Ties, 'of'>, self: number, nearCopy: number, size: number): Generator<number> {
   const mine = ties.of(self)
-  // a before b: higher score, then the smaller keyed mix, then the smaller position
-  const before = (a: number, b: number) => scores[b]! - scores[a]! || mix32(mine ^ ties.of(a)) - mix32(mine ^ ties.of(b)) || a - b
+  const { docs, scores } = sim
+  // positions into sim of the lenders that score above 0 and are not near-copies
+  const live: number[] = []
+  for (let i = 0; i < docs.length; i++) if (docs[i] !== self && scores[i]! > 0 && scores[i]! < nearCopy) live.push(i)
+  // a before b (positions into sim): higher score, then the smaller keyed mix, then the smaller position
+  const before = (a: number, b: number) => scores[b]! - scores[a]! || mix32(mine ^ ties.of(docs[a]!)) - mix32(mine ^ ties.of(docs[b]!)) || docs[a]! - docs[b]!
   const top: number[] = []
-  for (let j = 0; j < scores.length; j++) {
-    if (j === self || scores[j]! >= nearCopy) continue
+  for (const j of live) {
     if (top.length === TOP && before(j, top[TOP - 1]!) > 0) continue
     let at = top.length === TOP ? TOP - 1 : top.length
     while (at > 0 && before(j, top[at - 1]!) < 0) at--
     if (top.length === TOP) top.pop()
     top.splice(at, 0, j)
   }
-  yield* top
-  if (top.length < TOP) return
-  const last = top[TOP - 1]!
-  const rest: number[] = []
-  for (let j = 0; j < scores.length; j++) if (j !== self && scores[j]! < nearCopy && before(j, last) > 0) rest.push(j)
-  yield* rest.sort(before)
+  for (const j of top) yield docs[j]!
+  if (top.length === TOP) {
+    const last = top[TOP - 1]!
+    const rest = live.filter((j) => before(j, last) > 0).sort(before)
+    for (const j of rest) yield docs[j]!
+  }
+  // every other lender scores 0 (a near-copy at 0 would need a threshold of 0)
+  if (nearCopy <= 0) return
+  const scoring = new Uint8Array(size)
+  for (let i = 0; i < docs.length; i++) if (scores[i]! > 0) scoring[docs[i]!] = 1
+  const zeros: number[] = []
+  for (let j = 0; j < size; j++) if (j !== self && scoring[j] === 0) zeros.push(j)
+  yield* zeros.sort((a, b) => mix32(mine ^ ties.of(a)) - mix32(mine ^ ties.of(b)) || a - b)
 }
 
 const TOP = 32

@@ -120,14 +120,62 @@ export class TfIdfIndex {
 
   /** Quantised cosine of document `d` with every document (itself included). */
   similarities(d: number): Float64Array {
-    const scores = new Float64Array(this.size)
+    const out = new Float64Array(this.size)
+    const { docs, scores } = this.similar(d)
+    for (let i = 0; i < docs.length; i++) out[docs[i]!] = scores[i]!
+    return out
+  }
+
+  /**
+   * The same, for only the documents sharing a weighted term with `d` (the
+   * others score 0): it costs the postings of d's terms, not the whole list.
+   * Docs in the order first reached; each score is the same sum, in the same order, as a full pass.
+   */
+  similar(d: number): Sparse {
+    const n = this.size
+    if (this.acc === null || this.acc.length !== n) {
+      this.acc = new Float64Array(n)
+      this.touched = new Int32Array(n)
+      this.seen = new Uint8Array(n)
+    }
+    const acc = this.acc
+    const touched = this.touched!
+    const seen = this.seen!
+    let m = 0
     // the document's terms in a fixed order (its text's): each score is summed in the same order on every machine
     for (let k = this.start[d]!; k < this.start[d + 1]!; k++) {
-      const id = this.terms[k]!
       const wk = this.weights[k]!
-      for (let p = this.postStart[id]!; p < this.postStart[id + 1]!; p++) scores[this.docs[p]!]! += wk * this.postWeights[p]!
+      // a term in every document weighs 0: adding 0 × w changes no sum
+      if (wk === 0) continue
+      const id = this.terms[k]!
+      for (let p = this.postStart[id]!; p < this.postStart[id + 1]!; p++) {
+        const doc = this.docs[p]!
+        if (seen[doc] === 0) {
+          seen[doc] = 1
+          touched[m++] = doc
+        }
+        acc[doc]! += wk * this.postWeights[p]!
+      }
     }
-    for (let i = 0; i < scores.length; i++) scores[i] = quantise(scores[i]!)
-    return scores
+    const docs = touched.slice(0, m)
+    const scores = new Float64Array(m)
+    for (let i = 0; i < m; i++) {
+      const doc = docs[i]!
+      scores[i] = quantise(acc[doc]!)
+      acc[doc] = 0
+      seen[doc] = 0
+    }
+    return { docs, scores }
   }
+
+  // scratch for similar(), kept between calls: one array of the index's size, not one per query
+  private acc: Float64Array | null = null
+  private touched: Int32Array | null = null
+  private seen: Uint8Array | null = null
+}
+
+/** Some documents' quantised scores: docs[i] scored scores[i]; any other document scored 0. */
+export interface Sparse {
+  docs: Int32Array
+  scores: Float64Array
 }

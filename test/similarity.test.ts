@@ -31,6 +31,18 @@ describe('TfIdfIndex', () => {
     assert.ok(common.similarities(0)[3]! > common.similarities(0)[1]!)
   })
 
+  test('similar lists just the documents that share a weighted term, and asking again gives the same', () => {
+    const first = index.similar(3)
+    // "which" is in documents 0, 3 and 4, "the" in 2 and 3; document 1 shares nothing with it
+    assert.deepEqual([...first.docs].sort(), [0, 2, 3, 4])
+    index.similar(1)
+    const again = index.similar(3)
+    assert.deepEqual([...again.docs], [...first.docs])
+    assert.deepEqual([...again.scores], [...first.scores])
+    // a term in every document weighs 0, so it lists nothing
+    assert.deepEqual([...new TfIdfIndex([['x'], ['x'], ['x y']]).similar(0).docs], [])
+  })
+
   test('the same documents in another order give the same score to each pair', () => {
     const order = [3, 0, 4, 2, 1]
     const permuted = new TfIdfIndex(order.map((i) => docs[i]!))
