@@ -4,7 +4,6 @@ import { fitsClass, formFilter, isLabelLike, nearCopyTest, numberClass } from '.
 import { type Rng, sample } from './rng.ts'
 import type { SimilarBorrowing } from './schema.ts'
 import { type Sparse, TfIdfIndex, quantise } from './similarity.ts'
-import { Tokenizer } from './tokens.ts'
 
 /** An option lent to an item: its text and where it came from. */
 export interface Borrowed {
@@ -51,13 +50,8 @@ export function similarLending(side: readonly Candidate[], o: SimilarLendingOpti
   const isNegative = (j: number) => (negative[j]! < 0 ? (negative[j] = o.isNegative(lenders[j]!) ? 1 : 0) : negative[j]) === 1
   const memo = new Map<string, Borrowed[]>()
   const nearCopy = quantise(o.rules.nearCopy)
-  const tokenizer = new Tokenizer()
-  const content = new Map<string, ReadonlySet<number>>()
-  const contentOf = (c: Candidate) => {
-    let set = content.get(c.id)
-    if (!set) content.set(c.id, (set = contentWords(tokenizer, c.normQuestion)))
-    return set
-  }
+  // the narrower-lender rule compares questions' content words, read off the index's own terms (each text tokenized once)
+  let words: ContentWords | null = null
 
   function candidates(c: Candidate): Borrowed[] {
     const held = memo.get(c.id)
@@ -68,7 +62,12 @@ export function similarLending(side: readonly Candidate[], o: SimilarLendingOpti
     memo.set(c.id, out)
     const at = position.get(c.id)
     if (limit === 0 || at === undefined) return out
-    index ??= new TfIdfIndex(lenders.map(document))
+    if (index === null) {
+      index = new TfIdfIndex(lenders.map(document))
+      words = new ContentWords(index)
+    }
+    const content = words!
+    const covered = o.rules.skipNarrowerLenders ? content.coveredBy(at) : () => false
     const mine = new Set(c.normOptions)
     const cls = numberClass(c.options)
     const sameForm = o.rules.sameForm ? formFilter(c.options) : () => true
@@ -89,7 +88,7 @@ export function similarLending(side: readonly Candidate[], o: SimilarLendingOpti
       const lender = lenders[j]!
       if (o.rules.skipNegativeLenders && isNegative(j)) continue
       if (o.rules.skipOverlappingLenders && lender.normOptions.some((n) => mine.has(n))) continue
-      if (o.rules.skipNarrowerLenders && covers(contentOf(lender), contentOf(c))) continue
+      if (covered(j)) continue
       // the least similar of a large group lend options that are plainly foreign: better a smaller capacity
       if (used++ === o.rules.maxLenders) break
       for (let i = 0; i < lender.options.length; i++) {
@@ -113,6 +112,7 @@ export function similarLending(side: readonly Candidate[], o: SimilarLendingOpti
     candidates,
     release() {
       index = null
+      words = null
     },
     capacity: (c) => Math.min(8, c.options.length + candidates(c).length),
     borrow(c, k, rng) {
@@ -129,27 +129,54 @@ const FUNCTION_WORDS = new Set(
   'the and are was were for with that this these those which what who whom whose when where why how does did has have had not can could would should will from into onto than then there their they them its his her our your most best following statement statements true false example describes described'.split(' '),
 )
 
-/** The words of a question that say what it is about (Latin words of 3+ letters but function words; every Japanese bigram). */
-function contentWords(tokenizer: Tokenizer, norm: string): ReadonlySet<number> {
-  const out = new Set<number>()
-  for (const id of tokenizer.ids(norm)) {
-    const w = tokenizer.word(id)
-    if (/^[\p{Script=Latin}\p{N}]+$/u.test(w) && (w.length < 3 || FUNCTION_WORDS.has(w))) continue
-    out.add(id)
-  }
-  return out
-}
-
 /**
- * A lender whose question holds every content word of the item's asks a
- * narrower question about the same thing ("Which renewable resource is made by
- * convection?" for "Which resource is renewable?"): its wrong options are
- * often right answers here.
+ * The words of a question that say what it is about (Latin words of 3+
+ * letters but function words; every Japanese bigram), over an index's terms:
+ * which terms are such words is worked out once per term.
  */
-function covers(lender: ReadonlySet<number>, item: ReadonlySet<number>): boolean {
-  if (item.size === 0) return false
-  for (const w of item) if (!lender.has(w)) return false
-  return true
+class ContentWords {
+  /** by term id: 0 not yet known, 1 a content word, 2 not */
+  private readonly kind: Int8Array
+  /** by term id: the query it was last marked for */
+  private readonly mark: Int32Array
+  private query = 0
+
+  constructor(private readonly index: TfIdfIndex) {
+    this.kind = new Int8Array(index.words.length)
+    this.mark = new Int32Array(index.words.length)
+  }
+
+  private isContent(id: number): boolean {
+    if (this.kind[id] === 0) {
+      const w = this.index.words[id]!
+      this.kind[id] = /^[\p{Script=Latin}\p{N}]+$/u.test(w) && (w.length < 3 || FUNCTION_WORDS.has(w)) ? 2 : 1
+    }
+    return this.kind[id] === 1
+  }
+
+  /**
+   * Whether a lender's question holds every content word of the item's: it
+   * asks a narrower question about the same thing ("Which renewable resource
+   * is made by convection?" for "Which resource is renewable?"), so its wrong
+   * options are often right answers here. An item without content words is
+   * covered by none. One test at a time: asking for another item ends this one's.
+   */
+  coveredBy(item: number): (lender: number) => boolean {
+    const q = ++this.query
+    let want = 0
+    for (const id of this.index.headTerms(item))
+      if (this.isContent(id)) {
+        this.mark[id] = q
+        want++
+      }
+    return (lender) => {
+      if (q !== this.query) throw new RangeError('a content-word test asked after the next item\'s began')
+      if (want === 0) return false
+      let hits = 0
+      for (const id of this.index.headTerms(lender)) if (this.mark[id] === q) hits++
+      return hits === want
+    }
+  }
 }
 
 /** Question, context and options: what a lender and an item are compared by (normalised texts). */

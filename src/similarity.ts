@@ -26,12 +26,17 @@ export class TfIdfIndex {
   private readonly postStart: Int32Array
   private readonly docs: Int32Array
   private readonly postWeights: Float64Array
+  /** document d's terms from its first text are terms[start[d] .. headEnd[d]) (they appear first) */
+  private readonly headEnd: Int32Array
+  /** term id → its text */
+  readonly words: readonly string[]
 
   /** `documents` in a fixed order (the caller's); term ids follow it, so sums run in the same order everywhere */
   constructor(documents: readonly (readonly string[])[]) {
     const ids = new Vocabulary()
     // per document, its distinct term ids in order of first appearance, and their counts
     const start = new Int32Array(documents.length + 1)
+    const headEnd = new Int32Array(documents.length)
     const sink = new Sink()
     let terms = new Int32Array(4096)
     let counts = new Int32Array(4096)
@@ -41,7 +46,11 @@ export class TfIdfIndex {
     let m = 0
     for (let d = 0; d < documents.length; d++) {
       sink.n = 0
-      for (const text of documents[d]!) addTokens(text, ids, sink)
+      let head = -1
+      for (const text of documents[d]!) {
+        addTokens(text, ids, sink)
+        if (head < 0) head = sink.n
+      }
       const n = sink.n
       if (ids.size > mark.length) {
         const size = Math.max(mark.length * 2, ids.size)
@@ -63,6 +72,7 @@ export class TfIdfIndex {
       }
       const buf = sink.buf
       for (let k = 0; k < n; k++) {
+        if (k === head) headEnd[d] = m
         const id = buf[k]!
         if (mark[id] === d) counts[at[id]!]!++
         else {
@@ -72,8 +82,11 @@ export class TfIdfIndex {
           counts[m++] = 1
         }
       }
+      if (head < 0 || head === n) headEnd[d] = m
       start[d + 1] = m
     }
+    this.headEnd = headEnd
+    this.words = ids.words
     this.start = start
     this.terms = terms.slice(0, m)
     const nDocs = documents.length
@@ -112,6 +125,11 @@ export class TfIdfIndex {
     this.postStart = postStart
     this.docs = docs
     this.postWeights = postWeights
+  }
+
+  /** the distinct term ids of document d's first text */
+  headTerms(d: number): Int32Array {
+    return this.terms.subarray(this.start[d]!, this.headEnd[d]!)
   }
 
   get size(): number {
