@@ -195,24 +195,31 @@ function document(c: Candidate): string[] {
 export function* rank(sim: Sparse, ties: Pick<Ties, 'of'>, self: number, nearCopy: number, size: number): Generator<number> {
   const mine = ties.of(self)
   const { docs, scores } = sim
-  // positions into sim of the lenders that score above 0 and are not near-copies
-  const live: number[] = []
-  for (let i = 0; i < docs.length; i++) if (docs[i] !== self && scores[i]! > 0 && scores[i]! < nearCopy) live.push(i)
+  const m = docs.length
   // a before b (positions into sim): higher score, then the smaller keyed mix, then the smaller position
   const before = (a: number, b: number) => scores[b]! - scores[a]! || mix32(mine ^ ties.of(docs[a]!)) - mix32(mine ^ ties.of(docs[b]!)) || docs[a]! - docs[b]!
+  // only lenders that score above 0 and are not near-copies; a full top turns most away on the score alone
   const top: number[] = []
-  for (const j of live) {
-    if (top.length === TOP && before(j, top[TOP - 1]!) > 0) continue
+  let floor = 0
+  for (let i = 0; i < m; i++) {
+    const q = scores[i]!
+    if (q <= 0 || q >= nearCopy || q < floor || docs[i] === self) continue
+    if (top.length === TOP && before(i, top[TOP - 1]!) > 0) continue
     let at = top.length === TOP ? TOP - 1 : top.length
-    while (at > 0 && before(j, top[at - 1]!) < 0) at--
+    while (at > 0 && before(i, top[at - 1]!) < 0) at--
     if (top.length === TOP) top.pop()
-    top.splice(at, 0, j)
+    top.splice(at, 0, i)
+    if (top.length === TOP) floor = scores[top[TOP - 1]!]!
   }
-  for (const j of top) yield docs[j]!
+  for (const i of top) yield docs[i]!
   if (top.length === TOP) {
     const last = top[TOP - 1]!
-    const rest = live.filter((j) => before(j, last) > 0).sort(before)
-    for (const j of rest) yield docs[j]!
+    const rest: number[] = []
+    for (let i = 0; i < m; i++) {
+      const q = scores[i]!
+      if (q > 0 && q < nearCopy && q <= floor && docs[i] !== self && before(i, last) > 0) rest.push(i)
+    }
+    for (const i of rest.sort(before)) yield docs[i]!
   }
   // every other lender scores 0 (a near-copy at 0 would need a threshold of 0)
   if (nearCopy <= 0) return

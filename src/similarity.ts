@@ -147,11 +147,13 @@ export class TfIdfIndex {
   /**
    * The same, for only the documents sharing a weighted term with `d` (the
    * others score 0): it costs the postings of d's terms, not the whole list.
-   * Docs in the order first reached; each score is the same sum, in the same order, as a full pass.
+   * Docs in the order first reached; each score is the same sum, in the same
+   * order, as a full pass. The arrays are views of scratch the next call
+   * overwrites, so a query allocates nothing.
    */
   similar(d: number): Sparse {
     const n = this.size
-    if (this.acc === null || this.acc.length !== n) {
+    if (this.acc === null) {
       this.acc = new Float64Array(n)
       this.touched = new Int32Array(n)
       this.seen = new Uint8Array(n)
@@ -175,24 +177,28 @@ export class TfIdfIndex {
         acc[doc]! += wk * this.postWeights[p]!
       }
     }
-    const docs = touched.slice(0, m)
-    const scores = new Float64Array(m)
+    // acc is left zeroed for the next query; the scores move to the front of it, in touched's order
     for (let i = 0; i < m; i++) {
-      const doc = docs[i]!
-      scores[i] = quantise(acc[doc]!)
-      acc[doc] = 0
+      const doc = touched[i]!
       seen[doc] = 0
     }
-    return { docs, scores }
+    const scores = this.out ??= new Float64Array(n)
+    for (let i = 0; i < m; i++) {
+      const doc = touched[i]!
+      scores[i] = quantise(acc[doc]!)
+      acc[doc] = 0
+    }
+    return { docs: touched.subarray(0, m), scores: scores.subarray(0, m) }
   }
 
-  // scratch for similar(), kept between calls: one array of the index's size, not one per query
+  // scratch for similar(), kept between calls: arrays of the index's size, not new ones per query
   private acc: Float64Array | null = null
   private touched: Int32Array | null = null
   private seen: Uint8Array | null = null
+  private out: Float64Array | null = null
 }
 
-/** Some documents' quantised scores: docs[i] scored scores[i]; any other document scored 0. */
+/** Some documents' quantised scores: docs[i] scored scores[i]; any other document scored 0 (views: read before the next query). */
 export interface Sparse {
   docs: Int32Array
   scores: Float64Array
