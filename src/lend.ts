@@ -149,7 +149,7 @@ class ContentWords {
   private isContent(id: number): boolean {
     if (this.kind[id] === 0) {
       const w = this.index.words[id]!
-      this.kind[id] = /^[\p{Script=Latin}\p{N}]+$/u.test(w) && (w.length < 3 || FUNCTION_WORDS.has(w)) ? 2 : 1
+      this.kind[id] = isLatinOrDigits(w) && (w.length < 3 || FUNCTION_WORDS.has(w)) ? 2 : 1
     }
     return this.kind[id] === 1
   }
@@ -177,6 +177,15 @@ class ContentWords {
       return hits === want
     }
   }
+}
+
+/** Latin letters and digits only; ASCII answered without the regular expression (most words are) */
+function isLatinOrDigits(w: string): boolean {
+  for (let k = 0; k < w.length; k++) {
+    const c = w.charCodeAt(k)
+    if (!((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39))) return /^[\p{Script=Latin}\p{N}]+$/u.test(w)
+  }
+  return w.length > 0
 }
 
 /** Question, context and options: what a lender and an item are compared by (normalised texts). */
