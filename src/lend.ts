@@ -234,9 +234,25 @@ export function* rank(sim: Sparse, ties: Pick<Ties, 'of'>, self: number, nearCop
   if (nearCopy <= 0) return
   const scoring = new Uint8Array(size)
   for (let i = 0; i < docs.length; i++) if (scores[i]! > 0) scoring[docs[i]!] = 1
+  // among the zeros only the keyed mix orders: worked out once per lender, the best TOP kept in one pass as above
   const zeros: number[] = []
-  for (let j = 0; j < size; j++) if (j !== self && scoring[j] === 0) zeros.push(j)
-  yield* zeros.sort((a, b) => mix32(mine ^ ties.of(a)) - mix32(mine ^ ties.of(b)) || a - b)
+  const keys: number[] = []
+  for (let j = 0; j < size; j++) if (j !== self && scoring[j] === 0) zeros.push(j), keys.push(mix32(mine ^ ties.of(j)))
+  const after = (a: number, b: number) => keys[a]! - keys[b]! || zeros[a]! - zeros[b]!
+  const first: number[] = []
+  for (let i = 0; i < zeros.length; i++) {
+    if (first.length === TOP && after(i, first[TOP - 1]!) > 0) continue
+    let at = first.length === TOP ? TOP - 1 : first.length
+    while (at > 0 && after(i, first[at - 1]!) < 0) at--
+    if (first.length === TOP) first.pop()
+    first.splice(at, 0, i)
+  }
+  for (const i of first) yield zeros[i]!
+  if (first.length < TOP) return
+  const last = first[TOP - 1]!
+  const rest: number[] = []
+  for (let i = 0; i < zeros.length; i++) if (after(i, last) > 0) rest.push(i)
+  for (const i of rest.sort(after)) yield zeros[i]!
 }
 
 const TOP = 32
