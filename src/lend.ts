@@ -1,6 +1,6 @@
 import { codePointLength, compareStrings, normalize } from './canonical.ts'
 import type { Candidate } from './eligibility.ts'
-import { fitsClass, formFilter, isLabelLike, nearCopyTest, numberClass } from './option-kinds.ts'
+import { fitsClass, formFilter, isLabelLike, NearCopyShapes, nearCopyTest, numberClass } from './option-kinds.ts'
 import { type Rng, sample } from './rng.ts'
 import type { SimilarBorrowing } from './schema.ts'
 import { type Sparse, TfIdfIndex, quantise } from './similarity.ts'
@@ -52,6 +52,8 @@ export function similarLending(side: readonly Candidate[], o: SimilarLendingOpti
   const nearCopy = quantise(o.rules.nearCopy)
   // the narrower-lender rule compares questions' content words, read off the index's own terms (each text tokenized once)
   let words: ContentWords | null = null
+  // the near-copy test's reading of each option text, shared by the group's items
+  let shapes: NearCopyShapes | null = null
 
   function candidates(c: Candidate): Borrowed[] {
     const held = memo.get(c.id)
@@ -65,13 +67,14 @@ export function similarLending(side: readonly Candidate[], o: SimilarLendingOpti
     if (index === null) {
       index = new TfIdfIndex(lenders.map(document))
       words = new ContentWords(index)
+      shapes = new NearCopyShapes()
     }
     const content = words!
     const covered = o.rules.skipNarrowerLenders ? content.coveredBy(at) : () => false
     const mine = new Set(c.normOptions)
     const cls = numberClass(c.options)
     const sameForm = o.rules.sameForm ? formFilter(c.options) : () => true
-    const nearCopyOfOwn = o.rules.skipNearCopies ? nearCopyTest(c.normOptions) : () => false
+    const nearCopyOfOwn = o.rules.skipNearCopies ? nearCopyTest(c.normOptions, shapes!) : () => false
     const seen = new Set<string>()
     const ranked = rank(index.similar(at), ties, at, nearCopy, lenders.length)
     // the right answers of the most similar questions are never lent, even where a lender lists one as wrong:
@@ -113,6 +116,7 @@ export function similarLending(side: readonly Candidate[], o: SimilarLendingOpti
     release() {
       index = null
       words = null
+      shapes = null
     },
     capacity: (c) => Math.min(8, c.options.length + candidates(c).length),
     borrow(c, k, rng) {
