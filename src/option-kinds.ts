@@ -86,18 +86,36 @@ const bare = (norm: string) => norm.replace(/[^\p{L}\p{N}]/gu, '')
  * a solid.", "Mount Olympus" next to "Olympus", マット next to ラグマット:
  * too often a second right answer, and never a fair distractor.
  */
-export function nearCopyTest(ownNorms: readonly string[]): (norm: string) => boolean {
-  const tokenizer = new Tokenizer()
-  const own = ownNorms.map((n) => ({ ids: new Set(tokenizer.ids(n)), bare: bare(n), japanese: JAPANESE_TEXT.test(n) }))
+export function nearCopyTest(ownNorms: readonly string[], shapes: NearCopyShapes = new NearCopyShapes()): (norm: string) => boolean {
+  const own = ownNorms.map((n) => shapes.of(n))
   return (norm) => {
-    const ids = new Set(tokenizer.ids(norm))
-    const b = bare(norm)
-    const japanese = JAPANESE_TEXT.test(norm)
+    const { ids, bare: b, japanese } = shapes.of(norm)
     return own.some(
       (o) =>
         (ids.size > 0 && o.ids.size > 0 && (subset(ids, o.ids) || subset(o.ids, ids))) ||
         ((japanese || o.japanese) && b !== '' && o.bare !== '' && (b.includes(o.bare) || o.bare.includes(b))),
     )
+  }
+}
+
+interface Shape {
+  ids: ReadonlySet<number>
+  bare: string
+  japanese: boolean
+}
+
+/**
+ * What the near-copy test reads of a normalised option, worked out once per
+ * text: a lending tests the same lenders' options for many items.
+ */
+export class NearCopyShapes {
+  private readonly tokenizer = new Tokenizer()
+  private readonly shapes = new Map<string, Shape>()
+
+  of(norm: string): Shape {
+    let s = this.shapes.get(norm)
+    if (!s) this.shapes.set(norm, (s = { ids: new Set(this.tokenizer.ids(norm)), bare: bare(norm), japanese: JAPANESE_TEXT.test(norm) }))
+    return s
   }
 }
 

@@ -31,6 +31,22 @@ describe('TfIdfIndex', () => {
     assert.ok(common.similarities(0)[3]! > common.similarities(0)[1]!)
   })
 
+  test('similar lists just the documents that share a weighted term, and asking again gives the same', () => {
+    // views of scratch the next query overwrites: copied out
+    const first = index.similar(3)
+    const docs = [...first.docs]
+    const scores = [...first.scores]
+    // "which" is in documents 0, 3 and 4, "the" in 2 and 3; document 1 shares nothing with it
+    assert.deepEqual([...docs].sort(), [0, 2, 3, 4])
+    assert.deepEqual(docs.map((d, i) => [d, scores[i]]), docs.map((d) => [d, index.similarities(3)[d]]))
+    assert.deepEqual([...index.similar(1).docs].sort(), [0, 1, 4])
+    const again = index.similar(3)
+    assert.deepEqual([...again.docs], docs)
+    assert.deepEqual([...again.scores], scores)
+    // a term in every document weighs 0, so it lists nothing
+    assert.deepEqual([...new TfIdfIndex([['x'], ['x'], ['x y']]).similar(0).docs], [])
+  })
+
   test('the same documents in another order give the same score to each pair', () => {
     const order = [3, 0, 4, 2, 1]
     const permuted = new TfIdfIndex(order.map((i) => docs[i]!))
