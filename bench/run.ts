@@ -28,14 +28,28 @@ const work = mkdtempSync(join(tmpdir(), 'jev-bench-'))
 const JEV = ['bin/jev.mjs']
 const RUSAGE = ['--import', join(root, 'bench/rusage.mjs')]
 
-interface Sample { wallMs: number; maxRssMb: number }
-interface Stat { name: string; runs: number; medianMs: number; minMs: number; maxMs: number; maxRssMb: number }
+interface Sample {
+  wallMs: number
+  maxRssMb: number
+}
+interface Stat {
+  name: string
+  runs: number
+  medianMs: number
+  minMs: number
+  maxMs: number
+  maxRssMb: number
+}
 
 function runOnce(args: string[], env: Record<string, string> = {}): Promise<Sample> {
   const file = join(work, `rusage-${process.hrtime.bigint()}.json`)
   return new Promise((done, fail) => {
     const start = process.hrtime.bigint()
-    const child = spawn(process.execPath, [...RUSAGE, ...args], { cwd: root, env: { ...process.env, ...env, BENCH_RUSAGE_FILE: file }, stdio: ['ignore', 'ignore', 'pipe'] })
+    const child = spawn(process.execPath, [...RUSAGE, ...args], {
+      cwd: root,
+      env: { ...process.env, ...env, BENCH_RUSAGE_FILE: file },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
     let err = ''
     child.stderr.on('data', (d) => (err += d))
     child.on('exit', (code) => {
@@ -46,7 +60,14 @@ function runOnce(args: string[], env: Record<string, string> = {}): Promise<Samp
   })
 }
 
-async function measure(name: string, args: string[], runs = RUNS, warmup = 1, env: () => Record<string, string> = () => ({}), after = () => {}): Promise<Stat> {
+async function measure(
+  name: string,
+  args: string[],
+  runs = RUNS,
+  warmup = 1,
+  env: () => Record<string, string> = () => ({}),
+  after = () => {},
+): Promise<Stat> {
   for (let i = 0; i < warmup; i++) {
     await runOnce(args, env())
     after()
@@ -57,13 +78,30 @@ async function measure(name: string, args: string[], runs = RUNS, warmup = 1, en
     after()
   }
   const ms = samples.map((s) => s.wallMs).sort((a, b) => a - b)
-  const stat = { name, runs, medianMs: ms[Math.floor(ms.length / 2)]!, minMs: ms[0]!, maxMs: ms.at(-1)!, maxRssMb: Math.max(...samples.map((s) => s.maxRssMb)) }
+  const stat = {
+    name,
+    runs,
+    medianMs: ms[Math.floor(ms.length / 2)]!,
+    minMs: ms[0]!,
+    maxMs: ms.at(-1)!,
+    maxRssMb: Math.max(...samples.map((s) => s.maxRssMb)),
+  }
   process.stderr.write(`  ${name}: ${stat.medianMs.toFixed(0)} ms median, ${stat.maxRssMb.toFixed(0)} MB peak\n`)
   return stat
 }
 
-const buildArgs = (recipe: string, lock: string, mirror: string, out: string) =>
-  [...JEV, 'build-dataset', '--recipe', recipe, '--lock', lock, '--mirror', mirror, '--out', out]
+const buildArgs = (recipe: string, lock: string, mirror: string, out: string) => [
+  ...JEV,
+  'build-dataset',
+  '--recipe',
+  recipe,
+  '--lock',
+  lock,
+  '--mirror',
+  mirror,
+  '--out',
+  out,
+]
 
 // the CLIs run from dist/ when it is current; measure what users run
 if (spawnSync('npm', ['run', '-s', 'compile'], { cwd: root, stdio: 'inherit' }).status !== 0) throw new Error('npm run compile failed')
@@ -72,7 +110,10 @@ const rows: string[][] = []
 const failures: string[] = []
 /** serve-hub on a loopback port; resolves with its endpoint once it listens */
 function serveHub(mirror: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [...JEV, 'serve-hub', '--mirror', mirror, '--port', '0'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, [...JEV, 'serve-hub', '--mirror', mirror, '--port', '0'], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   return new Promise((done, fail) => {
     let out = ''
     child.stdout!.on('data', (d) => {
@@ -96,7 +137,18 @@ try {
     const decode = await measure('floor: Parquet decode', ['bench/floor.mjs', 'decode', recipe, mirror])
     const build = await measure('build-dataset (warm)', buildArgs(recipe, lock, mirror, join(work, 'out')))
     // against the folder the build above wrote, so a stale committed out/ cannot fail the bench
-    const verify = await measure('verify-dataset', [...JEV, 'verify-dataset', '--recipe', recipe, '--lock', lock, '--mirror', mirror, '--out', join(work, 'out')])
+    const verify = await measure('verify-dataset', [
+      ...JEV,
+      'verify-dataset',
+      '--recipe',
+      recipe,
+      '--lock',
+      lock,
+      '--mirror',
+      mirror,
+      '--out',
+      join(work, 'out'),
+    ])
     // cold: an empty HF cache each run, the files downloaded from serve-hub on loopback (the lock's commits)
     const hub = await serveHub(mirror)
     let cold: Stat
@@ -118,7 +170,12 @@ try {
     const coldFloor = decode.medianMs + fetchFloor.medianMs
     rows.push(fmt(read), fmt(decode), fmt(fetchFloor), fmt(build), fmt(verify), fmt(cold))
     results.real = {
-      read, decode, fetch: fetchFloor, build, verify, cold,
+      read,
+      decode,
+      fetch: fetchFloor,
+      build,
+      verify,
+      cold,
       buildOverRead: build.medianMs / read.medianMs,
       buildOverDecode: build.medianMs / decode.medianMs,
       coldOverFloor: cold.medianMs / coldFloor,
@@ -127,8 +184,10 @@ try {
     rows.push(['build / decode floor', (build.medianMs / decode.medianMs).toFixed(1) + '×', '', ''])
     rows.push(['cold verify / (decode + fetch floors)', (cold.medianMs / coldFloor).toFixed(1) + '×', '', ''])
     if (build.maxRssMb > 200) failures.push(`warm build peak RSS ${build.maxRssMb.toFixed(0)} MB > 200 MB`)
-    if (build.medianMs > 2 * decode.medianMs) failures.push(`warm build ${(build.medianMs / decode.medianMs).toFixed(1)}× the decode floor > 2.0×`)
-    if (cold.medianMs > 3 * coldFloor) failures.push(`cold verify ${(cold.medianMs / coldFloor).toFixed(1)}× the decode + fetch floors > 3.0×`)
+    if (build.medianMs > 2 * decode.medianMs)
+      failures.push(`warm build ${(build.medianMs / decode.medianMs).toFixed(1)}× the decode floor > 2.0×`)
+    if (cold.medianMs > 3 * coldFloor)
+      failures.push(`cold verify ${(cold.medianMs / coldFloor).toFixed(1)}× the decode + fetch floors > 3.0×`)
   } else {
     process.stderr.write(`no ${mirror}: skipping the real-data part\n`)
   }

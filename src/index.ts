@@ -43,7 +43,12 @@ const Sources = {
    * caller ends it; its lines are not drawn around onLine's, so an onLine printing to the same terminal
    * should print through progress.log
    */
-  progress: z.custom<Progress>((v) => typeof v === 'object' && v !== null && PROGRESS_METHODS.every((m) => typeof (v as Record<string, unknown>)[m] === 'function'), 'must be a Progress (stage, file, rows, log, above, end)').optional(),
+  progress: z
+    .custom<Progress>(
+      (v) => typeof v === 'object' && v !== null && PROGRESS_METHODS.every((m) => typeof (v as Record<string, unknown>)[m] === 'function'),
+      'must be a Progress (stage, file, rows, log, above, end)',
+    )
+    .optional(),
   /** network bounds in seconds (minRate in bytes/s), as the flags of the same names */
   httpTimeout: z.number().optional(),
   minRate: z.number().optional(),
@@ -129,7 +134,11 @@ export async function verifyDataset(options: VerifyOptions = {}): Promise<{ outD
 
 /** diff-dataset: two builds compared; `identical` says whether they are. */
 export async function diffDatasets(options: DiffOptions): Promise<DatasetDiff> {
-  const { argv, io } = prepare(DiffOptions, options, [options?.a, options?.b].filter((p): p is string => typeof p === 'string'))
+  const { argv, io } = prepare(
+    DiffOptions,
+    options,
+    [options?.a, options?.b].filter((p): p is string => typeof p === 'string'),
+  )
   return runDiff(parsedOrThrow(parseDiff(argv, io)))
 }
 

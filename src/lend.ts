@@ -39,7 +39,10 @@ export interface SimilarLendingOptions {
  * The index is built on first use, for the items whose capacity the deal of
  * option counts asks for, and each item's candidates are worked out once.
  */
-export function similarLending(side: readonly Candidate[], o: SimilarLendingOptions): Lending & { candidates(c: Candidate): readonly Borrowed[] } {
+export function similarLending(
+  side: readonly Candidate[],
+  o: SimilarLendingOptions,
+): Lending & { candidates(c: Candidate): readonly Borrowed[] } {
   // id order: nothing below depends on the order the rows came in
   const lenders = [...side].sort((a, b) => compareStrings(a.id, b.id))
   const position = new Map(lenders.map((c, i) => [c.id, i]))
@@ -130,7 +133,9 @@ export function similarLending(side: readonly Candidate[], o: SimilarLendingOpti
 
 // words that say nothing of what a question is about
 const FUNCTION_WORDS = new Set(
-  'the and are was were for with that this these those which what who whom whose when where why how does did has have had not can could would should will from into onto than then there their they them its his her our your most best following statement statements true false example describes described'.split(' '),
+  'the and are was were for with that this these those which what who whom whose when where why how does did has have had not can could would should will from into onto than then there their they them its his her our your most best following statement statements true false example describes described'.split(
+    ' ',
+  ),
 )
 
 /**
@@ -174,7 +179,7 @@ class ContentWords {
         want++
       }
     return (lender) => {
-      if (q !== this.query) throw new RangeError('a content-word test asked after the next item\'s began')
+      if (q !== this.query) throw new RangeError("a content-word test asked after the next item's began")
       if (want === 0) return false
       let hits = 0
       for (const id of this.index.headTerms(lender)) if (this.mark[id] === q) hits++
@@ -210,7 +215,8 @@ export function* rank(sim: Sparse, ties: Pick<Ties, 'of'>, self: number, nearCop
   const { docs, scores } = sim
   const m = docs.length
   // a before b (positions into sim): higher score, then the smaller keyed mix, then the smaller position
-  const before = (a: number, b: number) => scores[b]! - scores[a]! || mix32(mine ^ ties.of(docs[a]!)) - mix32(mine ^ ties.of(docs[b]!)) || docs[a]! - docs[b]!
+  const before = (a: number, b: number) =>
+    scores[b]! - scores[a]! || mix32(mine ^ ties.of(docs[a]!)) - mix32(mine ^ ties.of(docs[b]!)) || docs[a]! - docs[b]!
   // only lenders that score above 0 and are not near-copies; a full top turns most away on the score alone
   const top: number[] = []
   let floor = 0

@@ -69,7 +69,12 @@ export function buildManifest(input: ManifestInput): Manifest {
       config: s.spec.config,
       files: s.files.map((f) => ({ split: f.split, path: f.path, rows: f.rows, rowsHash: f.rowsHash })),
     })),
-    outputs: input.outputs.map((o) => ({ path: o.path, sha256: o.sha256, bytes: o.bytes, ...(o.rows === undefined ? {} : { rows: o.rows }) })),
+    outputs: input.outputs.map((o) => ({
+      path: o.path,
+      sha256: o.sha256,
+      bytes: o.bytes,
+      ...(o.rows === undefined ? {} : { rows: o.rows }),
+    })),
     datasetHash: datasetHash({ test: recordLines(input.jsonl.test), val: recordLines(input.jsonl.val) }),
     counts: { bySource: input.stats.bySource, byChoices: input.stats.byChoices },
     drops,

@@ -10,9 +10,13 @@ const NUMBER = new RegExp(
 )
 const DIGIT = /\d/
 // "three", "twenty-one", "a hundred": a number written out is a number too ("eight years" among "three", "four")
-const UNITS = 'zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen'
+const UNITS =
+  'zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen'
 const TENS = 'twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety'
-const WORD_NUMBER = new RegExp(String.raw`^(a |an )?((${TENS})(-(${UNITS}))?|${UNITS}|hundred|thousand|million|billion|dozen)( (hundred|thousand|million|billion))?(\s|$)`, 'iu')
+const WORD_NUMBER = new RegExp(
+  String.raw`^(a |an )?((${TENS})(-(${UNITS}))?|${UNITS}|hundred|thousand|million|billion|dozen)( (hundred|thousand|million|billion))?(\s|$)`,
+  'iu',
+)
 
 /** A number, optionally signed, with a unit, a % or a currency sign; or a number written as a word. */
 export function isNumberLike(text: string): boolean {

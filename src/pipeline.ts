@@ -76,7 +76,10 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
   progress.stage('selecting, borrowing distractors and reshaping')
   const { records, drops, origins } = buildFromPrepared(recipe, prepared)
   const jsonl: Record<Split, string> = { test: toJsonl(records.test), val: toJsonl(records.val) }
-  const stats = computeStats(records, recipe.sources.map((s) => s.name))
+  const stats = computeStats(
+    records,
+    recipe.sources.map((s) => s.name),
+  )
   const upstream = new Map(sources.map((s) => [s.spec.name, { repo: s.spec.repo, commit: s.commit, idFrom: idFromOf(s.spec) }]))
   const provenance = provenanceLines(records, origins, (source) => upstream.get(source)!)
   const provenanceText = provenanceJsonl(provenance)

@@ -17,7 +17,17 @@ function reservedKeys(value: unknown): z.core.$ZodIssue[] {
   return sources.flatMap((s: unknown, i) => {
     const files = (s as { files?: unknown } | null)?.files
     const keys = typeof files === 'object' && files !== null ? Object.keys(files) : []
-    return keys.filter((k) => !notReserved(k)).map((k) => ({ code: 'custom', input: k, path: ['sources', i, 'files', k], message: `"${k}" is a reserved name, not a split` }) as z.core.$ZodIssue)
+    return keys
+      .filter((k) => !notReserved(k))
+      .map(
+        (k) =>
+          ({
+            code: 'custom',
+            input: k,
+            path: ['sources', i, 'files', k],
+            message: `"${k}" is a reserved name, not a split`,
+          }) as z.core.$ZodIssue,
+      )
   })
 }
 

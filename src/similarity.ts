@@ -182,7 +182,7 @@ export class TfIdfIndex {
       const doc = touched[i]!
       seen[doc] = 0
     }
-    const scores = this.out ??= new Float64Array(n)
+    const scores = (this.out ??= new Float64Array(n))
     for (let i = 0; i < m; i++) {
       const doc = touched[i]!
       scores[i] = quantise(acc[doc]!)

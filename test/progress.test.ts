@@ -45,7 +45,11 @@ test('a download shows its bytes, share, rate and time left; done removes it; en
   f.done()
   assert.deepEqual(s.shown(), ['loading sources', '  mmlu: 14,042 of 14,042 rows'])
   p.log('hub: retrying in 2 s')
-  assert.deepEqual(s.shown(), ['hub: retrying in 2 s', 'loading sources', '  mmlu: 14,042 of 14,042 rows'], 'a logged line stays above the bars')
+  assert.deepEqual(
+    s.shown(),
+    ['hub: retrying in 2 s', 'loading sources', '  mmlu: 14,042 of 14,042 rows'],
+    'a logged line stays above the bars',
+  )
   p.end()
   assert.deepEqual(s.shown(), ['hub: retrying in 2 s'], 'end leaves only what was logged')
   p.stage('after the end')

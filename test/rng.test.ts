@@ -110,7 +110,10 @@ describe('shuffle', () => {
     const out = shuffle(rngFor(1, 'shuffle', 'a'), items)
     assert.deepEqual(items, copy)
     assert.equal(out.length, items.length)
-    assert.deepEqual(out.slice().sort((a, b) => a - b), items)
+    assert.deepEqual(
+      out.slice().sort((a, b) => a - b),
+      items,
+    )
     assert.notDeepEqual(out, items)
   })
 

@@ -20,7 +20,8 @@ describe('TfIdfIndex', () => {
   })
 
   test('scores agree both ways (the quantising absorbs the summation order) and rank the topical neighbour first', () => {
-    for (let a = 0; a < docs.length; a++) for (let b = 0; b < docs.length; b++) assert.equal(index.similarities(a)[b], index.similarities(b)[a])
+    for (let a = 0; a < docs.length; a++)
+      for (let b = 0; b < docs.length; b++) assert.equal(index.similarities(a)[b], index.similarities(b)[a])
     const s = index.similarities(1)
     assert.ok(s[0]! > s[3]! && s[0]! > s[2]!)
   })
@@ -38,7 +39,10 @@ describe('TfIdfIndex', () => {
     const scores = [...first.scores]
     // "which" is in documents 0, 3 and 4, "the" in 2 and 3; document 1 shares nothing with it
     assert.deepEqual([...docs].sort(), [0, 2, 3, 4])
-    assert.deepEqual(docs.map((d, i) => [d, scores[i]]), docs.map((d) => [d, index.similarities(3)[d]]))
+    assert.deepEqual(
+      docs.map((d, i) => [d, scores[i]]),
+      docs.map((d) => [d, index.similarities(3)[d]]),
+    )
     assert.deepEqual([...index.similar(1).docs].sort(), [0, 1, 4])
     const again = index.similar(3)
     assert.deepEqual([...again.docs], docs)

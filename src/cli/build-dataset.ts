@@ -10,10 +10,15 @@ import { fetcherFor, SOURCE_NOTES, SOURCE_OPTIONS } from './common/source-option
 
 export const buildCommand = defineCommand({
   name: 'build-dataset',
-  about: ['Builds the output folder from the recipe\'s sources, checked against the lock (written when there is none).'],
+  about: ["Builds the output folder from the recipe's sources, checked against the lock (written when there is none)."],
   options: {
     ...SOURCE_OPTIONS,
-    out: { type: 'string', arg: 'DIR', default: 'out', help: 'output folder; replaced whole, so only a new or empty one, or one a build wrote' },
+    out: {
+      type: 'string',
+      arg: 'DIR',
+      default: 'out',
+      help: 'output folder; replaced whole, so only a new or empty one, or one a build wrote',
+    },
     'update-lock': { type: 'boolean', default: false, help: 're-resolve revisions and rewrite the lock instead of checking against it' },
     ...JSON_OPTION,
   },
@@ -37,10 +42,14 @@ export interface BuildSummary {
 
 export function summary(built: BuiltDataset, outDir: string): string[] {
   const lines = [`built ${outDir}/`, '', 'source            test    val']
-  for (const [source, c] of Object.entries(built.stats.bySource)) lines.push(`${source.padEnd(16)} ${String(c.test).padStart(5)} ${String(c.val).padStart(6)}`)
-  lines.push(`${'total'.padEnd(16)} ${String(built.stats.total.test).padStart(5)} ${String(built.stats.total.val).padStart(6)}`, '', 'dropped:')
-  for (const [source, drops] of built.drops)
-    for (const [reason, n] of sortedDrops(drops)) lines.push(`  ${source}: ${reason} ${n}`)
+  for (const [source, c] of Object.entries(built.stats.bySource))
+    lines.push(`${source.padEnd(16)} ${String(c.test).padStart(5)} ${String(c.val).padStart(6)}`)
+  lines.push(
+    `${'total'.padEnd(16)} ${String(built.stats.total.test).padStart(5)} ${String(built.stats.total.val).padStart(6)}`,
+    '',
+    'dropped:',
+  )
+  for (const [source, drops] of built.drops) for (const [reason, n] of sortedDrops(drops)) lines.push(`  ${source}: ${reason} ${n}`)
   lines.push('')
   for (const o of built.manifest.outputs) lines.push(`${o.path.padEnd(16)} sha256 ${o.sha256}  ${o.bytes} bytes`)
   lines.push(`dataset hash ${built.manifest.datasetHash}`)
@@ -79,14 +88,20 @@ export async function runBuild(values: BuildValues, env: NodeJS.ProcessEnv, io: 
   const lockPath = values.lock ?? lockPathFor(values.recipe)
   const recipe = await loadRecipe(values.recipe)
   if (values['update-lock'] && values.offline && !values.mirror)
-    throw new JevError('USAGE', '--update-lock checks every cached file with the Hub before it rewrites the lock, which --offline forbids; drop one of them')
+    throw new JevError(
+      'USAGE',
+      '--update-lock checks every cached file with the Hub before it rewrites the lock, which --offline forbids; drop one of them',
+    )
   const lock = values['update-lock'] ? null : await readLock(lockPath)
   const fetcher = await fetcherFor(values, env, io.err, lock, io.progress)
-  const built = await buildToDir(recipe, fetcher, values.out, { lock, ...(io.progress ? { progress: io.progress } : {}) }).catch((e: unknown) => {
-    throw nameBadEntry(e, fetcher)
-  })
+  const built = await buildToDir(recipe, fetcher, values.out, { lock, ...(io.progress ? { progress: io.progress } : {}) }).catch(
+    (e: unknown) => {
+      throw nameBadEntry(e, fetcher)
+    },
+  )
   const warnings = [...built.warnings]
-  if (lock && lock.recipe.hash !== built.lock.recipe.hash) warnings.push(`the recipe changed since ${lockPath} was written; --update-lock records it`)
+  if (lock && lock.recipe.hash !== built.lock.recipe.hash)
+    warnings.push(`the recipe changed since ${lockPath} was written; --update-lock records it`)
   for (const w of warnings) io.err(`warning: ${w}`)
   // the lock before any output: a reader that stops early (| head) must not cost it
   if (!lock) await writeLock(lockPath, built.lock)

@@ -37,7 +37,14 @@ export const say = (s: HubSession, line: string) => s.log?.(scrubbed(s, line))
 export const clientOf = (s: HubSession, f: Fetch) => ({ hubUrl: s.endpoint, fetch: f, ...(s.token ? { accessToken: s.token } : {}) })
 
 /** Every Hub call goes through here: a fresh guarded fetch per attempt, bounded retries, one log line per retry. */
-export function retried<T>(s: HubSession, ctx: ErrorContext, deadline: Deadline, run: (f: Fetch) => Promise<T>, htmlExpected = false, onBody?: BodyWatcher): Promise<T> {
+export function retried<T>(
+  s: HubSession,
+  ctx: ErrorContext,
+  deadline: Deadline,
+  run: (f: Fetch) => Promise<T>,
+  htmlExpected = false,
+  onBody?: BodyWatcher,
+): Promise<T> {
   return withRetries(s.policy, s.baseFetch, run, {
     htmlExpected,
     deadline,

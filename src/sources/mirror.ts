@@ -12,7 +12,6 @@ function within(root: string, child: string): boolean {
   return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))
 }
 
-
 /**
  * A local folder in Hub layout (`DIR/datasets/<owner>/<name>/<path>`), read
  * directly. A mirror has no commits: the requested revision is reported as is.

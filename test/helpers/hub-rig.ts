@@ -32,7 +32,13 @@ const recipe = JSON.parse(await readFile(join(ROOT, 'test', 'fixtures', 'recipe.
   sources: Array<{ repo: string; revision: string; files: Record<string, string[]> }>
 }
 export const ALL_FILES: Array<[string, string, string]> = [
-  ...new Map(recipe.sources.flatMap((s) => Object.values(s.files).flat().map((p) => [`${s.repo} ${p}`, [s.repo, s.revision, p] as [string, string, string]]))).values(),
+  ...new Map(
+    recipe.sources.flatMap((s) =>
+      Object.values(s.files)
+        .flat()
+        .map((p) => [`${s.repo} ${p}`, [s.repo, s.revision, p] as [string, string, string]]),
+    ),
+  ).values(),
 ]
 
 /**
@@ -67,7 +73,7 @@ export function hangOnlyTimeouts(proxy: FaultProxy): typeof fetch {
       over = true
       throw e
     })
-    if (!res.body) return (over = true), res
+    if (!res.body) return ((over = true), res)
     const reader = res.body.getReader()
     // one chunk per read, no queue: `delivered` is what the guard has read
     const body = new ReadableStream<Uint8Array>(
@@ -77,7 +83,7 @@ export function hangOnlyTimeouts(proxy: FaultProxy): typeof fetch {
             over = true
             throw e
           })
-          if (done) return (over = true), c.close()
+          if (done) return ((over = true), c.close())
           delivered += value.length
           c.enqueue(value)
         },
@@ -115,11 +121,19 @@ export async function withRig(fn: (r: Rig) => Promise<void>, opts: { root?: stri
   const logs: string[] = []
   try {
     await fn({
-      hub, proxy, tmp, cacheDir, sleeps, logs,
+      hub,
+      proxy,
+      tmp,
+      cacheDir,
+      sleeps,
+      logs,
       repoDir: join(cacheDir, 'datasets--allenai--ai2_arc'),
       fetcher: (extra = {}) =>
         createHubFetcher({
-          endpoint: proxy.url, cacheDir, random: () => 0, log: (l) => logs.push(l),
+          endpoint: proxy.url,
+          cacheDir,
+          random: () => 0,
+          log: (l) => logs.push(l),
           sleep: async (ms) => void sleeps.push(ms),
           ...extra,
         }),
@@ -131,7 +145,6 @@ export async function withRig(fn: (r: Rig) => Promise<void>, opts: { root?: stri
   }
 }
 
-
 export async function listAll(dir: string): Promise<string[]> {
   return ((await readdir(dir, { recursive: true }).catch(() => [])) as string[]).map(String).sort()
 }
@@ -139,8 +152,17 @@ export async function listAll(dir: string): Promise<string[]> {
 /** No temp file and no lock anywhere; with `empty`, no blob or snapshot either. */
 export async function assertClean(cacheDir: string, empty = false): Promise<void> {
   const all = await listAll(cacheDir)
-  assert.deepEqual(all.filter((p) => p.endsWith('.incomplete') || p.endsWith('.lock')), [], 'temp or lock files left')
-  if (empty) assert.deepEqual(all.filter((p) => /\/(blobs|snapshots)\//.test(p)), [], 'nothing may enter the cache')
+  assert.deepEqual(
+    all.filter((p) => p.endsWith('.incomplete') || p.endsWith('.lock')),
+    [],
+    'temp or lock files left',
+  )
+  if (empty)
+    assert.deepEqual(
+      all.filter((p) => /\/(blobs|snapshots)\//.test(p)),
+      [],
+      'nothing may enter the cache',
+    )
 }
 
 /** Every blob hashes to its name; every snapshot link points at a blob that exists. */
@@ -171,4 +193,3 @@ export const fullDownloads = (proxy: FaultProxy) => {
   }
   return n
 }
-

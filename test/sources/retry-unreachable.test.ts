@@ -10,7 +10,13 @@ import { DEFAULT_BOUNDS } from '../../src/sources/bounds.ts'
 import { createHubFetcher } from '../../src/sources/hub.ts'
 import { AttemptsFailed, type RetryPolicy, UNREACHABLE_HINT, withRetries } from '../../src/sources/retry.ts'
 
-const policy = (slept: number[]): RetryPolicy => ({ ...DEFAULT_BOUNDS, retries: 4, sleep: async (ms) => void slept.push(ms), random: () => 0.5, now: () => 0 })
+const policy = (slept: number[]): RetryPolicy => ({
+  ...DEFAULT_BOUNDS,
+  retries: 4,
+  sleep: async (ms) => void slept.push(ms),
+  random: () => 0.5,
+  now: () => 0,
+})
 // what undici throws: a TypeError "fetch failed" whose cause carries the system code
 const failing = (code: string) => async (): Promise<Response> => {
   throw new TypeError('fetch failed', { cause: Object.assign(new Error(`getaddrinfo ${code}`), { code }) })
