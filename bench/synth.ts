@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { parquetMetadata, parquetSchema } from 'hyparquet'
 import { parquetWriteBuffer } from 'hyparquet-writer'
-import { randInt, type Rng, rngFor } from '../src/rng.ts'
+import { type Rng, randInt, rngFor } from '../src/rng.ts'
 import type { RecipeInput } from '../src/schema.ts'
 
 /** Real row counts of the upstream splits jev-bench reads. */

@@ -5,13 +5,13 @@ import { execFileSync } from 'node:child_process'
 import { stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { compareStrings } from './canonical.ts'
-import { sha256Hex } from './hash.ts'
 import { compareBuilds, diffRecords, type RecordDiff, type SourceChanges } from './compare.ts'
 import { JevError } from './errors.ts'
 import { readRegular } from './files.ts'
+import { sha256Hex } from './hash.ts'
 import { recordLines } from './manifest.ts'
-import { type DataRecord, SPLITS, type Split } from './schema.ts'
 import { OUTPUT_FILES } from './outputs.ts'
+import { type DataRecord, SPLITS, type Split } from './schema.ts'
 
 /** A build's files by name; null: not there. */
 export type BuildFiles = ReadonlyMap<string, Buffer | null>

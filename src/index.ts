@@ -6,19 +6,19 @@ import { z } from 'zod'
 import { type BuildRun, parseBuild, runBuild } from './cli/build-dataset.ts'
 import { parseCheck, runCheck } from './cli/check-dataset.ts'
 import { parseDiff, runDiff } from './cli/diff-dataset.ts'
-import { parsePublish, type PublishRun, runPublish } from './cli/publish-dataset.ts'
+import { type PublishRun, parsePublish, runPublish } from './cli/publish-dataset.ts'
 import type { Io } from './cli/run.ts'
-import { scrub } from './secrets.ts'
 import { parseServe, startServe } from './cli/serve-hub.ts'
 import { parseVerify, runVerify } from './cli/verify-dataset.ts'
 import type { DatasetDiff } from './diff.ts'
 import { JevError } from './errors.ts'
 import type { HubServer } from './hub-server/index.ts'
 import type { Progress } from './progress.ts'
+import { scrub } from './secrets.ts'
 import type { VerifyResult } from './verify.ts'
 
 export { ERROR_CODES, type ErrorCode, isJevError, JevError } from './errors.ts'
-export { type FileProgress, NO_PROGRESS, type Progress, progressFor, terminalProgress, type TerminalOptions } from './progress.ts'
+export { type FileProgress, NO_PROGRESS, type Progress, progressFor, type TerminalOptions, terminalProgress } from './progress.ts'
 export type { BuildRun, DatasetDiff, HubServer, PublishRun, VerifyResult }
 
 const str = z.string().min(1)

@@ -3,7 +3,7 @@ import type { Candidate } from './eligibility.ts'
 import { fitsClass, formFilter, isLabelLike, NearCopyShapes, nearCopyTest, numberClass } from './option-kinds.ts'
 import { type Rng, sample } from './rng.ts'
 import type { SimilarBorrowing } from './schema.ts'
-import { type Sparse, TfIdfIndex, quantise } from './similarity.ts'
+import { quantise, type Sparse, TfIdfIndex } from './similarity.ts'
 
 /** An option lent to an item: its text and where it came from. */
 export interface Borrowed {

@@ -1,9 +1,9 @@
 import { z } from 'zod'
+import { writeFileAtomic } from './atomic.ts'
 import { JevError } from './errors.ts'
 import { readRegular } from './files.ts'
 import { BuilderRef, Hex64, type Recipe, RecipeRef } from './schema.ts'
 import type { LoadedSource } from './sources/load.ts'
-import { writeFileAtomic } from './atomic.ts'
 
 /** What a build was made from, byte for byte and row for row; committed next to its recipe. */
 export const Lock = z.strictObject({

@@ -1,11 +1,11 @@
 import { z } from 'zod'
 import { Audit } from './audit.ts'
 import { setHash, sha256Hex } from './hash.ts'
-import type { DropCounts } from './select.ts'
+import type { OutputFile } from './outputs.ts'
 import { BuilderRef, Hex64, RecipeRef, type Split } from './schema.ts'
+import type { DropCounts } from './select.ts'
 import type { LoadedSource } from './sources/load.ts'
 import type { DatasetStats } from './stats.ts'
-import type { OutputFile } from './outputs.ts'
 
 export const Manifest = z.strictObject({
   recipe: RecipeRef,

@@ -4,10 +4,8 @@ import { Tokenizer } from './tokens.ts'
 
 // optional sign or approximation, optional currency, a number (grouped, decimal, fraction or
 // scientific), then at most a short unit: "7.0", "-3 °C", "$40,000", "2.5 × 10^3 N", "12%", "3 m/s"
-const NUMBER = new RegExp(
-  String.raw`^[+\-−±~≈]?\s?[$€£¥₹]?\s?(\d{1,3}(,\d{3})+|\d+)?(\.\d+)?(\/\d+)?(\s?[x×*·]\s?10\^?\s?[-−]?\d+)?\s?(%|‰|[\p{L}°µ/²³·.\-^\s]{0,16})$`,
-  'u',
-)
+const NUMBER =
+  /^[+\-−±~≈]?\s?[$€£¥₹]?\s?(\d{1,3}(,\d{3})+|\d+)?(\.\d+)?(\/\d+)?(\s?[x×*·]\s?10\^?\s?[-−]?\d+)?\s?(%|‰|[\p{L}°µ/²³·.\-^\s]{0,16})$/u
 const DIGIT = /\d/
 // "three", "twenty-one", "a hundred": a number written out is a number too ("eight years" among "three", "four")
 const UNITS =

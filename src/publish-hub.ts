@@ -3,7 +3,7 @@
  * where it has a helper and through the Hub's REST API where it has none
  * (refs, tags); every failure becomes one typed, token-free JevError.
  */
-import { datasetInfo, downloadFile, HubApiError, listFiles, type ListFileEntry, repoExists } from '@huggingface/hub'
+import { datasetInfo, downloadFile, HubApiError, type ListFileEntry, listFiles, repoExists } from '@huggingface/hub'
 import { isJevError, JevError } from './errors.ts'
 import { httpErrorCode } from './http-errors.ts'
 import { oneLine } from './oneline.ts'

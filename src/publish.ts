@@ -3,7 +3,7 @@
  * requests only, then one commit guarded by the parent commit it was planned
  * against, and an optional tag that is created but never moved.
  */
-import { commit, type CommitOperation, createBranch, createRepo, type ListFileEntry } from '@huggingface/hub'
+import { type CommitOperation, commit, createBranch, createRepo, type ListFileEntry } from '@huggingface/hub'
 import { JevError } from './errors.ts'
 import type { LocalFile } from './publish-files.ts'
 import { clientOf, createTag, type HubAccess, hubError, listRefs, previousOutputs, remoteFiles, resolveHead } from './publish-hub.ts'

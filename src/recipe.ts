@@ -1,8 +1,8 @@
 import { z } from 'zod'
 import { canonicalJson } from './canonical.ts'
-import { sha256Hex } from './hash.ts'
 import { JevError } from './errors.ts'
 import { readRegular } from './files.ts'
+import { sha256Hex } from './hash.ts'
 import { notReserved, Recipe, type SourceSpec } from './schema.ts'
 
 /** Every problem, one per line, each with its JSON path. */

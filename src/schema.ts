@@ -1,7 +1,7 @@
 import { z } from 'zod'
+import { REPO_ID_RE as REPO } from './repo-name.ts'
 import { descriptorIssues, LANGUAGES, type Language, Mapping, SourceCard } from './sources/descriptor.ts'
 import { KIND_NAMES } from './sources/kinds.ts'
-import { REPO_ID_RE as REPO } from './repo-name.ts'
 
 export { LANGUAGES, type Language }
 

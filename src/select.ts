@@ -1,7 +1,7 @@
 import { compareStrings, normalize } from './canonical.ts'
-import { sha256Hex } from './hash.ts'
 import { type Candidate, type DropReason, ineligibility, toCandidate } from './eligibility.ts'
 import { JevError } from './errors.ts'
+import { sha256Hex } from './hash.ts'
 import { keyedHash, keyedUnit } from './rng.ts'
 import type { Recipe, SourceSpec, Split } from './schema.ts'
 import type { UpstreamQuestion } from './sources/adapter.ts'

@@ -4,7 +4,7 @@
  * is written in; term ids over a vocabulary, without slicing every token out.
  */
 
-const enum Kind {
+enum Kind {
   Other,
   Word,
   Japanese,

@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { codePointLength, normalize } from '../src/canonical.ts'
 import { type BuildOutput, buildRecords } from '../src/build.ts'
+import { codePointLength, normalize } from '../src/canonical.ts'
 import { groupOf } from '../src/pool.ts'
 import { loadRecipe } from '../src/recipe.ts'
 import { rngFor, shuffle } from '../src/rng.ts'
 import { DataRecord, N_CHOICES, type Recipe, type SimilarBorrowing, SPLITS, type Split } from '../src/schema.ts'
 import { prepareSource } from '../src/select.ts'
-import { recipeOf, sourceSpec, UNIFORM, uq } from './helpers/questions.ts'
 import type { UpstreamQuestion } from '../src/sources/adapter.ts'
 import { loadSources } from '../src/sources/load.ts'
 import { createMirrorFetcher } from '../src/sources/mirror.ts'
+import { recipeOf, sourceSpec, UNIFORM, uq } from './helpers/questions.ts'
 
 const recipe = await loadRecipe('test/fixtures/recipe.json')
 const loaded = await loadSources(recipe, createMirrorFetcher('test/fixtures/hub'))

@@ -123,7 +123,7 @@ test('configs must name exactly the uploaded data files; dataset_info must match
   // an extra split with no file, and a dataset_info entry to match it
   const pathless = check(
     edit('    path: val.jsonl\n', '    path: val.jsonl\n  - split: extra\n').replace(
-      /(  splits:\n)/,
+      /( {2}splits:\n)/,
       '$1  - name: extra\n    num_bytes: 0\n    num_examples: 0\n',
     ),
   )

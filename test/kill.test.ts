@@ -19,14 +19,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { readLock } from '../src/lock.ts'
+import { repairOutDir } from '../src/out-repair.ts'
+import type { OutputContent } from '../src/outputs.ts'
 import { buildDataset, buildToDir } from '../src/pipeline.ts'
 import { loadRecipe } from '../src/recipe.ts'
 import { randInt, rngFor } from '../src/rng.ts'
 import type { Recipe } from '../src/schema.ts'
 import { createMirrorFetcher } from '../src/sources/mirror.ts'
-import { repairOutDir } from '../src/out-repair.ts'
 import { FIXTURE_HUB, FIXTURE_RECIPE, ROOT } from './helpers/cli.ts'
-import type { OutputContent } from '../src/outputs.ts'
 
 const SEED = 77
 const KILLS = 20

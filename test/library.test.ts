@@ -16,8 +16,8 @@ import {
   verifyDataset,
 } from 'jev-bench-builder'
 import { isWriteRequest } from '../src/hub-server/index.ts'
-import { buildFixtureOut, FIXTURE_LOCK } from './helpers/publish.ts'
 import { FIXTURE_HUB, FIXTURE_RECIPE } from './helpers/cli.ts'
+import { buildFixtureOut, FIXTURE_LOCK } from './helpers/publish.ts'
 
 let tmp: string
 before(async () => {

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 import { before, test } from 'node:test'
-import { createMirrorFetcher } from '../src/sources/mirror.ts'
-import { loadRecipe } from '../src/recipe.ts'
 import { readLock } from '../src/lock.ts'
 import { matchManifest } from '../src/manifest-match.ts'
-import { type BuiltDataset, buildDataset } from '../src/pipeline.ts'
 import { outputBytes } from '../src/outputs.ts'
+import { type BuiltDataset, buildDataset } from '../src/pipeline.ts'
+import { loadRecipe } from '../src/recipe.ts'
+import { createMirrorFetcher } from '../src/sources/mirror.ts'
 import { FIXTURE_HUB, FIXTURE_RECIPE } from './helpers/cli.ts'
 
 let built: BuiltDataset

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { test } from 'node:test'
+import { FIGURES } from '../src/figures.ts'
 import {
   CONFIG_OUTPUTS,
   DATA_FILES,
@@ -14,9 +15,8 @@ import {
   outputSpec,
   outputText,
 } from '../src/outputs.ts'
-import { FIGURES } from '../src/figures.ts'
-import { ROOT } from './helpers/cli.ts'
 import { SPLITS } from '../src/schema.ts'
+import { ROOT } from './helpers/cli.ts'
 
 test('the registry: unique names, a split file per split, one card and one manifest', () => {
   assert.equal(new Set(OUTPUT_FILES).size, OUTPUT_FILES.length)

@@ -6,15 +6,15 @@ import { checkUpstream } from '../src/check-upstream.ts'
 import { readLock } from '../src/lock.ts'
 import { negationTest } from '../src/negation.ts'
 import { isLabelLike } from '../src/option-kinds.ts'
+import { outputText } from '../src/outputs.ts'
 import { buildDataset } from '../src/pipeline.ts'
 import { groupOf } from '../src/pool.ts'
-import { parseProvenance, type ProvenanceLine } from '../src/provenance.ts'
+import { type ProvenanceLine, parseProvenance } from '../src/provenance.ts'
 import { loadRecipe } from '../src/recipe.ts'
 import { DataRecord, SPLITS, type Split } from '../src/schema.ts'
 import { loadSources } from '../src/sources/load.ts'
 import { createMirrorFetcher } from '../src/sources/mirror.ts'
 import { FIXTURE_HUB, FIXTURE_RECIPE } from './helpers/cli.ts'
-import { outputText } from '../src/outputs.ts'
 
 const recipe = await loadRecipe(FIXTURE_RECIPE)
 const fetcher = createMirrorFetcher(FIXTURE_HUB)

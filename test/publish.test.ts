@@ -5,10 +5,10 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { commit, pathsInfo } from '@huggingface/hub'
 import { isJevError, type JevError } from '../src/errors.ts'
+import { executePublish, formatPlan, type PublishTarget, planPublish } from '../src/publish.ts'
 import { describeLocal, type LocalFile, readPublishFiles } from '../src/publish-files.ts'
 import type { HubAccess } from '../src/publish-hub.ts'
-import { executePublish, formatPlan, planPublish, type PublishTarget } from '../src/publish.ts'
-import { isWriteRequest, startHubServer, type HubServer } from './helpers/hub-server.ts'
+import { type HubServer, isWriteRequest, startHubServer } from './helpers/hub-server.ts'
 import { buildFixtureOut, commitIds, downloadAll, TOKEN, writeReseededRecipe } from './helpers/publish.ts'
 
 let tmp: string

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { type Lock, readLock } from '../src/lock.ts'
+import { OUTPUT_FILES, type OutputContent, outputText } from '../src/outputs.ts'
 import { buildDataset, buildToDir } from '../src/pipeline.ts'
 import { loadRecipe } from '../src/recipe.ts'
 import type { DataRecord, Recipe } from '../src/schema.ts'
 import { createMirrorFetcher } from '../src/sources/mirror.ts'
 import { FIXTURE_HUB, FIXTURE_RECIPE, ROOT, runNode } from './helpers/cli.ts'
 import { readRows, rewriteRows } from './helpers/parquet.ts'
-import { OUTPUT_FILES, type OutputContent, outputText } from '../src/outputs.ts'
 
 const FILES = OUTPUT_FILES
 const LOCK = join(ROOT, 'test/fixtures/recipe.lock.json')

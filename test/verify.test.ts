@@ -3,13 +3,13 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { diffRecords } from '../src/compare.ts'
 import { isJevError } from '../src/errors.ts'
 import { type Lock, readLock } from '../src/lock.ts'
 import { buildDataset, buildToDir } from '../src/pipeline.ts'
 import { loadRecipe } from '../src/recipe.ts'
 import type { Recipe } from '../src/schema.ts'
 import { createMirrorFetcher } from '../src/sources/mirror.ts'
-import { diffRecords } from '../src/compare.ts'
 import { formatVerify, verifyDataset, verifyFiles } from '../src/verify.ts'
 import { rewriteRows } from './helpers/parquet.ts'
 
@@ -120,7 +120,7 @@ describe('verifyDataset', () => {
 
   test('the same inputs with another builder version: builder-changed', async () => {
     const r = await verifyEdited('builder', (dir) =>
-      editFile(dir, 'manifest.json', (t) => t.replace(/"version": "(\d+)\.(\d+)\.(\d+)"\n  \}/, '"version": "0.0.0-old"\n  }')),
+      editFile(dir, 'manifest.json', (t) => t.replace(/"version": "(\d+)\.(\d+)\.(\d+)"\n {2}\}/, '"version": "0.0.0-old"\n  }')),
     )
     assert.equal(r.cause, 'builder-changed')
     assert.match(r.reasons.join('\n'), /0\.0\.0-old/)

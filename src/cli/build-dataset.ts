@@ -1,12 +1,12 @@
 import { performance } from 'node:perf_hooks'
 import { JevError } from '../errors.ts'
 import { lockPathFor, readLock, writeLock } from '../lock.ts'
+import { type BuiltDataset, buildToDir } from '../pipeline.ts'
 import { loadRecipe } from '../recipe.ts'
-import { buildToDir, type BuiltDataset } from '../pipeline.ts'
 import { nameBadEntry } from '../sources/hub-cache.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
-import { isMain, runMain, stdio, type Io } from './run.ts'
 import { fetcherFor, SOURCE_NOTES, SOURCE_OPTIONS } from './common/source-options.ts'
+import { type Io, isMain, runMain, stdio } from './run.ts'
 
 export const buildCommand = defineCommand({
   name: 'build-dataset',

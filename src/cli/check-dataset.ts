@@ -4,11 +4,11 @@ import { checkUpstream } from '../check-upstream.ts'
 import { JevError } from '../errors.ts'
 import { refuseIrregular } from '../files.ts'
 import { lockPathFor, readLock } from '../lock.ts'
-import { loadRecipe } from '../recipe.ts'
 import { OUTPUT_FILES } from '../outputs.ts'
+import { loadRecipe } from '../recipe.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
-import { isMain, runMain, stdio, type Io } from './run.ts'
 import { fetcherFor, PROGRESS_NOTE, requireFolder, SOURCE_OPTIONS } from './common/source-options.ts'
+import { type Io, isMain, runMain, stdio } from './run.ts'
 
 export const checkCommand = defineCommand({
   name: 'check-dataset',

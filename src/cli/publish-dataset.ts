@@ -1,18 +1,18 @@
 import { checkCardMetadata } from '../card-check.ts'
 import { isJevError, JevError } from '../errors.ts'
 import { Manifest } from '../manifest.ts'
+import { formatBytes } from '../progress.ts'
+import { executePublish, formatPlan, type PublishPlan, type PublishResult, type PublishTarget, planPublish } from '../publish.ts'
 import { checkOwnManifest, dataFileFacts, type LocalFile, readPublishFiles } from '../publish-files.ts'
 import type { HubAccess } from '../publish-hub.ts'
-import { formatBytes } from '../progress.ts'
-import { executePublish, formatPlan, planPublish, type PublishPlan, type PublishResult, type PublishTarget } from '../publish.ts'
+import { isHubRepoName, isRefName } from '../repo-name.ts'
 import { boundsFrom } from '../sources/bounds.ts'
 import { hubOptionsFromEnv } from '../sources/hub.ts'
 import { boundedFetch } from '../sources/retry.ts'
 import { formatVerify, verifyFiles } from '../verify.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
-import { type Io, isMain, runMain, stdio } from './run.ts'
 import { PROGRESS_NOTE, rebuildFromLock, SOURCE_OPTIONS, type SourceValues } from './common/source-options.ts'
-import { isHubRepoName, isRefName } from '../repo-name.ts'
+import { type Io, isMain, runMain, stdio } from './run.ts'
 
 export const publishCommand = defineCommand({
   name: 'publish-dataset',

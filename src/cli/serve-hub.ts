@@ -1,8 +1,8 @@
 import { JevError } from '../errors.ts'
 import { type HubRequest, type HubServer, startHubServer } from '../hub-server/index.ts'
 import { defineCommand } from './common/command.ts'
-import { type Io, isMain, runMain, stdio } from './run.ts'
 import { requireFolder } from './common/source-options.ts'
+import { type Io, isMain, runMain, stdio } from './run.ts'
 
 export const serveCommand = defineCommand({
   name: 'serve-hub',

@@ -1,8 +1,8 @@
 import { JevError } from '../errors.ts'
-import { formatVerify, verifyDataset, type VerifyResult } from '../verify.ts'
+import { formatVerify, type VerifyResult, verifyDataset } from '../verify.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
-import { type Io, isMain, runMain, stdio } from './run.ts'
 import { rebuildFromLock, SOURCE_NOTES, SOURCE_OPTIONS } from './common/source-options.ts'
+import { type Io, isMain, runMain, stdio } from './run.ts'
 
 export const verifyCommand = defineCommand({
   name: 'verify-dataset',

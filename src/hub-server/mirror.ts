@@ -5,10 +5,10 @@
  */
 import { readdir, readFile, realpath, stat } from 'node:fs/promises'
 import { join, sep } from 'node:path'
-import { isHubNamePart } from '../repo-name.ts'
-import { safeRepoPath } from './http.ts'
-import { DEFAULT_GITATTRIBUTES, lfsPatterns, tracksAsLfs } from './gitattributes.ts'
 import { gitBlobSha1, sha1Hex, sha256Hex } from '../hash.ts'
+import { isHubNamePart } from '../repo-name.ts'
+import { DEFAULT_GITATTRIBUTES, lfsPatterns, tracksAsLfs } from './gitattributes.ts'
+import { safeRepoPath } from './http.ts'
 import { type CommitSummary, isCommitId, lfsPointer, type RepoFile, type RepoView } from './repo.ts'
 
 const LFS = lfsPatterns(DEFAULT_GITATTRIBUTES)

@@ -5,9 +5,9 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { sha1Hex } from '../hash.ts'
 import { cardDataOf } from './card.ts'
 import { type Fault, HubHttpError, isTrue, json, readBody } from './http.ts'
-import { sha1Hex } from '../hash.ts'
 import { type RepoFile, type RepoView, treeOf } from './repo.ts'
 
 export function commitOf(view: RepoView, revision: string): string {

@@ -7,9 +7,9 @@ import { randomBytes } from 'node:crypto'
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { writeAtomic } from '../atomic.ts'
+import { sha1Hex, sha256Hex } from '../hash.ts'
 import { DEFAULT_GITATTRIBUTES } from './gitattributes.ts'
 import { HubHttpError } from './http.ts'
-import { sha1Hex, sha256Hex } from '../hash.ts'
 import { type CommitSummary, describe, isCommitId, type RepoFile, type RepoView } from './repo.ts'
 
 export interface StoredFile {

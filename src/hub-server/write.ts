@@ -5,11 +5,11 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { lfsPatterns, tracksAsLfs } from './gitattributes.ts'
+import { gitBlobSha1, sha1Hex } from '../hash.ts'
 import { isHubNamePart, isRefName } from '../repo-name.ts'
+import { lfsPatterns, tracksAsLfs } from './gitattributes.ts'
 import { HubHttpError, isTrue, json, readBody, readJson, safeRepoPath } from './http.ts'
 import { commitOf } from './read.ts'
-import { gitBlobSha1, sha1Hex } from '../hash.ts'
 import { describe, lfsPointer } from './repo.ts'
 import type { CommitChange, Store, StoredFile, StoreRepo } from './store.ts'
 

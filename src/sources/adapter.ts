@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { canonicalJson } from '../canonical.ts'
-import { sha256Digest, sha256Hex } from '../hash.ts'
 import { JevError } from '../errors.ts'
+import { sha256Digest, sha256Hex } from '../hash.ts'
 
 /** One upstream question in the builder's own terms, whatever dataset it came from. */
 export interface UpstreamQuestion {

@@ -6,12 +6,12 @@
  */
 import { readdir, readFile, readlink, rm } from 'node:fs/promises'
 import { basename, dirname, join, relative, resolve } from 'node:path'
-import { isJevError, JevError } from '../errors.ts'
-import { gitBlobSha1, sha256Hex } from '../hash.ts'
-import type { FileFetcher } from './types.ts'
 import { removeStaleTemps, symlinkAtomic, writeAtomic } from '../atomic.ts'
+import { isJevError, JevError } from '../errors.ts'
 import { withFileLock } from '../file-lock.ts'
 import { makeDirs, readRegular } from '../files.ts'
+import { gitBlobSha1, sha256Hex } from '../hash.ts'
+import type { FileFetcher } from './types.ts'
 
 export const SHA1_RE = /^[0-9a-f]{40}$/
 export const SHA256_RE = /^[0-9a-f]{64}$/

@@ -3,10 +3,11 @@
  * bounds, what it reports, and the commits it has resolved. Passed to the request, download and
  * error modules in place of a closure.
  */
-import { oneLine } from '../oneline.ts'
-import { scrubToken } from '../secrets.ts'
+
 import type { ErrorContext } from '../errors.ts'
+import { oneLine } from '../oneline.ts'
 import type { Progress } from '../progress.ts'
+import { scrubToken } from '../secrets.ts'
 import { type BodyWatcher, type Deadline, type Fetch, type RetryPolicy, withRetries } from './retry.ts'
 
 export interface HubSession {

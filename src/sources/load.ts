@@ -1,5 +1,5 @@
-import { digestSetHash } from '../hash.ts'
 import { JevError } from '../errors.ts'
+import { digestSetHash } from '../hash.ts'
 import { streamParquet } from '../parquet.ts'
 import { NO_PROGRESS, type Progress } from '../progress.ts'
 import { sourceFiles } from '../recipe.ts'

@@ -1,8 +1,8 @@
 import { lstat, realpath } from 'node:fs/promises'
 import { isAbsolute, join, relative, resolve, sep } from 'node:path'
-import { sha256Hex } from '../hash.ts'
 import { JevError } from '../errors.ts'
 import { readRegular } from '../files.ts'
+import { sha256Hex } from '../hash.ts'
 import { isRepoId } from '../repo-name.ts'
 import type { FileFetcher, SourceFile } from './types.ts'
 

@@ -7,10 +7,10 @@ import { after, before, test } from 'node:test'
 import { buildDatasetCli } from '../../src/cli/build-dataset.ts'
 import { runCli } from '../../src/cli/run.ts'
 import { Manifest } from '../../src/manifest.ts'
+import { OUTPUT_FILES } from '../../src/outputs.ts'
 import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, ROOT, runNode, runNodeSync, STACK_FRAME } from '../helpers/cli.ts'
 import { startFaultProxy } from '../helpers/fault-proxy.ts'
 import { startHubServer } from '../helpers/hub-server.ts'
-import { OUTPUT_FILES } from '../../src/outputs.ts'
 
 let tmp: string
 let badRecipe: string

@@ -12,7 +12,7 @@ import { type Io, runCli } from '../../src/cli/run.ts'
 import { verifyDatasetCli } from '../../src/cli/verify-dataset.ts'
 import { ERROR_CODES } from '../../src/errors.ts'
 import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE } from '../helpers/cli.ts'
-import { startHubServer, type HubServer } from '../helpers/hub-server.ts'
+import { type HubServer, startHubServer } from '../helpers/hub-server.ts'
 import { FIXTURE_LOCK, TOKEN } from '../helpers/publish.ts'
 
 type Cli = (argv: string[], env: NodeJS.ProcessEnv, io: Io) => Promise<number>

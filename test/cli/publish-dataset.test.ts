@@ -7,10 +7,10 @@ import { commit } from '@huggingface/hub'
 import { publishDatasetCli } from '../../src/cli/publish-dataset.ts'
 import { runCli } from '../../src/cli/run.ts'
 import { sha256Hex } from '../../src/hash.ts'
-import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, runNode, STACK_FRAME } from '../helpers/cli.ts'
-import { isWriteRequest, startHubServer, type HubServer } from '../helpers/hub-server.ts'
-import { buildFixtureOut, commitIds, downloadAll, FIXTURE_LOCK, TOKEN, writeReseededRecipe } from '../helpers/publish.ts'
 import { OUTPUT_FILES } from '../../src/outputs.ts'
+import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, runNode, STACK_FRAME } from '../helpers/cli.ts'
+import { type HubServer, isWriteRequest, startHubServer } from '../helpers/hub-server.ts'
+import { buildFixtureOut, commitIds, downloadAll, FIXTURE_LOCK, TOKEN, writeReseededRecipe } from '../helpers/publish.ts'
 
 let tmp: string
 let out: string

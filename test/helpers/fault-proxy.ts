@@ -20,7 +20,7 @@
  * Redirects to upstream are rewritten to come back through the proxy (relative ones already do),
  * so LFS downloads from the /cdn-lfs/ URL can be faulted too. Every hang ends when the proxy closes.
  */
-import { Agent, createServer, request, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
+import { Agent, createServer, type IncomingHttpHeaders, type IncomingMessage, request, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
 export type ProxyFault =

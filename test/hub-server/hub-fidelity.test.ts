@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { commit, createRepo } from '@huggingface/hub'
 import { sha256Hex } from '../../src/hash.ts'
-import { isWriteRequest, startHubServer, type HubServer } from '../helpers/hub-server.ts'
+import { type HubServer, isWriteRequest, startHubServer } from '../helpers/hub-server.ts'
 import { buildFixtureOut } from '../helpers/publish.ts'
 
 const TOKEN = 'hf_fidelityTests00000000'

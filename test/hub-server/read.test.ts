@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { commit, createRepo, datasetInfo, listCommits, listFiles, pathsInfo, repoExists } from '@huggingface/hub'
 import { isJevError } from '../../src/errors.ts'
-import { isWriteRequest, startHubServer, type HubServer } from '../helpers/hub-server.ts'
+import { type HubServer, isWriteRequest, startHubServer } from '../helpers/hub-server.ts'
 
 const TOKEN = 'hf_readTests000000000000'
 const sha1 = (s: string) => createHash('sha1').update(s).digest('hex')

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { commit, createBranch, createRepo, datasetInfo, downloadFile, listFiles, pathsInfo } from '@huggingface/hub'
-import { startHubServer, type HubServer } from '../helpers/hub-server.ts'
+import { type HubServer, startHubServer } from '../helpers/hub-server.ts'
 
 const TOKEN = 'hf_writeTests00000000000'
 const sha256 = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex')

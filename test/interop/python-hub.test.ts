@@ -10,14 +10,14 @@ import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type TestContext, test } from 'node:test'
-import { sha256Hex } from '../../src/hash.ts'
 import { buildDatasetCli } from '../../src/cli/build-dataset.ts'
 import { runCli } from '../../src/cli/run.ts'
+import { sha256Hex } from '../../src/hash.ts'
 import { loadRecipe, sourceFiles } from '../../src/recipe.ts'
 import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE } from '../helpers/cli.ts'
 import { type HubServer, startHubServer } from '../helpers/hub-server.ts'
 import { buildFixtureOut, TOKEN } from '../helpers/publish.ts'
-import { probePyHub, PY_HUB_ENV, pyHubSources, PYTHON, runPyScript } from '../helpers/python-hub.ts'
+import { PY_HUB_ENV, PYTHON, probePyHub, pyHubSources, runPyScript } from '../helpers/python-hub.ts'
 
 const OUT_FILES = ['README.md', 'manifest.json', 'test.jsonl', 'val.jsonl']
 

@@ -11,11 +11,11 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { buildDatasetCli } from '../../src/cli/build-dataset.ts'
 import { runCli } from '../../src/cli/run.ts'
+import { createHubFetcher } from '../../src/sources/hub.ts'
 import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE } from '../helpers/cli.ts'
+import { assertClean, listAll } from '../helpers/hub-rig.ts'
 import { type HubServer, startHubServer } from '../helpers/hub-server.ts'
 import { FIXTURE_LOCK } from '../helpers/publish.ts'
-import { createHubFetcher } from '../../src/sources/hub.ts'
-import { assertClean, listAll } from '../helpers/hub-rig.ts'
 
 const ARC_DIR = ['datasets', 'allenai', 'ai2_arc', 'ARC-Challenge']
 let tmp: string

@@ -4,7 +4,7 @@ import { describe, test } from 'node:test'
 import { isJevError } from '../../src/errors.ts'
 import { parseRecipe, recipeHash } from '../../src/recipe.ts'
 import { adaptRow } from '../../src/sources/adapter.ts'
-import { mappedAdapter, Mapping } from '../../src/sources/descriptor.ts'
+import { Mapping, mappedAdapter } from '../../src/sources/descriptor.ts'
 import { kindOf, SOURCE_KINDS } from '../../src/sources/kinds.ts'
 
 const OBQA = 'test/fixtures/openbookqa/recipe.json'

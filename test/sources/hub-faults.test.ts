@@ -7,8 +7,8 @@ import { test } from 'node:test'
 import { isJevError } from '../../src/errors.ts'
 import type { HubFetcherOptions } from '../../src/sources/hub.ts'
 import { backoffMs, parseRetryAfter } from '../../src/sources/retry.ts'
-import { type FaultRule, startFaultProxy } from '../helpers/fault-proxy.ts'
 import { rejectsWith } from '../helpers/errors.ts'
+import { type FaultRule, startFaultProxy } from '../helpers/fault-proxy.ts'
 import {
   ALL_FILES,
   ARC,

@@ -16,9 +16,9 @@ import { loadRecipe } from '../../src/recipe.ts'
 import type { SourceSpec } from '../../src/schema.ts'
 import { loadSource } from '../../src/sources/load.ts'
 import { createMirrorFetcher } from '../../src/sources/mirror.ts'
-import { rejectsWith } from '../helpers/errors.ts'
 import { FIXTURE_HUB, FIXTURE_RECIPE } from '../helpers/cli.ts'
-import { readRows, type Row } from '../helpers/parquet.ts'
+import { rejectsWith } from '../helpers/errors.ts'
+import { type Row, readRows } from '../helpers/parquet.ts'
 
 const PATH = 'all/test-00000-of-00001.parquet'
 const TEST_FILE = `cais/mmlu/${PATH}`

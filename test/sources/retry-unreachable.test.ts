@@ -1,7 +1,7 @@
 /** A request that cannot be made at all — no such host, nothing listening — fails at once; a reset is still retried. */
 import assert from 'node:assert/strict'
-import { createServer } from 'node:net'
 import { mkdtemp, rm } from 'node:fs/promises'
+import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'

@@ -4,7 +4,7 @@
  * --version, --json and the USAGE errors. Over node's parseArgs, so no
  * dependency; ~100 lines that are all this builder needs of citty and the like.
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { type ParseArgsConfig, parseArgs } from 'node:util'
 import { hintOf, isJevError, JevError } from '../../errors.ts'
 import { NO_PROGRESS, progressFor } from '../../progress.ts'
 import { BUILDER } from '../../version.ts'

@@ -1,7 +1,7 @@
 /** defineCommand: help, USAGE errors with the synopsis, the npm `--` slip; and the errors of the README walk-through. */
 import assert from 'node:assert/strict'
-import { createServer } from 'node:net'
 import { existsSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
