@@ -180,9 +180,9 @@ try {
       buildOverDecode: build.medianMs / decode.medianMs,
       coldOverFloor: cold.medianMs / coldFloor,
     }
-    rows.push(['build / read floor', (build.medianMs / read.medianMs).toFixed(1) + '×', '', ''])
-    rows.push(['build / decode floor', (build.medianMs / decode.medianMs).toFixed(1) + '×', '', ''])
-    rows.push(['cold verify / (decode + fetch floors)', (cold.medianMs / coldFloor).toFixed(1) + '×', '', ''])
+    rows.push(['build / read floor', `${(build.medianMs / read.medianMs).toFixed(1)}×`, '', ''])
+    rows.push(['build / decode floor', `${(build.medianMs / decode.medianMs).toFixed(1)}×`, '', ''])
+    rows.push(['cold verify / (decode + fetch floors)', `${(cold.medianMs / coldFloor).toFixed(1)}×`, '', ''])
     if (build.maxRssMb > 200) failures.push(`warm build peak RSS ${build.maxRssMb.toFixed(0)} MB > 200 MB`)
     if (build.medianMs > 2 * decode.medianMs)
       failures.push(`warm build ${(build.medianMs / decode.medianMs).toFixed(1)}× the decode floor > 2.0×`)
@@ -209,7 +209,7 @@ try {
   }
   if (scaled[10] && scaled[100]) {
     const growth = scaled[100].medianMs / scaled[10].medianMs
-    rows.push(['growth ×10 → ×100', growth.toFixed(1) + '×', '', ''])
+    rows.push(['growth ×10 → ×100', `${growth.toFixed(1)}×`, '', ''])
     results.growth10to100 = growth
     if (growth > 11) failures.push(`×100 took ${growth.toFixed(1)}× the ×10 time > 11×`)
   }

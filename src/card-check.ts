@@ -148,7 +148,10 @@ function checkConfigs(
   let chosen: { name: string; files: Map<string, DataFileFacts[]> } | null = null
   configs.forEach((c, i) => {
     const at = `configs[${i}]`
-    if (!isObj(c) || typeof c.config_name !== 'string') return void p.push(`${at}.config_name: missing`)
+    if (!isObj(c) || typeof c.config_name !== 'string') {
+      p.push(`${at}.config_name: missing`)
+      return
+    }
     const entries = (asList(c.data_files) ?? []).map((e) => (typeof e === 'string' ? { split: 'train', path: e } : e))
     if (entries.length === 0) p.push(`${at}.data_files: missing`)
     const splits = new Map<string, DataFileFacts[]>()

@@ -70,16 +70,19 @@ export async function checkUpstream(
     // where both sides come from one upstream split, the side is the keyed hash's: recompute it
     const sideOfRow = (c: ReturnType<typeof toCandidate>) => (spec.test.from === spec.val.from ? sideOf(spec, recipe.seed, c) : p.split)
     if (sideOfRow(item) !== p.split) problems.push(`${at}: the row belongs on the ${sideOfRow(item)} side`)
-    p.choices.forEach((c, k) => {
+    for (const [k, c] of p.choices.entries()) {
       const text = r.choices[k]
       if (c.from === 'upstream') {
         if (q.options[c.index] !== text) problems.push(`${at}: choice ${k} is not upstream option ${c.index}`)
         if ((k === r.answer_idx) !== (c.index === q.answer))
           problems.push(`${at}: choice ${k} is upstream option ${c.index}, but the right answer is upstream option ${q.answer}`)
-        return
+        continue
       }
       const lender = rows.get(c.lender)
-      if (!lender) return void problems.push(`${at}: choice ${k} names a lender ${c.lender} that no upstream row has`)
+      if (!lender) {
+        problems.push(`${at}: choice ${k} names a lender ${c.lender} that no upstream row has`)
+        continue
+      }
       if (lender.options[c.index] !== text) problems.push(`${at}: choice ${k} is not option ${c.index} of ${c.lender}`)
       if (c.index === lender.answer && recipe.distractors.borrow.rule === 'similar')
         problems.push(`${at}: choice ${k} is the right answer of its lender ${c.lender}`)
@@ -88,7 +91,7 @@ export async function checkUpstream(
         problems.push(`${at}: lender ${c.lender} is on the other side of the test/val divide`)
       if (groupOf(spec, other) !== groupOf(spec, item))
         problems.push(`${at}: lender ${c.lender} is in group ${groupOf(spec, other)}, the item in ${groupOf(spec, item)}`)
-    })
+    }
   }
   return problems
 }

@@ -247,7 +247,11 @@ export function* rank(sim: Sparse, ties: Pick<Ties, 'of'>, self: number, nearCop
   // among the zeros only the keyed mix orders: worked out once per lender, the best TOP kept in one pass as above
   const zeros: number[] = []
   const keys: number[] = []
-  for (let j = 0; j < size; j++) if (j !== self && scoring[j] === 0) zeros.push(j), keys.push(mix32(mine ^ ties.of(j)))
+  for (let j = 0; j < size; j++)
+    if (j !== self && scoring[j] === 0) {
+      zeros.push(j)
+      keys.push(mix32(mine ^ ties.of(j)))
+    }
   const after = (a: number, b: number) => keys[a]! - keys[b]! || zeros[a]! - zeros[b]!
   const first: number[] = []
   for (let i = 0; i < zeros.length; i++) {

@@ -34,7 +34,7 @@ export async function readLock(path: string): Promise<Lock | null> {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null
     throw new JevError('IO', `cannot read lock ${path}: ${(e as Error).message}`, { file: path })
   }
-  let parsed
+  let parsed: ReturnType<typeof Lock.safeParse>
   try {
     parsed = Lock.safeParse(JSON.parse(text))
   } catch (e) {

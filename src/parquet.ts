@@ -5,7 +5,7 @@
  */
 import { JevError } from './errors.ts'
 import { decodeInWorker } from './parquet-decoder.ts'
-import { readFooter, readRows, rowGroupSizes } from './parquet-read.ts'
+import { type Footer, readFooter, readRows, rowGroupSizes } from './parquet-read.ts'
 
 export interface DecodedFile {
   columns: string[]
@@ -41,7 +41,7 @@ const ownBuffer = (bytes: Uint8Array) => bytes.buffer.slice(bytes.byteOffset, by
 async function streamTrusted(bytes: Uint8Array, at: At, sink: RowSink): Promise<void> {
   const buffer = ownBuffer(bytes)
   const fail = (e: unknown) => new JevError('DATA', `${at.source}: cannot decode ${at.file}: ${(e as Error).message}`, { ...at })
-  let footer
+  let footer: Footer
   try {
     footer = readFooter(buffer)
   } catch (e) {

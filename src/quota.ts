@@ -59,7 +59,7 @@ export function assignQuotas(items: readonly QuotaItem[], quota: QuotaTable, see
   const n = order.map((_, i) => deal[i]!)
   // items by their dealt count, in deal order, to find trading partners without a full scan
   const byCount = new Map<number, number[]>(N_CHOICES.map((k) => [k, []]))
-  n.forEach((k, i) => byCount.get(k)!.push(i))
+  for (const [i, k] of n.entries()) byCount.get(k)!.push(i)
   const holds = (i: number, k: number) => k <= (order[i]!.floor ?? 0) || k <= order[i]!.capacity
   let pending = order.map((_, i) => i).filter((i) => !holds(i, n[i]!))
   // each repair fixes one item and breaks none, so a pass without progress is final
@@ -75,7 +75,7 @@ export function assignQuotas(items: readonly QuotaItem[], quota: QuotaTable, see
     }
     pending = still
   }
-  order.forEach((item, i) => out.set(item.id, n[i]!))
+  for (const [i, item] of order.entries()) out.set(item.id, n[i]!)
   return out
 }
 

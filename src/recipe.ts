@@ -7,7 +7,7 @@ import { notReserved, Recipe, type SourceSpec } from './schema.ts'
 
 /** Every problem, one per line, each with its JSON path. */
 export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
-  return issues.map((i) => `  at ${i.path.length ? '$.' + i.path.join('.') : '$'}: ${i.message}`).join('\n')
+  return issues.map((i) => `  at ${i.path.length ? `$.${i.path.join('.')}` : '$'}: ${i.message}`).join('\n')
 }
 
 /** `files` keys such as "__proto__" or "constructor", which zod would drop or keep as a split; from the raw JSON. */

@@ -53,7 +53,14 @@ test('two holders of one lock run one after the other, and the lock is gone afte
 test('ready ends the wait without running', async () => {
   const lock = join(tmp, 'b.lock')
   let ran = false
-  const got = await withFileLock(lock, async () => ((ran = true), 'ran'), opts({ ready: async () => 'done already' }))
+  const got = await withFileLock(
+    lock,
+    async () => {
+      ran = true
+      return 'ran'
+    },
+    opts({ ready: async () => 'done already' }),
+  )
   assert.equal(got, 'done already')
   assert.equal(ran, false)
 })

@@ -7,6 +7,7 @@ function screen() {
   const lines: string[] = ['']
   let row = 0
   const write = (text: string) => {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the ANSI sequences a terminal sees are the point
     for (const part of text.split(/(\r|\n|\x1b\[K|\x1b\[1A)/)) {
       if (part === '\r') lines[row] = lines[row]!.slice(0, 0)
       else if (part === '\n') lines[++row] ??= ''

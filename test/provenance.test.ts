@@ -81,7 +81,7 @@ describe('provenance.jsonl of the fixture build', () => {
         negatives++
         assert.equal(borrowedOf(p).length, 0, r.id)
       }
-      p.choices.forEach((c, k) => c.from === 'borrowed' && assert.ok(!isLabelLike(r.choices[k]!), r.choices[k]))
+      for (const [k, c] of p.choices.entries()) if (c.from === 'borrowed') assert.ok(!isLabelLike(r.choices[k]!), r.choices[k])
     }
     assert.ok(negatives > 0, 'the fixture has negative questions')
     const passages = SPLITS.flatMap((s) => records[s])

@@ -190,18 +190,18 @@ describe('verifyFiles', () => {
 describe('diffRecords', () => {
   test('reports added, removed and changed records by id', () => {
     const line = (id: string, q: string) => JSON.stringify({ id, question: q })
-    const d = diffRecords([line('a', 'x'), line('b', 'y')].join('\n') + '\n', [line('b', 'z'), line('c', 'w')].join('\n') + '\n')
+    const d = diffRecords(`${[line('a', 'x'), line('b', 'y')].join('\n')}\n`, `${[line('b', 'z'), line('c', 'w')].join('\n')}\n`)
     assert.deepEqual(d, { added: ['c'], removed: ['a'], changed: [{ id: 'b', fields: ['question'] }], repeated: [], reordered: false })
   })
 
   test('a line repeated in out/ is a repeat, not a reordering', () => {
     const line = (id: string, q: string) => JSON.stringify({ id, question: q })
     const d = diffRecords(
-      [line('a', 'x'), line('b', 'y'), line('a', 'x')].join('\n') + '\n',
-      [line('a', 'x'), line('b', 'y')].join('\n') + '\n',
+      `${[line('a', 'x'), line('b', 'y'), line('a', 'x')].join('\n')}\n`,
+      `${[line('a', 'x'), line('b', 'y')].join('\n')}\n`,
     )
     assert.deepEqual(d, { added: [], removed: [], changed: [], repeated: ['a'], reordered: false })
-    const moved = diffRecords([line('b', 'y'), line('a', 'x')].join('\n') + '\n', [line('a', 'x'), line('b', 'y')].join('\n') + '\n')
+    const moved = diffRecords(`${[line('b', 'y'), line('a', 'x')].join('\n')}\n`, `${[line('a', 'x'), line('b', 'y')].join('\n')}\n`)
     assert.equal(moved.reordered, true)
   })
 })

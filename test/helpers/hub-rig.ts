@@ -65,7 +65,10 @@ export function hangOnlyTimeouts(proxy: FaultProxy): typeof fetch {
     // the proxy records a hang a moment after the request reaches it: until then, look again
     const check = (): void => {
       if (over || real.signal.aborted) return
-      if (hung()) return real.abort(init?.signal?.reason)
+      if (hung()) {
+        real.abort(init?.signal?.reason)
+        return
+      }
       setTimeout(check, 5)
     }
     init?.signal?.addEventListener('abort', check, { once: true })
@@ -73,7 +76,10 @@ export function hangOnlyTimeouts(proxy: FaultProxy): typeof fetch {
       over = true
       throw e
     })
-    if (!res.body) return ((over = true), res)
+    if (!res.body) {
+      over = true
+      return res
+    }
     const reader = res.body.getReader()
     // one chunk per read, no queue: `delivered` is what the guard has read
     const body = new ReadableStream<Uint8Array>(
@@ -83,11 +89,18 @@ export function hangOnlyTimeouts(proxy: FaultProxy): typeof fetch {
             over = true
             throw e
           })
-          if (done) return ((over = true), c.close())
+          if (done) {
+            over = true
+            c.close()
+            return
+          }
           delivered += value.length
           c.enqueue(value)
         },
-        cancel: (why) => ((over = true), reader.cancel(why)),
+        cancel: (why) => {
+          over = true
+          return reader.cancel(why)
+        },
       },
       { highWaterMark: 0 },
     )

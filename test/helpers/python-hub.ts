@@ -79,7 +79,10 @@ export async function runPyScript(o: {
     const child = spawn(PYTHON, [join(SCRIPTS, o.script), specPath, ...(o.args ?? [])], { cwd: SCRIPTS, env })
     let stdout = ''
     let output = ''
-    child.stdout.setEncoding('utf8').on('data', (d: string) => ((stdout += d), (output += d)))
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d
+      output += d
+    })
     child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d))
     // bounded: a hung client fails the test instead of stalling the suite
     const timer = setTimeout(() => child.kill('SIGKILL'), 180_000)

@@ -108,15 +108,21 @@ export function defineCommand<O extends Options>(spec: CommandSpec<O>): Command<
         },
       ]),
     )
-    let parsed
+    let parsed: ReturnType<typeof parseArgs>
     try {
       parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true })
     } catch (e) {
       throw usageError((e as Error).message)
     }
     const values = parsed.values as Record<string, unknown>
-    if (values.help) return (io.out(help()), null)
-    if (values.version) return (io.out(`${BUILDER.name} ${BUILDER.version}`), null)
+    if (values.help) {
+      io.out(help())
+      return null
+    }
+    if (values.version) {
+      io.out(`${BUILDER.name} ${BUILDER.version}`)
+      return null
+    }
     const max = spec.args?.max ?? 0
     // `npm run x --mirror DIR` without `--`: npm keeps --mirror (as npm_config_mirror=true) and passes DIR alone
     const taken = env.npm_lifecycle_event
