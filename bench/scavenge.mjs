@@ -6,7 +6,7 @@
 // flat string each, or in Buffers outside the heap, cost the scavenger far less.
 //   node bench/scavenge.mjs            one process per size and form, prints a table
 import { spawnSync } from 'node:child_process'
-import { PerformanceObserver, constants } from 'node:perf_hooks'
+import { constants, PerformanceObserver } from 'node:perf_hooks'
 
 const SIZES = [0, 2e6, 4e6, 8e6, 12e6]
 const FORMS = ['objects', 'strings', 'buffers']

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { parquetMetadata, parquetSchema } from 'hyparquet'
 import { parquetWriteBuffer } from 'hyparquet-writer'
-import { randInt, type Rng, rngFor } from '../src/rng.ts'
+import { type Rng, randInt, rngFor } from '../src/rng.ts'
 import type { RecipeInput } from '../src/schema.ts'
 
 /** Real row counts of the upstream splits jev-bench reads. */
@@ -41,7 +41,12 @@ function arcRows(rng: Rng, n: number, prefix: string): Row[] {
   return Array.from({ length: n }, (_, i) => {
     const k = 3 + randInt(rng, 3)
     const label = 'ABCDE'.slice(0, k).split('')
-    return { id: `${prefix}_${i}`, question: words(rng, 8, 30), choices: { text: label.map(() => words(rng, 1, 6)), label }, answerKey: label[randInt(rng, k)] }
+    return {
+      id: `${prefix}_${i}`,
+      question: words(rng, 8, 30),
+      choices: { text: label.map(() => words(rng, 1, 6)), label },
+      answerKey: label[randInt(rng, k)],
+    }
   })
 }
 
@@ -64,20 +69,42 @@ export function writeSynthetic(root: string, scale: number, base: RecipeInput): 
   const s = (n: number) => Math.round(n * scale)
   const subjects = 57 * Math.ceil(Math.sqrt(scale))
   write(root, 'allenai/ai2_arc', 'ARC-Challenge/test-00000-of-00001.parquet', arcRows(rng, s(REAL_ROWS.arcChallenge.test), 'ct'))
-  write(root, 'allenai/ai2_arc', 'ARC-Challenge/validation-00000-of-00001.parquet', arcRows(rng, s(REAL_ROWS.arcChallenge.validation), 'cv'))
+  write(
+    root,
+    'allenai/ai2_arc',
+    'ARC-Challenge/validation-00000-of-00001.parquet',
+    arcRows(rng, s(REAL_ROWS.arcChallenge.validation), 'cv'),
+  )
   write(root, 'allenai/ai2_arc', 'ARC-Easy/test-00000-of-00001.parquet', arcRows(rng, s(REAL_ROWS.arcEasy.test), 'et'))
   write(root, 'allenai/ai2_arc', 'ARC-Easy/validation-00000-of-00001.parquet', arcRows(rng, s(REAL_ROWS.arcEasy.validation), 'ev'))
   write(root, 'cais/mmlu', 'all/test-00000-of-00001.parquet', mmluRows(rng, s(REAL_ROWS.mmlu.test), subjects))
   write(root, 'cais/mmlu', 'all/validation-00000-of-00001.parquet', mmluRows(rng, s(REAL_ROWS.mmlu.validation), subjects))
-  write(root, 'sbintuitions/JCommonsenseQA', 'data/validation-00000-of-00001.parquet',
+  write(
+    root,
+    'sbintuitions/JCommonsenseQA',
+    'data/validation-00000-of-00001.parquet',
     Array.from({ length: s(REAL_ROWS.jcqa) }, (_, i) => ({
-      q_id: BigInt(i), question: words(rng, 5, 20),
-      choice0: words(rng, 1, 3), choice1: words(rng, 1, 3), choice2: words(rng, 1, 3), choice3: words(rng, 1, 3), choice4: words(rng, 1, 3),
+      q_id: BigInt(i),
+      question: words(rng, 5, 20),
+      choice0: words(rng, 1, 3),
+      choice1: words(rng, 1, 3),
+      choice2: words(rng, 1, 3),
+      choice3: words(rng, 1, 3),
+      choice4: words(rng, 1, 3),
       label: BigInt(randInt(rng, 5)),
-    })))
+    })),
+  )
   // BoolQ-like: long passages, as upstream (about 100 words each)
-  write(root, 'google/boolq', 'data/validation-00000-of-00001.parquet',
-    Array.from({ length: s(REAL_ROWS.boolq) }, () => ({ question: words(rng, 5, 12), answer: randInt(rng, 2) === 0, passage: words(rng, 60, 160) })))
+  write(
+    root,
+    'google/boolq',
+    'data/validation-00000-of-00001.parquet',
+    Array.from({ length: s(REAL_ROWS.boolq) }, () => ({
+      question: words(rng, 5, 12),
+      answer: randInt(rng, 2) === 0,
+      passage: words(rng, 60, 160),
+    })),
+  )
   const quota = (q: Record<string, number>) => Object.fromEntries(Object.entries(q).map(([k, v]) => [k, s(v)]))
   const recipe = structuredClone(base)
   recipe.name = `${base.name}-x${scale}`

@@ -8,14 +8,20 @@ import { entryFor } from './src-hash.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const [command, ...args] = process.argv.slice(2)
-const commands = () => readdirSync(`${root}src/cli`).filter((f) => f.endsWith('.ts') && f !== 'run.ts').map((f) => f.slice(0, -3)).sort()
+const commands = () =>
+  readdirSync(`${root}src/cli`)
+    .filter((f) => f.endsWith('.ts') && f !== 'run.ts')
+    .map((f) => f.slice(0, -3))
+    .sort()
 if (command === '--version') {
   const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8'))
   process.stdout.write(`${pkg.name} ${pkg.version}\n`)
   process.exit(0)
 }
 if (command === '-h' || command === '--help') {
-  process.stdout.write(`usage: jev COMMAND [options]   (npx jev …, or npm run COMMAND -- …)\n  COMMAND: ${commands().join(', ')}\n  jev COMMAND -h prints a command's options; --version prints the builder's name and version\n`)
+  process.stdout.write(
+    `usage: jev COMMAND [options]   (npx jev …, or npm run COMMAND -- …)\n  COMMAND: ${commands().join(', ')}\n  jev COMMAND -h prints a command's options; --version prints the builder's name and version\n`,
+  )
   process.exit(0)
 }
 // run.ts is the CLIs' shared helper, not a command

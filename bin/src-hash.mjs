@@ -19,7 +19,10 @@ function filesUnder(dir, prefix = '') {
 export function srcHash(root) {
   const src = join(root, 'src')
   const h = createHash('sha256')
-  for (const rel of filesUnder(src).sort()) h.update(`${rel}\0`).update(readFileSync(join(src, rel))).update('\0')
+  for (const rel of filesUnder(src).sort())
+    h.update(`${rel}\0`)
+      .update(readFileSync(join(src, rel)))
+      .update('\0')
   return h.digest('hex')
 }
 

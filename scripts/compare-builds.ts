@@ -23,7 +23,11 @@ const read = (dir: string) =>
   Object.fromEntries(
     SPLITS.map((s) => [s, recordLines(readFileSync(join(dir, `${s}.jsonl`), 'utf8')).map((l) => DataRecord.parse(JSON.parse(l)))]),
   ) as Record<Split, DataRecord[]>
-const changes = compareBuilds(read(positionals[0]!), read(positionals[1]!), recipe.sources.map((s) => s.name))
+const changes = compareBuilds(
+  read(positionals[0]!),
+  read(positionals[1]!),
+  recipe.sources.map((s) => s.name),
+)
 console.log(JSON.stringify(changes, null, 2))
 if (values.check) {
   const stated = recipe.changesFrom?.bySource

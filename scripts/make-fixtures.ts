@@ -8,14 +8,23 @@ import { createHash } from 'node:crypto'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { asyncBufferFromFile, parquetMetadata, parquetMetadataAsync, parquetReadObjects, parquetSchema } from 'hyparquet'
 import type { KeyValue, SchemaElement } from 'hyparquet'
+import { asyncBufferFromFile, parquetMetadata, parquetMetadataAsync, parquetReadObjects, parquetSchema } from 'hyparquet'
 import { compressors } from 'hyparquet-compressors'
 import { parquetWriteBuffer } from 'hyparquet-writer'
 
 type Row = Record<string, unknown>
-interface Source { rows: Row[]; schema: SchemaElement[]; kv: KeyValue[] }
-interface Rule { label: string; count: number; pred: (r: Row) => boolean; quiet?: boolean }
+interface Source {
+  rows: Row[]
+  schema: SchemaElement[]
+  kv: KeyValue[]
+}
+interface Rule {
+  label: string
+  count: number
+  pred: (r: Row) => boolean
+  quiet?: boolean
+}
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const argv = process.argv.slice(2)
@@ -30,7 +39,9 @@ const short = (s: unknown, n = 70): string => {
   const t = String(s).replace(/\s+/gu, ' ')
   return t.length > n ? `${t.slice(0, n)}…` : t
 }
-const log = (s: string): void => { process.stdout.write(`${s}\n`) }
+const log = (s: string): void => {
+  process.stdout.write(`${s}\n`)
+}
 
 async function load(repoPath: string): Promise<Source> {
   const file = await asyncBufferFromFile(path.join(MIRROR, repoPath))
@@ -46,8 +57,15 @@ function ranked(rows: Row[], pool: number[], salt: string): number[] {
 }
 
 /** Forced rows, then for each rule top up (by rank) until `count` picked rows satisfy it, then fill from `fill`. */
-function pick(rows: Row[], pool: number[], n: number, salt: string, rules: Rule[], forced: number[] = [],
-  fill: (r: Row) => boolean = () => true): number[] {
+function pick(
+  rows: Row[],
+  pool: number[],
+  n: number,
+  salt: string,
+  rules: Rule[],
+  forced: number[] = [],
+  fill: (r: Row) => boolean = () => true,
+): number[] {
   const order = ranked(rows, pool, salt)
   const picked = new Set<number>(forced)
   const take = (i: number, rule: Rule): void => {
@@ -56,7 +74,11 @@ function pick(rows: Row[], pool: number[], n: number, salt: string, rules: Rule[
   }
   for (const rule of rules) {
     let have = [...picked].filter((i) => rule.pred(rows[i]!)).length
-    for (const i of order) if (have < rule.count && !picked.has(i) && rule.pred(rows[i]!)) { take(i, rule); have++ }
+    for (const i of order)
+      if (have < rule.count && !picked.has(i) && rule.pred(rows[i]!)) {
+        take(i, rule)
+        have++
+      }
     if (have < rule.count) log(`    ! only ${have}/${rule.count} rows for "${rule.label}"`)
   }
   for (const i of order) if (picked.size < n && !picked.has(i) && fill(rows[i]!)) picked.add(i)
@@ -93,7 +115,10 @@ type ArcChoices = { text: string[]; label: string[] }
 const nOpts = (r: Row): number => (r.choices as ArcChoices).text.length
 const numKey = (r: Row): boolean => /^[0-9]$/u.test(String(r.answerKey))
 for (const config of ['ARC-Challenge', 'ARC-Easy']) {
-  for (const [split, n, k] of [['test', 40, 2], ['validation', 20, 1]] as const) {
+  for (const [split, n, k] of [
+    ['test', 40, 2],
+    ['validation', 20, 1],
+  ] as const) {
     const repoPath = `allenai/ai2_arc/${config}/${split}-00000-of-00001.parquet`
     log(`${repoPath}`)
     const src = await load(repoPath)
@@ -137,10 +162,14 @@ const valInTest = (r: Row): boolean => inPicked(r) && testQc.has(qc(r))
 const valQc = new Set(mVal.rows.filter(valInTest).map(qc))
 
 log('MMLU all/test, whole-file search:')
-mTest.rows.forEach((r, i) => { if (nonDistinct(r)) log(`  non-distinct options: row ${i} ${r.subject}: ${short(r.question, 50)} ${canon(r.choices)}`) })
+mTest.rows.forEach((r, i) => {
+  if (nonDistinct(r)) log(`  non-distinct options: row ${i} ${r.subject}: ${short(r.question, 50)} ${canon(r.choices)}`)
+})
 const extra = (m: Map<string, number>): number => [...m.values()].reduce((a, c) => a + c - 1, 0)
 log(`  rows repeating an earlier row exactly: ${extra(fullCounts)}; repeating (question, choices): ${extra(testQc)}`)
-mVal.rows.forEach((r, i) => { if (testQc.has(qc(r))) log(`  validation row ${i} (${r.subject}) = a test row: ${short(r.question, 60)}`) })
+mVal.rows.forEach((r, i) => {
+  if (testQc.has(qc(r))) log(`  validation row ${i} (${r.subject}) = a test row: ${short(r.question, 60)}`)
+})
 
 const META: Array<[string, RegExp]> = [
   ['"All of the above"', /\ball of the above\b/iu],
@@ -150,28 +179,52 @@ const META: Array<[string, RegExp]> = [
 const testIdx: number[] = []
 const valIdx: number[] = []
 for (const [subject, quota] of Object.entries(SUBJECTS)) {
-  for (const [split, src, out] of [['test', mTest, testIdx], ['validation', mVal, valIdx]] as const) {
+  for (const [split, src, out] of [
+    ['test', mTest, testIdx],
+    ['validation', mVal, valIdx],
+  ] as const) {
     log(`cais/mmlu ${split} ${subject}`)
     const pool = src.rows.flatMap((r, i) => (r.subject === subject ? [i] : []))
-    const forcedRules: Rule[] = split === 'test'
-      ? [
-          { label: 'exact duplicate row', count: Infinity, pred: isDup },
-          { label: 'non-distinct options', count: Infinity, pred: nonDistinct },
-          { label: 'also in validation', count: Infinity, pred: (r) => valQc.has(qc(r)) },
-        ]
-      : [{ label: 'also in test', count: Infinity, pred: valInTest }]
+    const forcedRules: Rule[] =
+      split === 'test'
+        ? [
+            { label: 'exact duplicate row', count: Infinity, pred: isDup },
+            { label: 'non-distinct options', count: Infinity, pred: nonDistinct },
+            { label: 'also in validation', count: Infinity, pred: (r) => valQc.has(qc(r)) },
+          ]
+        : [{ label: 'also in test', count: Infinity, pred: valInTest }]
     const forced: number[] = []
     for (const rule of forcedRules) {
-      for (const i of pool) if (rule.pred(src.rows[i]!) && !forced.includes(i)) { forced.push(i); log(`    + [${rule.label}] row ${i}: ${short(src.rows[i]!.question)}`) }
+      for (const i of pool)
+        if (rule.pred(src.rows[i]!) && !forced.includes(i)) {
+          forced.push(i)
+          log(`    + [${rule.label}] row ${i}: ${short(src.rows[i]!.question)}`)
+        }
     }
-    const rules: Rule[] = split === 'test'
-      ? META.map(([label, re]) => ({ label, count: 1, pred: (r: Row) => opts(r).some((o) => re.test(o.trim())) }))
-      : []
-    out.push(...pick(src.rows, pool, quota[split], `${MMLU_TEST}#${split}#${subject}`, rules.filter((ru) => pool.some((i) => ru.pred(src.rows[i]!))), forced))
+    const rules: Rule[] =
+      split === 'test' ? META.map(([label, re]) => ({ label, count: 1, pred: (r: Row) => opts(r).some((o) => re.test(o.trim())) })) : []
+    out.push(
+      ...pick(
+        src.rows,
+        pool,
+        quota[split],
+        `${MMLU_TEST}#${split}#${subject}`,
+        rules.filter((ru) => pool.some((i) => ru.pred(src.rows[i]!))),
+        forced,
+      ),
+    )
   }
 }
-await writeFixture(MMLU_TEST, mTest, testIdx.sort((a, b) => a - b))
-await writeFixture(MMLU_VAL, mVal, valIdx.sort((a, b) => a - b))
+await writeFixture(
+  MMLU_TEST,
+  mTest,
+  testIdx.sort((a, b) => a - b),
+)
+await writeFixture(
+  MMLU_VAL,
+  mVal,
+  valIdx.sort((a, b) => a - b),
+)
 
 // ---------- JCommonsenseQA ----------
 {
@@ -179,7 +232,17 @@ await writeFixture(MMLU_VAL, mVal, valIdx.sort((a, b) => a - b))
   log(repoPath)
   const src = await load(repoPath)
   const rules: Rule[] = [0n, 1n, 2n, 3n, 4n].map((l) => ({ label: `label ${l}`, count: 1, pred: (r: Row) => r.label === l }))
-  await writeFixture(repoPath, src, pick(src.rows, src.rows.map((_r, i) => i), 60, repoPath, rules))
+  await writeFixture(
+    repoPath,
+    src,
+    pick(
+      src.rows,
+      src.rows.map((_r, i) => i),
+      60,
+      repoPath,
+      rules,
+    ),
+  )
 }
 
 // ---------- BoolQ ----------
@@ -187,8 +250,23 @@ await writeFixture(MMLU_VAL, mVal, valIdx.sort((a, b) => a - b))
   const repoPath = 'google/boolq/data/validation-00000-of-00001.parquet'
   log(repoPath)
   const src = await load(repoPath)
-  const rules: Rule[] = [true, false].map((a) => ({ label: `answer ${a}`, count: a ? 30 : 20, pred: (r: Row) => r.answer === a, quiet: true }))
-  await writeFixture(repoPath, src, pick(src.rows, src.rows.map((_r, i) => i), 50, repoPath, rules))
+  const rules: Rule[] = [true, false].map((a) => ({
+    label: `answer ${a}`,
+    count: a ? 30 : 20,
+    pred: (r: Row) => r.answer === a,
+    quiet: true,
+  }))
+  await writeFixture(
+    repoPath,
+    src,
+    pick(
+      src.rows,
+      src.rows.map((_r, i) => i),
+      50,
+      repoPath,
+      rules,
+    ),
+  )
 }
 
 const total = Object.values(fixtureSizes).reduce((a, b) => a + b, 0)

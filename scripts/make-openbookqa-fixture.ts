@@ -24,9 +24,24 @@ const row = (id: string, question_stem: string, text: string[], answerKey: strin
 })
 
 const TEST: Row[] = [
-  row('7-980', 'The sun is responsible for', ['puppies learning new tricks', 'children growing up and getting old', 'flowers wilting in a vase', 'plants sprouting, blooming and wilting'], 'D'),
+  row(
+    '7-980',
+    'The sun is responsible for',
+    [
+      'puppies learning new tricks',
+      'children growing up and getting old',
+      'flowers wilting in a vase',
+      'plants sprouting, blooming and wilting',
+    ],
+    'D',
+  ),
   row('7-584', 'When water freezes it becomes', ['a gas', 'a solid', 'a plasma', 'warmer'], 'B'),
-  row('8-376', 'Which of these would let the most heat travel through?', ['a wooden spoon', 'a plastic cup', 'a steel pan', 'a wool sock'], 'C'),
+  row(
+    '8-376',
+    'Which of these would let the most heat travel through?',
+    ['a wooden spoon', 'a plastic cup', 'a steel pan', 'a wool sock'],
+    'C',
+  ),
   row('9-743', 'A magnet will stick to', ['a glass window', 'an iron nail', 'a rubber ball', 'a paper bag'], 'B'),
   row('9-1163', 'Seeds are often spread by', ['rocks', 'animals', 'clouds', 'shadows'], 'B'),
   row('8-183', 'The moon shines at night because it', ['makes its own light', 'reflects sunlight', 'is on fire', 'is made of ice'], 'B'),
@@ -43,10 +58,21 @@ const VALIDATION: Row[] = [
   row('9-57', 'Rain falls from clouds because of', ['gravity', 'magnetism', 'friction', 'sound'], 'A'),
   row('8-910', 'A caterpillar later turns into a', ['beetle', 'butterfly', 'spider', 'worm'], 'B'),
   row('7-33', 'The Earth takes about how long to orbit the sun?', ['one day', 'one month', 'one year', 'one hour'], 'C'),
-  row('9-640', 'Ice melting on a warm day is an example of', ['a chemical change', 'a phase change', 'condensation', 'evaporation of metal'], 'B'),
+  row(
+    '9-640',
+    'Ice melting on a warm day is an example of',
+    ['a chemical change', 'a phase change', 'condensation', 'evaporation of metal'],
+    'B',
+  ),
 ]
 
-const string = (name: string): SchemaElement => ({ type: 'BYTE_ARRAY', repetition_type: 'OPTIONAL', name, converted_type: 'UTF8', logical_type: { type: 'STRING' } })
+const string = (name: string): SchemaElement => ({
+  type: 'BYTE_ARRAY',
+  repetition_type: 'OPTIONAL',
+  name,
+  converted_type: 'UTF8',
+  logical_type: { type: 'STRING' },
+})
 const list = (name: string): SchemaElement[] => [
   { repetition_type: 'OPTIONAL', name, num_children: 1, converted_type: 'LIST', logical_type: { type: 'LIST' } },
   { repetition_type: 'REPEATED', name: 'list', num_children: 1 },

@@ -37,7 +37,6 @@ function credit(scores: readonly number[], answer: number): number {
   return scores[answer] === best ? 1 / tied : 0
 }
 
-
 export function computeAudit(records: Record<Split, readonly DataRecord[]>, provenance: readonly ProvenanceLine[], recipe: Recipe): Audit {
   const byId = new Map(provenance.map((p) => [`${p.split}\u0000${p.id}`, p]))
   const specs = new Map(recipe.sources.map((s) => [s.name, s]))
@@ -79,8 +78,14 @@ export function computeAudit(records: Record<Split, readonly DataRecord[]>, prov
         floor: 1 / r.n_choices,
         spotter: 1 / (r.n_choices - borrowed),
         longest: credit(lengths, r.answer_idx),
-        shortest: credit(lengths.map((l) => -l), r.answer_idx),
-        overlap: credit(r.choices.map((c) => [...tokenSet(c)].filter((t) => stem.has(t)).length), r.answer_idx),
+        shortest: credit(
+          lengths.map((l) => -l),
+          r.answer_idx,
+        ),
+        overlap: credit(
+          r.choices.map((c) => [...tokenSet(c)].filter((t) => stem.has(t)).length),
+          r.answer_idx,
+        ),
       }
       for (const k of Object.keys(sums) as (keyof typeof sums)[]) {
         sums[k][0]! += scores[k]
@@ -89,7 +94,10 @@ export function computeAudit(records: Record<Split, readonly DataRecord[]>, prov
       if (grown) grownItems++
     }
     const n = records[split].length
-    const score = (k: keyof typeof sums) => ({ all: round(n ? sums[k][0]! / n : 0), grown: round(grownItems ? sums[k][1]! / grownItems : 0) })
+    const score = (k: keyof typeof sums) => ({
+      all: round(n ? sums[k][0]! / n : 0),
+      grown: round(grownItems ? sums[k][1]! / grownItems : 0),
+    })
     out[split] = {
       bySource,
       byChoices,

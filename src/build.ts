@@ -42,7 +42,8 @@ export function buildFromPrepared(recipe: Recipe, prepared: readonly PreparedSou
   const isNegative = negationTest(recipe)
   const growNegatives = recipe.distractors.negatives.grow
   // a negative question is never grown (1.1.0): an off-topic option would be a right answer there
-  const held = (p: PreparedSource, c: Candidate) => p.spec.fixedChoices !== undefined || (!growNegatives && isNegative(p.spec, c.normQuestion))
+  const held = (p: PreparedSource, c: Candidate) =>
+    p.spec.fixedChoices !== undefined || (!growNegatives && isNegative(p.spec, c.normQuestion))
 
   const rejected = new Set<string>()
   for (let round = 0; round < MAX_ROUNDS; round++) {
@@ -114,7 +115,8 @@ function lendings(recipe: Recipe, prepared: readonly PreparedSource[]): Map<stri
   for (const p of prepared)
     for (const split of ['test', 'val'] as const) {
       if (rule.rule === 'uniform') {
-        for (const [g, pool] of buildPools(p.spec, p.lenders[split], recipe.borrowMaxChars)) out.set(groupKey(p.spec.name, split, g), uniformLending(pool))
+        for (const [g, pool] of buildPools(p.spec, p.lenders[split], recipe.borrowMaxChars))
+          out.set(groupKey(p.spec.name, split, g), uniformLending(pool))
         continue
       }
       // never grown: nothing to lend

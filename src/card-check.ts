@@ -44,7 +44,8 @@ function readFrontMatter(fm: string): { meta: Record<string, unknown> | null; pr
   notPlain(doc.contents, '', plain)
   problems.push(...plain.map((p) => `README.md front matter: ${p.replace(/^: /, '(top): ')}`))
   const meta = doc.toJS() as unknown
-  if (!meta || typeof meta !== 'object' || Array.isArray(meta)) return { meta: null, problems: [...problems, 'README.md front matter: is not a mapping of fields'] }
+  if (!meta || typeof meta !== 'object' || Array.isArray(meta))
+    return { meta: null, problems: [...problems, 'README.md front matter: is not a mapping of fields'] }
   return { meta: meta as Record<string, unknown>, problems }
 }
 
@@ -74,10 +75,14 @@ export function checkCardYaml(card: string): { errors: string[]; warnings: strin
   const errors: string[] = []
   checkListedFields(meta, errors, false)
   for (const s of asList(meta.size_categories) ?? [])
-    if (!HUB_SIZE_CATEGORIES.includes(s as never)) errors.push(`size_categories: ${show(s)} is not one of the Hub's size categories (${HUB_SIZE_CATEGORIES.join(', ')})`)
+    if (!HUB_SIZE_CATEGORIES.includes(s as never))
+      errors.push(`size_categories: ${show(s)} is not one of the Hub's size categories (${HUB_SIZE_CATEGORIES.join(', ')})`)
   const all: string[] = []
   checkListedFields(meta, all, true)
-  return { errors: [...problems, ...errors.map((e) => `README.md: ${e}`)], warnings: all.filter((e) => !errors.includes(e)).map((e) => `README.md: ${e}`) }
+  return {
+    errors: [...problems, ...errors.map((e) => `README.md: ${e}`)],
+    warnings: all.filter((e) => !errors.includes(e)).map((e) => `README.md: ${e}`),
+  }
 }
 
 type Obj = Record<string, unknown>
@@ -85,7 +90,8 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 const asList = (v: unknown): unknown[] | null => (v === undefined || v === null ? null : Array.isArray(v) ? v : [v])
 const show = (v: unknown) => JSON.stringify(v)
 const sum = (xs: readonly DataFileFacts[], k: 'rows' | 'bytes') => xs.reduce((a, f) => a + f[k], 0)
-const VALUE_DTYPE = /^(null|bool|u?int(8|16|32|64)|float(16|32|64)|(large_)?string|(large_)?binary|date(32|64)|(time32|time64|timestamp|duration)\[.+\]|decimal(128|256)\(\d+, ?-?\d+\))$/
+const VALUE_DTYPE =
+  /^(null|bool|u?int(8|16|32|64)|float(16|32|64)|(large_)?string|(large_)?binary|date(32|64)|(time32|time64|timestamp|duration)\[.+\]|decimal(128|256)\(\d+, ?-?\d+\))$/
 
 /** Fields whose values come from the Hub's lists; a missing one is a problem only when `required`. */
 function checkListedFields(m: Obj, p: string[], required: boolean): void {
@@ -95,7 +101,8 @@ function checkListedFields(m: Obj, p: string[], required: boolean): void {
   const inList = (field: string, allowed: readonly string[], what: string, needed: boolean) => {
     const values = asList(m[field])
     if (!values?.length) return void (needed && p.push(`${field}: missing`))
-    for (const v of values) if (typeof v !== 'string' || !allowed.includes(v)) p.push(`${field}: ${show(v)} is not one of the Hub's ${what}`)
+    for (const v of values)
+      if (typeof v !== 'string' || !allowed.includes(v)) p.push(`${field}: ${show(v)} is not one of the Hub's ${what}`)
   }
   inList('license', HUB_LICENSES, 'licence ids (e.g. cc-by-sa-4.0, mit, other)', required)
   inList('task_categories', HUB_TASK_CATEGORIES, 'task categories', required)
@@ -103,7 +110,9 @@ function checkListedFields(m: Obj, p: string[], required: boolean): void {
   const languages = asList(m.language)
   if (!languages?.length) {
     if (required) p.push('language: missing')
-  } else for (const l of languages) if (typeof l !== 'string' || !/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(l)) p.push(`language: ${show(l)} is not an ISO 639 code`)
+  } else
+    for (const l of languages)
+      if (typeof l !== 'string' || !/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(l)) p.push(`language: ${show(l)} is not an ISO 639 code`)
 }
 
 function checkFields(m: Obj, files: readonly DataFileFacts[]): string[] {
@@ -125,7 +134,11 @@ function checkFields(m: Obj, files: readonly DataFileFacts[]): string[] {
 }
 
 /** The default config's split → data files, after checking every config names exactly the uploaded data files. */
-function checkConfigs(configs: unknown, files: readonly DataFileFacts[], p: string[]): { name: string; files: Map<string, DataFileFacts[]> } | null {
+function checkConfigs(
+  configs: unknown,
+  files: readonly DataFileFacts[],
+  p: string[],
+): { name: string; files: Map<string, DataFileFacts[]> } | null {
   if (!Array.isArray(configs) || configs.length === 0) {
     p.push('configs: missing; it must name the data files')
     return null
@@ -135,7 +148,10 @@ function checkConfigs(configs: unknown, files: readonly DataFileFacts[], p: stri
   let chosen: { name: string; files: Map<string, DataFileFacts[]> } | null = null
   configs.forEach((c, i) => {
     const at = `configs[${i}]`
-    if (!isObj(c) || typeof c.config_name !== 'string') return void p.push(`${at}.config_name: missing`)
+    if (!isObj(c) || typeof c.config_name !== 'string') {
+      p.push(`${at}.config_name: missing`)
+      return
+    }
     const entries = (asList(c.data_files) ?? []).map((e) => (typeof e === 'string' ? { split: 'train', path: e } : e))
     if (entries.length === 0) p.push(`${at}.data_files: missing`)
     const splits = new Map<string, DataFileFacts[]>()
@@ -152,7 +168,10 @@ function checkConfigs(configs: unknown, files: readonly DataFileFacts[], p: stri
         const f = typeof path === 'string' ? byPath.get(path) : undefined
         if (typeof path === 'string') named.add(path)
         if (f) got.push(f)
-        else p.push(`${at}.data_files: ${show(path)} (split ${e.split}) is not among the data files being uploaded (${[...byPath.keys()].join(', ')})`)
+        else
+          p.push(
+            `${at}.data_files: ${show(path)} (split ${e.split}) is not among the data files being uploaded (${[...byPath.keys()].join(', ')})`,
+          )
       }
       splits.set(e.split, got)
     }
@@ -162,7 +181,13 @@ function checkConfigs(configs: unknown, files: readonly DataFileFacts[], p: stri
   return chosen
 }
 
-function checkDatasetInfo(raw: unknown, config: string, splitFiles: Map<string, DataFileFacts[]>, files: readonly DataFileFacts[], p: string[]): void {
+function checkDatasetInfo(
+  raw: unknown,
+  config: string,
+  splitFiles: Map<string, DataFileFacts[]>,
+  files: readonly DataFileFacts[],
+  p: string[],
+): void {
   const info = Array.isArray(raw) ? raw.find((x) => isObj(x) && x.config_name === config) : raw
   if (!isObj(info)) return void p.push(`dataset_info: missing${Array.isArray(raw) ? ` for config ${config}` : ''}`)
   const features = info.features
@@ -174,8 +199,14 @@ function checkDatasetInfo(raw: unknown, config: string, splitFiles: Map<string, 
     features.forEach((f, i) => {
       if (!isObj(f)) return
       const dtype = f.dtype ?? f.sequence
-      if (typeof dtype === 'string' ? !VALUE_DTYPE.test(dtype) : dtype === undefined && f.list === undefined && f.class_label === undefined && f.struct === undefined)
-        p.push(`dataset_info.features[${i}] (${String(f.name)}): ${dtype === undefined ? 'no dtype' : `dtype ${show(dtype)} is not a datasets Value type`}`)
+      if (
+        typeof dtype === 'string'
+          ? !VALUE_DTYPE.test(dtype)
+          : dtype === undefined && f.list === undefined && f.class_label === undefined && f.struct === undefined
+      )
+        p.push(
+          `dataset_info.features[${i}] (${String(f.name)}): ${dtype === undefined ? 'no dtype' : `dtype ${show(dtype)} is not a datasets Value type`}`,
+        )
     })
   }
   const splits = Array.isArray(info.splits) ? info.splits : null
@@ -195,8 +226,10 @@ function checkDatasetInfo(raw: unknown, config: string, splitFiles: Map<string, 
     }
     if (fs.length === 0) continue // its data_files problem is already listed
     const where = fs.map((f) => f.path).join(' + ')
-    if (s.num_examples !== sum(fs, 'rows')) p.push(`dataset_info.splits[${name}].num_examples: ${show(s.num_examples)}, but ${where} has ${sum(fs, 'rows')} rows`)
-    if (s.num_bytes !== sum(fs, 'bytes')) p.push(`dataset_info.splits[${name}].num_bytes: ${show(s.num_bytes)}, but ${where} has ${sum(fs, 'bytes')} bytes`)
+    if (s.num_examples !== sum(fs, 'rows'))
+      p.push(`dataset_info.splits[${name}].num_examples: ${show(s.num_examples)}, but ${where} has ${sum(fs, 'rows')} rows`)
+    if (s.num_bytes !== sum(fs, 'bytes'))
+      p.push(`dataset_info.splits[${name}].num_bytes: ${show(s.num_bytes)}, but ${where} has ${sum(fs, 'bytes')} bytes`)
   }
   for (const name of splitFiles.keys()) if (!seen.has(name)) p.push(`dataset_info.splits: no entry for split ${name}`)
   const bytes = sum(files, 'bytes')

@@ -19,16 +19,26 @@ export function growingRule(recipe: Recipe): string {
   const skipped = [
     `near-copies of the item (similarity ${b.nearCopy} or more)`,
     b.skipNegativeLenders ? 'questions phrased as a negative (their wrong options are often right answers elsewhere)' : '',
-    b.skipOverlappingLenders ? 'questions that share an option with the item (they ask about the same things, perhaps the other way round)' : '',
-    b.skipNarrowerLenders ? "questions that hold every content word of the item's question (they ask a narrower question about the same thing, so their wrong options are often right here)" : '',
+    b.skipOverlappingLenders
+      ? 'questions that share an option with the item (they ask about the same things, perhaps the other way round)'
+      : '',
+    b.skipNarrowerLenders
+      ? "questions that hold every content word of the item's question (they ask a narrower question about the same thing, so their wrong options are often right here)"
+      : '',
   ].filter((x) => x !== '')
   const options = [
     "only a lender's wrong options, never its right answer",
-    b.rightAnswersOf > 0 ? `never the right answer of any of the item's ${b.rightAnswersOf} most similar questions, even where a lender lists it as wrong` : '',
+    b.rightAnswersOf > 0
+      ? `never the right answer of any of the item's ${b.rightAnswersOf} most similar questions, even where a lender lists it as wrong`
+      : '',
     `at most ${recipe.borrowMaxChars} characters long, not already among the item's options, each text once`,
     b.likeForLike ? "like for like: when all of an item's options are numbers only numbers are lent, when none is no number is" : '',
-    b.sameForm ? "shaped like the item's own options: the case of the first letter and the closing punctuation of one of them, and a length from half the shortest to twice the longest" : '',
-    b.skipNearCopies ? "never a near-copy of one of the item's own options (its words a subset or superset of one's; in Japanese, one contains the other)" : '',
+    b.sameForm
+      ? "shaped like the item's own options: the case of the first letter and the closing punctuation of one of them, and a length from half the shortest to twice the longest"
+      : '',
+    b.skipNearCopies
+      ? "never a near-copy of one of the item's own options (its words a subset or superset of one's; in Japanese, one contains the other)"
+      : '',
     b.skipLabelLike ? 'never an option that looks like a label ("(A) …", "A. …", a lone letter)' : '',
   ].filter((x) => x !== '')
   return [
@@ -75,7 +85,8 @@ export function auditSection(a: Audit, recipe: Recipe): string {
   const grownTest = Object.values(t.bySource).reduce((x, s) => x + s.grown, 0)
   const borrowedTest = Object.values(t.bySource).reduce((x, s) => x + s.borrowed, 0)
   const first = Object.entries(t.firstRight).map(
-    ([s, f]) => `${s} keeps the upstream option order ("yes" first): ${f.first} of its ${f.items} test answers (${pct(f.items ? f.first / f.items : 0)}) are the first option`,
+    ([s, f]) =>
+      `${s} keeps the upstream option order ("yes" first): ${f.first} of its ${f.items} test answers (${pct(f.items ? f.first / f.items : 0)}) are the first option`,
   )
   const negatives = recipe.distractors.negatives.grow
     ? `${t.negatives.items} test items are phrased as a negative; ${t.negatives.grown} of them were grown (this version grows negatives).`

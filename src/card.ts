@@ -3,14 +3,14 @@ import type { Audit } from './audit.ts'
 import { auditSection, changesSection, growingRule } from './card-distractors.ts'
 import { table } from './card-table.ts'
 import { DROP_REASONS, type DropReason } from './eligibility.ts'
+import { figureLink } from './figures.ts'
+import { sizeCategoryFor } from './hub-metadata.ts'
+import { CONFIG_OUTPUTS } from './outputs.ts'
 import { sourceFiles } from './recipe.ts'
 import type { Recipe } from './schema.ts'
 import { LANGUAGES, N_CHOICES, SPLITS } from './schema.ts'
-import { kindOf } from './sources/kinds.ts'
 import type { DropCounts } from './select.ts'
-import { sizeCategoryFor } from './hub-metadata.ts'
-import { CONFIG_OUTPUTS } from './outputs.ts'
-import { figureLink } from './figures.ts'
+import { kindOf } from './sources/kinds.ts'
 import type { DatasetStats } from './stats.ts'
 
 export interface CardInput {
@@ -25,7 +25,6 @@ export interface CardInput {
 }
 
 const LABELS = 'ABCDEFGH'
-
 
 /** The Hub metadata, as an object in the key order the card has always had; card-check.ts guards what the Hub accepts. */
 function frontMatter(c: CardInput): string {
@@ -71,9 +70,7 @@ function sourceDependentFields(recipe: Recipe): { id: string; context: string } 
 }
 
 function dropTable(c: CardInput): string {
-  const reasons = (Object.keys(DROP_REASONS) as DropReason[]).filter((r) =>
-    [...c.drops.values()].some((d) => (d.get(r) ?? 0) > 0),
-  )
+  const reasons = (Object.keys(DROP_REASONS) as DropReason[]).filter((r) => [...c.drops.values()].some((d) => (d.get(r) ?? 0) > 0))
   if (reasons.length === 0) return 'Nothing was dropped.'
   const sources = [...c.drops.keys()]
   const rows = reasons.map((r) => [
@@ -91,7 +88,10 @@ export function countsTable(stats: DatasetStats): string {
 }
 
 export function choicesTable(stats: DatasetStats): string {
-  return table(['split', ...N_CHOICES.map(String)], SPLITS.map((s) => [s, ...N_CHOICES.map((n) => stats.byChoices[s][String(n)] ?? 0)]))
+  return table(
+    ['split', ...N_CHOICES.map(String)],
+    SPLITS.map((s) => [s, ...N_CHOICES.map((n) => stats.byChoices[s][String(n)] ?? 0)]),
+  )
 }
 
 export function positionsTable(stats: DatasetStats): string {
@@ -132,8 +132,12 @@ export function renderCard(c: CardInput): string {
 A multiple-choice set for models that return a probability for every option instead of generated text. It measures two things at once: **accuracy** (is the top-probability option the right one) and **calibration** (when the model says 0.7, is it right 70 % of the time). The number of options varies from 2 to 8, because calibration on binary questions says little about calibration on eight-way ones; 5 and 7 options are present in quantity on purpose.
 
 \`test\` is what results are reported on. \`val\` exists only to fit a temperature and is never reported on. The two are disjoint.
-${recipe.changesFrom ? `
-${changesSection(recipe)}` : ''}
+${
+  recipe.changesFrom
+    ? `
+${changesSection(recipe)}`
+    : ''
+}
 ## Splits and counts
 
 ${countsTable(stats)}
@@ -158,15 +162,18 @@ ${figureLink('answer-positions.svg')}
 
 One JSON object per line (UTF-8, \`\\n\` line ends), keys in this order:
 
-${table(['field', 'type', 'meaning'], [
-  ['id', 'string', fields.id],
-  ['source', 'string', sources.join(', ')],
-  ['question', 'string', 'the upstream question text, verbatim'],
-  ['context', 'string or null', fields.context],
-  ['choices', 'string[]', '2 to 8 option texts, in the order the model sees them'],
-  ['answer_idx', 'integer', 'index into choices of the right option'],
-  ['n_choices', 'integer', 'choices.length'],
-])}
+${table(
+  ['field', 'type', 'meaning'],
+  [
+    ['id', 'string', fields.id],
+    ['source', 'string', sources.join(', ')],
+    ['question', 'string', 'the upstream question text, verbatim'],
+    ['context', 'string or null', fields.context],
+    ['choices', 'string[]', '2 to 8 option texts, in the order the model sees them'],
+    ['answer_idx', 'integer', 'index into choices of the right option'],
+    ['n_choices', 'integer', 'choices.length'],
+  ],
+)}
 
 ## What was dropped, and why
 
@@ -186,8 +193,12 @@ Files read: ${files.join(', ')}. No other split (no train split) is used.
 - Sides:${twoSplits.length ? ` for ${names(twoSplits)} the test side and the val side are different upstream splits, and a val-side question that also appears anywhere in the test-side split is dropped.` : ''}${oneSplit.length ? ` ${names(oneSplit)} draw${oneSplit.length === 1 ? 's' : ''} both sides from one upstream split: each question goes to one side by a keyed hash of its text, in the ratio of the two counts.` : ''}
 - Selection: each split takes its items from its side in the order of a keyed hash of their identity (normalised question, context and sorted options), so the upstream row order cannot change which items are chosen. No question appears twice, by identity or by question-plus-context text.
 - Option counts:${fixed.length ? ` ${fixed.map((s) => `${s.name} items always have ${s.fixedChoices} options`).join('; ')}.` : ''} The rest of each split's quota is dealt to the other items by a seeded shuffle; an item dealt more options than it can have (its own plus what the borrowing rules below let it borrow, at most 8; only its own for a question that is never grown) trades with others, so the table is met exactly.
-- Shrinking keeps the right option and a uniformly random subset of the wrong ones. ${growingRule(recipe)}${onePer.length ? `
-- ${names(onePer)}: one question per ${onePer.length === 1 ? 'context (passage)' : 'context'} in the whole dataset; the first in selection order is kept, the others are dropped as \`duplicate_passage\`.` : ''}
+- Shrinking keeps the right option and a uniformly random subset of the wrong ones. ${growingRule(recipe)}${
+    onePer.length
+      ? `
+- ${names(onePer)}: one question per ${onePer.length === 1 ? 'context (passage)' : 'context'} in the whole dataset; the first in selection order is kept, the others are dropped as \`duplicate_passage\`.`
+      : ''
+  }
 - Options are shuffled with a seeded Fisher–Yates shuffle${unshuffled.length ? ` (except ${names(unshuffled)}, which keep${unshuffled.length === 1 ? 's' : ''} the upstream order)` : ''}. All randomness comes from seed ${recipe.seed} through seedrandom (alea) streams keyed by purpose and upstream identity.
 
 ${auditSection(c.audit, recipe)}

@@ -26,10 +26,14 @@ export function checkProvenance(records: Record<Split, readonly DataRecord[]>, l
   })
   const recordKeys = new Set(expected.map(({ split, r }) => `${split}\u0000${r.id}`))
   lines.forEach((p, i) => {
-    if (!recordKeys.has(`${p.split}\u0000${p.id}`)) problems.push(`provenance.jsonl line ${i + 1}: ${p.split} ${p.id} is not a record of ${p.split}.jsonl`)
+    if (!recordKeys.has(`${p.split}\u0000${p.id}`))
+      problems.push(`provenance.jsonl line ${i + 1}: ${p.split} ${p.id} is not a record of ${p.split}.jsonl`)
   })
-  const outOfOrder = expected.findIndex(({ split, r }, i) => lineOf.has(`${split}\u0000${r.id}`) && lineOf.get(`${split}\u0000${r.id}`) !== i)
-  if (outOfOrder >= 0) problems.push(`provenance.jsonl: not one line per record in the order of test.jsonl then val.jsonl (from line ${outOfOrder + 1} on)`)
+  const outOfOrder = expected.findIndex(
+    ({ split, r }, i) => lineOf.has(`${split}\u0000${r.id}`) && lineOf.get(`${split}\u0000${r.id}`) !== i,
+  )
+  if (outOfOrder >= 0)
+    problems.push(`provenance.jsonl: not one line per record in the order of test.jsonl then val.jsonl (from line ${outOfOrder + 1} on)`)
   const contexts = new Map<string, string>()
   for (const { split, r } of expected) {
     const i = lineOf.get(`${split}\u0000${r.id}`)
@@ -49,7 +53,8 @@ export function checkProvenance(records: Record<Split, readonly DataRecord[]>, l
     for (const { c, text } of borrowed) {
       if (c.lender === r.id) problems.push(`${at} (${r.id}): borrows from itself`)
       if (!c.lender.startsWith(`${r.source}-`)) problems.push(`${at} (${r.id}): borrows from ${c.lender}, outside its source`)
-      if (rule.rule === 'similar' && rule.skipLabelLike && isLabelLike(text)) problems.push(`${at} (${r.id}): borrowed option ${JSON.stringify(text)} looks like a label`)
+      if (rule.rule === 'similar' && rule.skipLabelLike && isLabelLike(text))
+        problems.push(`${at} (${r.id}): borrowed option ${JSON.stringify(text)} looks like a label`)
     }
     if (borrowed.length && spec) {
       if (spec.fixedChoices !== undefined) problems.push(`${at} (${r.id}): ${r.source} is never grown but has borrowed options`)

@@ -1,11 +1,11 @@
 import { compareStrings } from './canonical.ts'
 import { toCandidate } from './eligibility.ts'
-import { groupOf } from './pool.ts'
-import { sideOf } from './select.ts'
 import { type Lock, lockedRevision } from './lock.ts'
+import { groupOf } from './pool.ts'
 import { NO_PROGRESS, type Progress } from './progress.ts'
 import type { ProvenanceLine } from './provenance.ts'
 import type { DataRecord, Recipe, Split } from './schema.ts'
+import { sideOf } from './select.ts'
 import type { UpstreamQuestion } from './sources/adapter.ts'
 import { loadSource } from './sources/load.ts'
 import type { FileFetcher } from './sources/types.ts'
@@ -33,10 +33,18 @@ export async function checkUpstream(
   const rows = new Map<string, UpstreamQuestion>()
   for (const [i, spec] of recipe.sources.entries()) {
     progress.stage(`reading the upstream rows (source ${i + 1} of ${recipe.sources.length}: ${spec.name})`)
-    await loadSource(spec, lockedRevision(lock, spec), fetcher, new Set(), (q) => {
-      const held = rows.get(q.id)
-      if (wanted.has(q.id) && (!held || compareStrings(q.file, held.file) < 0)) rows.set(q.id, q)
-    }, undefined, progress)
+    await loadSource(
+      spec,
+      lockedRevision(lock, spec),
+      fetcher,
+      new Set(),
+      (q) => {
+        const held = rows.get(q.id)
+        if (wanted.has(q.id) && (!held || compareStrings(q.file, held.file) < 0)) rows.set(q.id, q)
+      },
+      undefined,
+      progress,
+    )
   }
   progress.stage('checking provenance.jsonl against the upstream rows')
   const specs = new Map(recipe.sources.map((s) => [s.name, s]))
@@ -53,28 +61,37 @@ export async function checkUpstream(
       problems.push(`${at}: no upstream row with this id in ${spec.repo}`)
       continue
     }
-    if (p.upstream.path !== q.file || p.upstream.repo !== spec.repo) problems.push(`${at}: provenance names ${p.upstream.repo}/${p.upstream.path}, the row is in ${spec.repo}/${q.file}`)
-    if (r.question !== q.question || r.context !== q.context) problems.push(`${at}: question or context is not the upstream row's, verbatim`)
+    if (p.upstream.path !== q.file || p.upstream.repo !== spec.repo)
+      problems.push(`${at}: provenance names ${p.upstream.repo}/${p.upstream.path}, the row is in ${spec.repo}/${q.file}`)
+    if (r.question !== q.question || r.context !== q.context)
+      problems.push(`${at}: question or context is not the upstream row's, verbatim`)
     const side = spec[p.split].from
     const item = toCandidate(q)
     // where both sides come from one upstream split, the side is the keyed hash's: recompute it
     const sideOfRow = (c: ReturnType<typeof toCandidate>) => (spec.test.from === spec.val.from ? sideOf(spec, recipe.seed, c) : p.split)
     if (sideOfRow(item) !== p.split) problems.push(`${at}: the row belongs on the ${sideOfRow(item)} side`)
-    p.choices.forEach((c, k) => {
+    for (const [k, c] of p.choices.entries()) {
       const text = r.choices[k]
       if (c.from === 'upstream') {
         if (q.options[c.index] !== text) problems.push(`${at}: choice ${k} is not upstream option ${c.index}`)
-        if ((k === r.answer_idx) !== (c.index === q.answer)) problems.push(`${at}: choice ${k} is upstream option ${c.index}, but the right answer is upstream option ${q.answer}`)
-        return
+        if ((k === r.answer_idx) !== (c.index === q.answer))
+          problems.push(`${at}: choice ${k} is upstream option ${c.index}, but the right answer is upstream option ${q.answer}`)
+        continue
       }
       const lender = rows.get(c.lender)
-      if (!lender) return void problems.push(`${at}: choice ${k} names a lender ${c.lender} that no upstream row has`)
+      if (!lender) {
+        problems.push(`${at}: choice ${k} names a lender ${c.lender} that no upstream row has`)
+        continue
+      }
       if (lender.options[c.index] !== text) problems.push(`${at}: choice ${k} is not option ${c.index} of ${c.lender}`)
-      if (c.index === lender.answer && recipe.distractors.borrow.rule === 'similar') problems.push(`${at}: choice ${k} is the right answer of its lender ${c.lender}`)
+      if (c.index === lender.answer && recipe.distractors.borrow.rule === 'similar')
+        problems.push(`${at}: choice ${k} is the right answer of its lender ${c.lender}`)
       const other = toCandidate(lender)
-      if (lender.split !== side || sideOfRow(other) !== p.split) problems.push(`${at}: lender ${c.lender} is on the other side of the test/val divide`)
-      if (groupOf(spec, other) !== groupOf(spec, item)) problems.push(`${at}: lender ${c.lender} is in group ${groupOf(spec, other)}, the item in ${groupOf(spec, item)}`)
-    })
+      if (lender.split !== side || sideOfRow(other) !== p.split)
+        problems.push(`${at}: lender ${c.lender} is on the other side of the test/val divide`)
+      if (groupOf(spec, other) !== groupOf(spec, item))
+        problems.push(`${at}: lender ${c.lender} is in group ${groupOf(spec, other)}, the item in ${groupOf(spec, item)}`)
+    }
   }
   return problems
 }

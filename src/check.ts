@@ -1,22 +1,32 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { type Audit, computeAudit } from './audit.ts'
-import { choicesTable, countsTable, positionsTable } from './card.ts'
-import { auditSection, auditTables, changesSection } from './card-distractors.ts'
-import { checkCardMetadata } from './card-check.ts'
 import { normalize } from './canonical.ts'
+import { choicesTable, countsTable, positionsTable } from './card.ts'
+import { checkCardMetadata } from './card-check.ts'
+import { auditSection, auditTables, changesSection } from './card-distractors.ts'
 import { checkProvenance } from './check-provenance.ts'
+import { FIGURES, figureLink, renderFigures } from './figures.ts'
 import { Manifest } from './manifest.ts'
 import { matchManifest } from './manifest-match.ts'
-import { parseProvenance, type ProvenanceLine } from './provenance.ts'
+import { OUTPUT_FILES } from './outputs.ts'
+import { type ProvenanceLine, parseProvenance } from './provenance.ts'
 import { DataRecord, N_CHOICES, type Recipe, SPLITS, type Split } from './schema.ts'
 import { kindOf } from './sources/kinds.ts'
 import { computeStats, type DatasetStats } from './stats.ts'
-import { FIGURES, figureLink, renderFigures } from './figures.ts'
-import { OUTPUT_FILES } from './outputs.ts'
 
 const KEY_ORDER = ['id', 'source', 'question', 'context', 'choices', 'answer_idx', 'n_choices']
-const CARD_SECTIONS = ['## Splits and counts', '## Option counts', '## Answer positions', '## What was dropped', '## How it was built', '## Distractor audit', '## Evaluating', '## Caveats', '## Licence and attribution']
+const CARD_SECTIONS = [
+  '## Splits and counts',
+  '## Option counts',
+  '## Answer positions',
+  '## What was dropped',
+  '## How it was built',
+  '## Distractor audit',
+  '## Evaluating',
+  '## Caveats',
+  '## Licence and attribution',
+]
 
 export interface ReadDataset {
   /** each output file's bytes, null when missing */
@@ -58,7 +68,8 @@ export async function readDataset(dir: string): Promise<ReadDataset> {
         return
       }
       const keys = obj && typeof obj === 'object' ? Object.keys(obj) : []
-      if (keys.join(',') !== KEY_ORDER.join(',')) problems.push(`${file} line ${i + 1}: keys ${keys.join(',')} are not ${KEY_ORDER.join(',')}`)
+      if (keys.join(',') !== KEY_ORDER.join(','))
+        problems.push(`${file} line ${i + 1}: keys ${keys.join(',')} are not ${KEY_ORDER.join(',')}`)
       const r = DataRecord.safeParse(obj)
       if (!r.success) {
         problems.push(`${file} line ${i + 1}: ${r.error.issues.map((x) => `${x.path.join('.')}: ${x.message}`).join('; ')}`)
@@ -88,7 +99,17 @@ export async function checkDataset(dir: string, recipe: Recipe): Promise<string[
   const audit = provenance ? computeAudit(records, provenance, recipe) : null
   if (raw['README.md']) problems.push(...checkCard(raw['README.md'].toString('utf8'), records, recipe, raw, audit))
   if (raw['manifest.json']) problems.push(...checkManifest(raw['manifest.json'].toString('utf8'), raw, records, audit))
-  if (audit) problems.push(...checkFigures(raw, computeStats(records, recipe.sources.map((s) => s.name)), audit))
+  if (audit)
+    problems.push(
+      ...checkFigures(
+        raw,
+        computeStats(
+          records,
+          recipe.sources.map((s) => s.name),
+        ),
+        audit,
+      ),
+    )
   return problems
 }
 
@@ -129,7 +150,10 @@ export function checkRecords(records: Record<Split, readonly DataRecord[]>, reci
       texts.set(text, `${split} ${r.id}`)
     }
   }
-  const stats = computeStats(records, recipe.sources.map((s) => s.name))
+  const stats = computeStats(
+    records,
+    recipe.sources.map((s) => s.name),
+  )
   for (const split of SPLITS) {
     for (const s of recipe.sources) {
       const got = stats.bySource[s.name]?.[split] ?? 0
@@ -137,13 +161,20 @@ export function checkRecords(records: Record<Split, readonly DataRecord[]>, reci
     }
     for (const n of N_CHOICES) {
       const got = stats.byChoices[split][String(n)] ?? 0
-      if (got !== recipe.quotas[split][n]) problems.push(`${split}: ${got} items with ${n} options, the quota is ${recipe.quotas[split][n]}`)
+      if (got !== recipe.quotas[split][n])
+        problems.push(`${split}: ${got} items with ${n} options, the quota is ${recipe.quotas[split][n]}`)
     }
   }
   return problems
 }
 
-function checkCard(card: string, records: Record<Split, readonly DataRecord[]>, recipe: Recipe, raw: Record<string, Buffer | null>, audit: Audit | null): string[] {
+function checkCard(
+  card: string,
+  records: Record<Split, readonly DataRecord[]>,
+  recipe: Recipe,
+  raw: Record<string, Buffer | null>,
+  audit: Audit | null,
+): string[] {
   const problems: string[] = []
   const facts = SPLITS.flatMap((split) => {
     const buf = raw[`${split}.jsonl`]
@@ -152,29 +183,49 @@ function checkCard(card: string, records: Record<Split, readonly DataRecord[]>, 
   problems.push(...checkCardMetadata(card, facts)) // its problems already name README.md
   for (const h of CARD_SECTIONS) if (!card.includes(h)) problems.push(`README.md: no section "${h}"`)
   // every table and figure the card states must be what the records give
-  const stats = computeStats(records, recipe.sources.map((s) => s.name))
-  const tables: [string, string][] = [['counts', countsTable(stats)], ['option-count', choicesTable(stats)], ['answer-position', positionsTable(stats)]]
+  const stats = computeStats(
+    records,
+    recipe.sources.map((s) => s.name),
+  )
+  const tables: [string, string][] = [
+    ['counts', countsTable(stats)],
+    ['option-count', choicesTable(stats)],
+    ['answer-position', positionsTable(stats)],
+  ]
   for (const [name, t] of tables) if (!card.includes(t)) problems.push(`README.md: the ${name} table does not match the records`)
   if (audit) {
     const names = ['borrowing-by-source', 'borrowing-by-option-count', 'baseline']
     auditTables(audit).forEach((t, i) => {
-      if (!card.includes(t)) problems.push(`README.md: the distractor audit's ${names[i]} table does not match the records and provenance.jsonl`)
+      if (!card.includes(t))
+        problems.push(`README.md: the distractor audit's ${names[i]} table does not match the records and provenance.jsonl`)
     })
   }
   // and every sentence of the audit and of the changes section, as the builder writes them
-  for (const f of FIGURES) if (!card.includes(figureLink(f.name))) problems.push(`README.md: does not show the figure ${f.name} (${figureLink(f.name)})`)
-  if (audit && !card.includes(auditSection(audit, recipe))) problems.push('README.md: the distractor audit section is not what the records and provenance.jsonl give')
-  if (recipe.changesFrom && !card.includes(changesSection(recipe))) problems.push(`README.md: the "Changes from ${recipe.changesFrom.version}" section is not what the recipe states`)
+  for (const f of FIGURES)
+    if (!card.includes(figureLink(f.name))) problems.push(`README.md: does not show the figure ${f.name} (${figureLink(f.name)})`)
+  if (audit && !card.includes(auditSection(audit, recipe)))
+    problems.push('README.md: the distractor audit section is not what the records and provenance.jsonl give')
+  if (recipe.changesFrom && !card.includes(changesSection(recipe)))
+    problems.push(`README.md: the "Changes from ${recipe.changesFrom.version}" section is not what the recipe states`)
   const floor = stats.chanceFloor.test.toFixed(3)
   if (!card.includes(`**${floor}**`)) problems.push(`README.md: does not state the test chance floor ${floor} computed from test.jsonl`)
   if (!card.includes(`seed **${recipe.seed}**`)) problems.push(`README.md: does not state the seed ${recipe.seed}`)
   for (const s of recipe.sources) if (!card.includes(s.revision)) problems.push(`README.md: does not name the pinned revision of ${s.name}`)
-  if (/\b(19|20)\d\d[-/]\d\d[-/]\d\d\b|\b\d\d:\d\d(:\d\d)?\b|\b(January|February|March|April|May|June|July|August|September|October|November|December) \d{1,2},? (19|20)\d\d\b/.test(card))
+  if (
+    /\b(19|20)\d\d[-/]\d\d[-/]\d\d\b|\b\d\d:\d\d(:\d\d)?\b|\b(January|February|March|April|May|June|July|August|September|October|November|December) \d{1,2},? (19|20)\d\d\b/.test(
+      card,
+    )
+  )
     problems.push('README.md: contains a date or time')
   return problems
 }
 
-function checkManifest(text: string, raw: Record<string, Buffer | null>, records: Record<Split, readonly DataRecord[]>, audit: Audit | null): string[] {
+function checkManifest(
+  text: string,
+  raw: Record<string, Buffer | null>,
+  records: Record<Split, readonly DataRecord[]>,
+  audit: Audit | null,
+): string[] {
   let m: Manifest
   try {
     const parsed = Manifest.safeParse(JSON.parse(text))
@@ -186,11 +237,14 @@ function checkManifest(text: string, raw: Record<string, Buffer | null>, records
   const problems: string[] = []
   const match = matchManifest(m, (path) => raw[path])
   for (const name of match.unlisted) problems.push(`manifest.json: outputs do not list ${name}`)
-  if (audit && JSON.stringify(m.audit) !== JSON.stringify(audit)) problems.push('manifest.json: audit does not match the records and provenance.jsonl')
+  if (audit && JSON.stringify(m.audit) !== JSON.stringify(audit))
+    problems.push('manifest.json: audit does not match the records and provenance.jsonl')
   if (!match.datasetHashMatches()) problems.push('manifest.json: datasetHash does not match the records')
   const stats = computeStats(records, Object.keys(m.counts.bySource))
-  if (JSON.stringify(stats.bySource) !== JSON.stringify(m.counts.bySource)) problems.push('manifest.json: counts.bySource does not match the records')
-  if (JSON.stringify(stats.byChoices) !== JSON.stringify(m.counts.byChoices)) problems.push('manifest.json: counts.byChoices does not match the records')
+  if (JSON.stringify(stats.bySource) !== JSON.stringify(m.counts.bySource))
+    problems.push('manifest.json: counts.bySource does not match the records')
+  if (JSON.stringify(stats.byChoices) !== JSON.stringify(m.counts.byChoices))
+    problems.push('manifest.json: counts.byChoices does not match the records')
   for (const o of match.outputs) {
     if (o.sha256 === null) continue
     if (!o.sameContent) problems.push(`${o.path}: does not match the manifest's sha256/bytes`)

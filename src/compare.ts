@@ -95,16 +95,13 @@ export function diffRecords(oldText: string, newText: string): RecordDiff {
       diff.added.push(id)
       continue
     }
-    const fields = [...new Set([...Object.keys(old), ...Object.keys(r)])].filter(
-      (k) => JSON.stringify(old[k]) !== JSON.stringify(r[k]),
-    )
+    const fields = [...new Set([...Object.keys(old), ...Object.keys(r)])].filter((k) => JSON.stringify(old[k]) !== JSON.stringify(r[k]))
     if (!fields.length) continue
     const options = fields.includes('choices') ? optionChanges(old.choices, r.choices) : undefined
     diff.changed.push({ id, fields, ...(options ? { options } : {}) })
   }
   for (const id of a.keys()) if (!b.has(id)) diff.removed.push(id)
   for (const [id, n] of aLines) if (b.has(id) && n > bLines.get(id)!) diff.repeated.push(id)
-  diff.reordered =
-    diff.added.length + diff.removed.length + diff.changed.length + diff.repeated.length === 0 && oldText !== newText
+  diff.reordered = diff.added.length + diff.removed.length + diff.changed.length + diff.repeated.length === 0 && oldText !== newText
   return diff
 }

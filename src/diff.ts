@@ -5,13 +5,13 @@ import { execFileSync } from 'node:child_process'
 import { stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { compareStrings } from './canonical.ts'
-import { sha256Hex } from './hash.ts'
 import { compareBuilds, diffRecords, type RecordDiff, type SourceChanges } from './compare.ts'
 import { JevError } from './errors.ts'
 import { readRegular } from './files.ts'
+import { sha256Hex } from './hash.ts'
 import { recordLines } from './manifest.ts'
-import { type DataRecord, SPLITS, type Split } from './schema.ts'
 import { OUTPUT_FILES } from './outputs.ts'
+import { type DataRecord, SPLITS, type Split } from './schema.ts'
 
 /** A build's files by name; null: not there. */
 export type BuildFiles = ReadonlyMap<string, Buffer | null>
@@ -50,7 +50,8 @@ function outputsNamed(manifest: Buffer | null): string[] {
 async function readBuild(get: (name: string) => Promise<Buffer | null>): Promise<BuildFiles> {
   const manifest = await get('manifest.json')
   const files = new Map<string, Buffer | null>()
-  for (const name of new Set([...OUTPUT_FILES, ...outputsNamed(manifest)])) files.set(name, name === 'manifest.json' ? manifest : await get(name))
+  for (const name of new Set([...OUTPUT_FILES, ...outputsNamed(manifest)]))
+    files.set(name, name === 'manifest.json' ? manifest : await get(name))
   return files
 }
 
@@ -67,7 +68,8 @@ export async function readBuildAtRev(rev: string, dir = 'out', cwd = process.cwd
   try {
     git(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`])
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new JevError('IO', '--rev reads the revision with git, which is not installed (not on PATH)')
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new JevError('IO', '--rev reads the revision with git, which is not installed (not on PATH)')
     throw new JevError('USAGE', `--rev ${JSON.stringify(rev)} is not a commit of the git repository at ${cwd}`)
   }
   return readBuild(async (name) => {
@@ -133,12 +135,18 @@ export function diffBuilds(A: BuildFiles, B: BuildFiles, a = 'A', b = 'B'): Data
     Object.fromEntries(SPLITS.map((s) => [s, rs[s].filter(keep).length])) as Counts
   const bySource: DatasetDiff['bySource'] = {}
   for (const s of sources)
-    bySource[s] = { a: count(ra, (r) => r.source === s), b: count(rb, (r) => r.source === s), ...(changes[s] ?? { kept: 0, optionsChanged: 0, replaced: 0 }) }
+    bySource[s] = {
+      a: count(ra, (r) => r.source === s),
+      b: count(rb, (r) => r.source === s),
+      ...(changes[s] ?? { kept: 0, optionsChanged: 0, replaced: 0 }),
+    }
   const byChoices = {} as DatasetDiff['byChoices']
   for (const split of SPLITS) {
     const n = (r: DataRecord) => String(Array.isArray(r.choices) ? r.choices.length : r.n_choices)
     const keys = [...new Set([...ra[split], ...rb[split]].map(n))].sort((x, y) => Number(x) - Number(y))
-    byChoices[split] = Object.fromEntries(keys.map((k) => [k, { a: ra[split].filter((r) => n(r) === k).length, b: rb[split].filter((r) => n(r) === k).length }]))
+    byChoices[split] = Object.fromEntries(
+      keys.map((k) => [k, { a: ra[split].filter((r) => n(r) === k).length, b: rb[split].filter((r) => n(r) === k).length }]),
+    )
   }
   const manifest = jsonDiff(parseJson(A.get('manifest.json')), parseJson(B.get('manifest.json')))
   const identical = files.every((f) => f.status === 'identical')
@@ -158,21 +166,32 @@ export function formatDiff(d: DatasetDiff): string[] {
   for (const split of SPLITS) {
     const r = d.records[split]
     const repeated = r.repeated.length ? `, ${r.repeated.length} repeated in ${d.a}` : ''
-    lines.push(`  ${split}: ${r.reordered ? 'same records in another order' : `${r.added.length} added, ${r.removed.length} removed, ${r.changed.length} changed${repeated}`}`)
+    lines.push(
+      `  ${split}: ${r.reordered ? 'same records in another order' : `${r.added.length} added, ${r.removed.length} removed, ${r.changed.length} changed${repeated}`}`,
+    )
     for (const id of r.added.slice(0, SHOW)) lines.push(`    added ${id}`)
     for (const id of r.removed.slice(0, SHOW)) lines.push(`    removed ${id}`)
     for (const c of r.changed.slice(0, SHOW)) {
       const o = c.options
-      const opts = o && o.added.length + o.removed.length ? ` (options ${[...o.added.map((x) => `+${JSON.stringify(x)}`), ...o.removed.map((x) => `-${JSON.stringify(x)}`)].join(' ')})` : ''
+      const opts =
+        o && o.added.length + o.removed.length
+          ? ` (options ${[...o.added.map((x) => `+${JSON.stringify(x)}`), ...o.removed.map((x) => `-${JSON.stringify(x)}`)].join(' ')})`
+          : ''
       lines.push(`    changed ${c.id}: ${c.fields.join(', ')}${opts}`)
     }
   }
   lines.push(`by source (test, val in ${d.a} → ${d.b}; of ${d.b}'s records: kept, options changed, replaced):`)
   for (const [s, c] of Object.entries(d.bySource))
-    lines.push(`  ${s.padEnd(16)} ${c.a.test}, ${c.a.val} → ${c.b.test}, ${c.b.val}; ${c.kept} kept, ${c.optionsChanged} options changed, ${c.replaced} replaced`)
+    lines.push(
+      `  ${s.padEnd(16)} ${c.a.test}, ${c.a.val} → ${c.b.test}, ${c.b.val}; ${c.kept} kept, ${c.optionsChanged} options changed, ${c.replaced} replaced`,
+    )
   lines.push(`by option count (${d.a} → ${d.b}):`)
   for (const split of SPLITS)
-    lines.push(`  ${split}: ${Object.entries(d.byChoices[split]).map(([n, c]) => `${n}: ${c.a} → ${c.b}`).join(', ')}`)
+    lines.push(
+      `  ${split}: ${Object.entries(d.byChoices[split])
+        .map(([n, c]) => `${n}: ${c.a} → ${c.b}`)
+        .join(', ')}`,
+    )
   lines.push(`manifest.json: ${d.manifest.length} field${d.manifest.length === 1 ? '' : 's'} differ`)
   for (const m of d.manifest.slice(0, 4 * SHOW)) lines.push(`  ${m.path}: ${show(m.a)} → ${show(m.b)}`)
   if (d.manifest.length > 4 * SHOW) lines.push(`  … and ${d.manifest.length - 4 * SHOW} more (--json lists them all)`)

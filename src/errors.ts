@@ -13,10 +13,19 @@ export const ERROR_CODES = {
   OFFLINE: { exit: 6, hint: 'run once without --offline (and without HF_HUB_OFFLINE) to fill the cache, or use --mirror' },
   IO: { exit: 7, hint: 'check the path and its permissions' },
   CHECK: { exit: 8, hint: 'the built dataset does not meet the spec' },
-  CARD: { exit: 8, hint: "the card's front matter is not what the Hub accepts; fix the fields listed (they come from src/card.ts) and rebuild" },
-  CONFLICT: { exit: 10, hint: 'the repo changed while publishing, or the tag already names other files; run publish again to re-plan, or choose a new tag' },
+  CARD: {
+    exit: 8,
+    hint: "the card's front matter is not what the Hub accepts; fix the fields listed (they come from src/card.ts) and rebuild",
+  },
+  CONFLICT: {
+    exit: 10,
+    hint: 'the repo changed while publishing, or the tag already names other files; run publish again to re-plan, or choose a new tag',
+  },
   DIFF: { exit: 11, hint: 'the two builds differ; the lines above (or --json) say how' },
-  VERIFY: { exit: 9, hint: 'the folder is not what the recipe, lock and builder produce; rebuild it (for out/, commit it and the lock together)' },
+  VERIFY: {
+    exit: 9,
+    hint: 'the folder is not what the recipe, lock and builder produce; rebuild it (for out/, commit it and the lock together)',
+  },
 } as const
 
 export type ErrorCode = keyof typeof ERROR_CODES

@@ -70,15 +70,21 @@ export function barChart(chart: Chart): string {
   const bars = chart.stacked ? 1 : chart.series.length
   const barW = (groupW * 0.7) / bars
   const out: string[] = []
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="sans-serif" font-size="12">`)
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="sans-serif" font-size="12">`,
+  )
   out.push(`<title>${escapeXml(chart.title)}</title>`)
   out.push(`<rect width="${WIDTH}" height="${HEIGHT}" fill="#ffffff"/>`)
   out.push(`<text x="${MARGIN.left}" y="20" font-size="14" font-weight="bold">${escapeXml(chart.title)}</text>`)
   // legend
-  const legend = [...chart.series.map((s) => ({ label: s.label, colour: s.colour, marker: false })), ...(chart.expected ? [{ label: chart.expected.label, colour: MARKER, marker: true }] : [])]
+  const legend = [
+    ...chart.series.map((s) => ({ label: s.label, colour: s.colour, marker: false })),
+    ...(chart.expected ? [{ label: chart.expected.label, colour: MARKER, marker: true }] : []),
+  ]
   let lx = MARGIN.left
   for (const item of legend) {
-    if (item.marker) out.push(`<line x1="${lx}" y1="34" x2="${lx + 14}" y2="34" stroke="${MARKER}" stroke-width="2" stroke-dasharray="3 2"/>`)
+    if (item.marker)
+      out.push(`<line x1="${lx}" y1="34" x2="${lx + 14}" y2="34" stroke="${MARKER}" stroke-width="2" stroke-dasharray="3 2"/>`)
     else out.push(`<rect x="${lx}" y="28" width="12" height="12" fill="${item.colour}"/>`)
     out.push(`<text x="${lx + 18}" y="38">${escapeXml(item.label)}</text>`)
     // no font is measured: a fixed advance per character, generous enough for sans-serif
@@ -96,14 +102,23 @@ export function barChart(chart: Chart): string {
       const v = s.values[g] ?? 0
       const x = chart.stacked ? x0 : x0 + i * barW
       const y0 = chart.stacked ? base : 0
-      out.push(`<rect x="${px(x)}" y="${px(y(y0 + v))}" width="${px(barW)}" height="${px(y(y0) - y(y0 + v))}" fill="${s.colour}"><title>${escapeXml(`${chart.categories[g]}, ${s.label}: ${v}`)}</title></rect>`)
+      out.push(
+        `<rect x="${px(x)}" y="${px(y(y0 + v))}" width="${px(barW)}" height="${px(y(y0) - y(y0 + v))}" fill="${s.colour}"><title>${escapeXml(`${chart.categories[g]}, ${s.label}: ${v}`)}</title></rect>`,
+      )
       if (chart.stacked) base += v
       const e = chart.expected?.values[i]?.[g]
-      if (e !== undefined) out.push(`<line x1="${px(x)}" y1="${px(y(e))}" x2="${px(x + barW)}" y2="${px(y(e))}" stroke="${MARKER}" stroke-width="2" stroke-dasharray="3 2"/>`)
+      if (e !== undefined)
+        out.push(
+          `<line x1="${px(x)}" y1="${px(y(e))}" x2="${px(x + barW)}" y2="${px(y(e))}" stroke="${MARKER}" stroke-width="2" stroke-dasharray="3 2"/>`,
+        )
     })
-    out.push(`<text x="${px(MARGIN.left + (g + 0.5) * groupW)}" y="${HEIGHT - MARGIN.bottom + 16}" text-anchor="middle">${escapeXml(chart.categories[g]!)}</text>`)
+    out.push(
+      `<text x="${px(MARGIN.left + (g + 0.5) * groupW)}" y="${HEIGHT - MARGIN.bottom + 16}" text-anchor="middle">${escapeXml(chart.categories[g]!)}</text>`,
+    )
   }
-  out.push(`<line x1="${MARGIN.left}" y1="${MARGIN.top + PLOT_H}" x2="${WIDTH - MARGIN.right}" y2="${MARGIN.top + PLOT_H}" stroke="#000000"/>`)
+  out.push(
+    `<line x1="${MARGIN.left}" y1="${MARGIN.top + PLOT_H}" x2="${WIDTH - MARGIN.right}" y2="${MARGIN.top + PLOT_H}" stroke="#000000"/>`,
+  )
   out.push('</svg>')
   return `${out.join('\n')}\n`
 }
@@ -130,7 +145,11 @@ export function renderFigures(stats: DatasetStats, audit: Audit): Figure[] {
   const optionCounts = barChart({
     title: 'Items by number of options',
     categories: counts.map((n) => `${n} options`),
-    series: SPLITS.map((split, i) => ({ label: split, colour: i === 0 ? BLUE : ORANGE, values: counts.map((n) => stats.byChoices[split][n] ?? 0) })),
+    series: SPLITS.map((split, i) => ({
+      label: split,
+      colour: i === 0 ? BLUE : ORANGE,
+      values: counts.map((n) => stats.byChoices[split][n] ?? 0),
+    })),
   })
   const answerPositions = barChart({
     title: 'Position of the right answer (test and val), against a uniform shuffle',

@@ -4,7 +4,15 @@ import { dirname } from 'node:path'
 import { JevError } from './errors.ts'
 
 function notRegular(path: string, st: import('node:fs').Stats): JevError {
-  const kind = st.isDirectory() ? 'a folder' : st.isFIFO() ? 'a FIFO' : st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : st.isSocket() ? 'a socket' : 'not a file'
+  const kind = st.isDirectory()
+    ? 'a folder'
+    : st.isFIFO()
+      ? 'a FIFO'
+      : st.isCharacterDevice() || st.isBlockDevice()
+        ? 'a device'
+        : st.isSocket()
+          ? 'a socket'
+          : 'not a file'
   return new JevError('IO', `${path} is ${kind}, not a regular file; refusing to read it`, { file: path })
 }
 

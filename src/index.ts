@@ -6,19 +6,19 @@ import { z } from 'zod'
 import { type BuildRun, parseBuild, runBuild } from './cli/build-dataset.ts'
 import { parseCheck, runCheck } from './cli/check-dataset.ts'
 import { parseDiff, runDiff } from './cli/diff-dataset.ts'
-import { parsePublish, type PublishRun, runPublish } from './cli/publish-dataset.ts'
+import { type PublishRun, parsePublish, runPublish } from './cli/publish-dataset.ts'
 import type { Io } from './cli/run.ts'
-import { scrub } from './secrets.ts'
 import { parseServe, startServe } from './cli/serve-hub.ts'
 import { parseVerify, runVerify } from './cli/verify-dataset.ts'
 import type { DatasetDiff } from './diff.ts'
 import { JevError } from './errors.ts'
 import type { HubServer } from './hub-server/index.ts'
 import type { Progress } from './progress.ts'
+import { scrub } from './secrets.ts'
 import type { VerifyResult } from './verify.ts'
 
 export { ERROR_CODES, type ErrorCode, isJevError, JevError } from './errors.ts'
-export { type FileProgress, NO_PROGRESS, type Progress, progressFor, terminalProgress, type TerminalOptions } from './progress.ts'
+export { type FileProgress, NO_PROGRESS, type Progress, progressFor, type TerminalOptions, terminalProgress } from './progress.ts'
 export type { BuildRun, DatasetDiff, HubServer, PublishRun, VerifyResult }
 
 const str = z.string().min(1)
@@ -43,7 +43,12 @@ const Sources = {
    * caller ends it; its lines are not drawn around onLine's, so an onLine printing to the same terminal
    * should print through progress.log
    */
-  progress: z.custom<Progress>((v) => typeof v === 'object' && v !== null && PROGRESS_METHODS.every((m) => typeof (v as Record<string, unknown>)[m] === 'function'), 'must be a Progress (stage, file, rows, log, above, end)').optional(),
+  progress: z
+    .custom<Progress>(
+      (v) => typeof v === 'object' && v !== null && PROGRESS_METHODS.every((m) => typeof (v as Record<string, unknown>)[m] === 'function'),
+      'must be a Progress (stage, file, rows, log, above, end)',
+    )
+    .optional(),
   /** network bounds in seconds (minRate in bytes/s), as the flags of the same names */
   httpTimeout: z.number().optional(),
   minRate: z.number().optional(),
@@ -129,7 +134,11 @@ export async function verifyDataset(options: VerifyOptions = {}): Promise<{ outD
 
 /** diff-dataset: two builds compared; `identical` says whether they are. */
 export async function diffDatasets(options: DiffOptions): Promise<DatasetDiff> {
-  const { argv, io } = prepare(DiffOptions, options, [options?.a, options?.b].filter((p): p is string => typeof p === 'string'))
+  const { argv, io } = prepare(
+    DiffOptions,
+    options,
+    [options?.a, options?.b].filter((p): p is string => typeof p === 'string'),
+  )
   return runDiff(parsedOrThrow(parseDiff(argv, io)))
 }
 

@@ -1,10 +1,9 @@
 import { codePointLength, compareStrings, normalize } from './canonical.ts'
 import type { Candidate } from './eligibility.ts'
-import { fitsClass, formFilter, isLabelLike, nearCopyTest, numberClass } from './option-kinds.ts'
+import { fitsClass, formFilter, isLabelLike, NearCopyShapes, nearCopyTest, numberClass } from './option-kinds.ts'
 import { type Rng, sample } from './rng.ts'
 import type { SimilarBorrowing } from './schema.ts'
-import { TfIdfIndex, quantise } from './similarity.ts'
-import { Tokenizer } from './tokens.ts'
+import { quantise, type Sparse, TfIdfIndex } from './similarity.ts'
 
 /** An option lent to an item: its text and where it came from. */
 export interface Borrowed {
@@ -40,7 +39,10 @@ export interface SimilarLendingOptions {
  * The index is built on first use, for the items whose capacity the deal of
  * option counts asks for, and each item's candidates are worked out once.
  */
-export function similarLending(side: readonly Candidate[], o: SimilarLendingOptions): Lending & { candidates(c: Candidate): readonly Borrowed[] } {
+export function similarLending(
+  side: readonly Candidate[],
+  o: SimilarLendingOptions,
+): Lending & { candidates(c: Candidate): readonly Borrowed[] } {
   // id order: nothing below depends on the order the rows came in
   const lenders = [...side].sort((a, b) => compareStrings(a.id, b.id))
   const position = new Map(lenders.map((c, i) => [c.id, i]))
@@ -51,13 +53,10 @@ export function similarLending(side: readonly Candidate[], o: SimilarLendingOpti
   const isNegative = (j: number) => (negative[j]! < 0 ? (negative[j] = o.isNegative(lenders[j]!) ? 1 : 0) : negative[j]) === 1
   const memo = new Map<string, Borrowed[]>()
   const nearCopy = quantise(o.rules.nearCopy)
-  const tokenizer = new Tokenizer()
-  const content = new Map<string, ReadonlySet<number>>()
-  const contentOf = (c: Candidate) => {
-    let set = content.get(c.id)
-    if (!set) content.set(c.id, (set = contentWords(tokenizer, c.normQuestion)))
-    return set
-  }
+  // the narrower-lender rule compares questions' content words, read off the index's own terms (each text tokenized once)
+  let words: ContentWords | null = null
+  // the near-copy test's reading of each option text, shared by the group's items
+  let shapes: NearCopyShapes | null = null
 
   function candidates(c: Candidate): Borrowed[] {
     const held = memo.get(c.id)
@@ -68,14 +67,19 @@ export function similarLending(side: readonly Candidate[], o: SimilarLendingOpti
     memo.set(c.id, out)
     const at = position.get(c.id)
     if (limit === 0 || at === undefined) return out
-    index ??= new TfIdfIndex(lenders.map(document))
-    const scores = index.similarities(at)
+    if (index === null) {
+      index = new TfIdfIndex(lenders.map(document))
+      words = new ContentWords(index)
+      shapes = new NearCopyShapes()
+    }
+    const content = words!
+    const covered = o.rules.skipNarrowerLenders ? content.coveredBy(at) : () => false
     const mine = new Set(c.normOptions)
     const cls = numberClass(c.options)
     const sameForm = o.rules.sameForm ? formFilter(c.options) : () => true
-    const nearCopyOfOwn = o.rules.skipNearCopies ? nearCopyTest(c.normOptions) : () => false
+    const nearCopyOfOwn = o.rules.skipNearCopies ? nearCopyTest(c.normOptions, shapes!) : () => false
     const seen = new Set<string>()
-    const ranked = rank(scores, ties, at, nearCopy)
+    const ranked = rank(index.similar(at), ties, at, nearCopy, lenders.length)
     // the right answers of the most similar questions are never lent, even where a lender lists one as wrong:
     // "Which resource is renewable?" must not borrow "solar energy" from "Which renewable resource is made by convection?"
     const nearest: number[] = []
@@ -90,7 +94,7 @@ export function similarLending(side: readonly Candidate[], o: SimilarLendingOpti
       const lender = lenders[j]!
       if (o.rules.skipNegativeLenders && isNegative(j)) continue
       if (o.rules.skipOverlappingLenders && lender.normOptions.some((n) => mine.has(n))) continue
-      if (o.rules.skipNarrowerLenders && covers(contentOf(lender), contentOf(c))) continue
+      if (covered(j)) continue
       // the least similar of a large group lend options that are plainly foreign: better a smaller capacity
       if (used++ === o.rules.maxLenders) break
       for (let i = 0; i < lender.options.length; i++) {
@@ -114,6 +118,8 @@ export function similarLending(side: readonly Candidate[], o: SimilarLendingOpti
     candidates,
     release() {
       index = null
+      words = null
+      shapes = null
     },
     capacity: (c) => Math.min(8, c.options.length + candidates(c).length),
     borrow(c, k, rng) {
@@ -127,30 +133,68 @@ export function similarLending(side: readonly Candidate[], o: SimilarLendingOpti
 
 // words that say nothing of what a question is about
 const FUNCTION_WORDS = new Set(
-  'the and are was were for with that this these those which what who whom whose when where why how does did has have had not can could would should will from into onto than then there their they them its his her our your most best following statement statements true false example describes described'.split(' '),
+  'the and are was were for with that this these those which what who whom whose when where why how does did has have had not can could would should will from into onto than then there their they them its his her our your most best following statement statements true false example describes described'.split(
+    ' ',
+  ),
 )
 
-/** The words of a question that say what it is about (Latin words of 3+ letters but function words; every Japanese bigram). */
-function contentWords(tokenizer: Tokenizer, norm: string): ReadonlySet<number> {
-  const out = new Set<number>()
-  for (const id of tokenizer.ids(norm)) {
-    const w = tokenizer.word(id)
-    if (/^[\p{Script=Latin}\p{N}]+$/u.test(w) && (w.length < 3 || FUNCTION_WORDS.has(w))) continue
-    out.add(id)
+/**
+ * The words of a question that say what it is about (Latin words of 3+
+ * letters but function words; every Japanese bigram), over an index's terms:
+ * which terms are such words is worked out once per term.
+ */
+class ContentWords {
+  /** by term id: 0 not yet known, 1 a content word, 2 not */
+  private readonly kind: Int8Array
+  /** by term id: the query it was last marked for */
+  private readonly mark: Int32Array
+  private query = 0
+
+  constructor(private readonly index: TfIdfIndex) {
+    this.kind = new Int8Array(index.words.length)
+    this.mark = new Int32Array(index.words.length)
   }
-  return out
+
+  private isContent(id: number): boolean {
+    if (this.kind[id] === 0) {
+      const w = this.index.words[id]!
+      this.kind[id] = isLatinOrDigits(w) && (w.length < 3 || FUNCTION_WORDS.has(w)) ? 2 : 1
+    }
+    return this.kind[id] === 1
+  }
+
+  /**
+   * Whether a lender's question holds every content word of the item's: it
+   * asks a narrower question about the same thing ("Which renewable resource
+   * is made by convection?" for "Which resource is renewable?"), so its wrong
+   * options are often right answers here. An item without content words is
+   * covered by none. One test at a time: asking for another item ends this one's.
+   */
+  coveredBy(item: number): (lender: number) => boolean {
+    const q = ++this.query
+    let want = 0
+    for (const id of this.index.headTerms(item))
+      if (this.isContent(id)) {
+        this.mark[id] = q
+        want++
+      }
+    return (lender) => {
+      if (q !== this.query) throw new RangeError("a content-word test asked after the next item's began")
+      if (want === 0) return false
+      let hits = 0
+      for (const id of this.index.headTerms(lender)) if (this.mark[id] === q) hits++
+      return hits === want
+    }
+  }
 }
 
-/**
- * A lender whose question holds every content word of the item's asks a
- * narrower question about the same thing ("Which renewable resource is made by
- * convection?" for "Which resource is renewable?"): its wrong options are
- * often right answers here.
- */
-function covers(lender: ReadonlySet<number>, item: ReadonlySet<number>): boolean {
-  if (item.size === 0) return false
-  for (const w of item) if (!lender.has(w)) return false
-  return true
+/** Latin letters and digits only; ASCII answered without the regular expression (most words are) */
+function isLatinOrDigits(w: string): boolean {
+  for (let k = 0; k < w.length; k++) {
+    const c = w.charCodeAt(k)
+    if (!((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39))) return /^[\p{Script=Latin}\p{N}]+$/u.test(w)
+  }
+  return w.length > 0
 }
 
 /** Question, context and options: what a lender and an item are compared by (normalised texts). */
@@ -160,29 +204,69 @@ function document(c: Candidate): string[] {
 
 /**
  * Other documents, most similar first; ties by a keyed mix of both, then
- * position (id order); near-copies left out. Lazily: an item usually needs
- * only its first few lenders, so one pass keeps the best TOP in order, and
- * only a longer walk pays for sorting the rest.
+ * position (id order); near-copies left out. `sim` holds the documents that
+ * share a term with `self`; the other `size` − those all score 0 and come
+ * last. Lazily: an item usually needs only its first few lenders, so one pass
+ * keeps the best TOP in order, and only a longer walk pays for sorting the
+ * rest, and only a walk past every scoring lender for the zeros.
  */
-export function* rank(scores: Float64Array, ties: Pick<Ties, 'of'>, self: number, nearCopy: number): Generator<number> {
+export function* rank(sim: Sparse, ties: Pick<Ties, 'of'>, self: number, nearCopy: number, size: number): Generator<number> {
   const mine = ties.of(self)
-  // a before b: higher score, then the smaller keyed mix, then the smaller position
-  const before = (a: number, b: number) => scores[b]! - scores[a]! || mix32(mine ^ ties.of(a)) - mix32(mine ^ ties.of(b)) || a - b
+  const { docs, scores } = sim
+  const m = docs.length
+  // a before b (positions into sim): higher score, then the smaller keyed mix, then the smaller position
+  const before = (a: number, b: number) =>
+    scores[b]! - scores[a]! || mix32(mine ^ ties.of(docs[a]!)) - mix32(mine ^ ties.of(docs[b]!)) || docs[a]! - docs[b]!
+  // only lenders that score above 0 and are not near-copies; a full top turns most away on the score alone
   const top: number[] = []
-  for (let j = 0; j < scores.length; j++) {
-    if (j === self || scores[j]! >= nearCopy) continue
-    if (top.length === TOP && before(j, top[TOP - 1]!) > 0) continue
+  let floor = 0
+  for (let i = 0; i < m; i++) {
+    const q = scores[i]!
+    if (q <= 0 || q >= nearCopy || q < floor || docs[i] === self) continue
+    if (top.length === TOP && before(i, top[TOP - 1]!) > 0) continue
     let at = top.length === TOP ? TOP - 1 : top.length
-    while (at > 0 && before(j, top[at - 1]!) < 0) at--
+    while (at > 0 && before(i, top[at - 1]!) < 0) at--
     if (top.length === TOP) top.pop()
-    top.splice(at, 0, j)
+    top.splice(at, 0, i)
+    if (top.length === TOP) floor = scores[top[TOP - 1]!]!
   }
-  yield* top
-  if (top.length < TOP) return
-  const last = top[TOP - 1]!
+  for (const i of top) yield docs[i]!
+  if (top.length === TOP) {
+    const last = top[TOP - 1]!
+    const rest: number[] = []
+    for (let i = 0; i < m; i++) {
+      const q = scores[i]!
+      if (q > 0 && q < nearCopy && q <= floor && docs[i] !== self && before(i, last) > 0) rest.push(i)
+    }
+    for (const i of rest.sort(before)) yield docs[i]!
+  }
+  // every other lender scores 0 (a near-copy at 0 would need a threshold of 0)
+  if (nearCopy <= 0) return
+  const scoring = new Uint8Array(size)
+  for (let i = 0; i < docs.length; i++) if (scores[i]! > 0) scoring[docs[i]!] = 1
+  // among the zeros only the keyed mix orders: worked out once per lender, the best TOP kept in one pass as above
+  const zeros: number[] = []
+  const keys: number[] = []
+  for (let j = 0; j < size; j++)
+    if (j !== self && scoring[j] === 0) {
+      zeros.push(j)
+      keys.push(mix32(mine ^ ties.of(j)))
+    }
+  const after = (a: number, b: number) => keys[a]! - keys[b]! || zeros[a]! - zeros[b]!
+  const first: number[] = []
+  for (let i = 0; i < zeros.length; i++) {
+    if (first.length === TOP && after(i, first[TOP - 1]!) > 0) continue
+    let at = first.length === TOP ? TOP - 1 : first.length
+    while (at > 0 && after(i, first[at - 1]!) < 0) at--
+    if (first.length === TOP) first.pop()
+    first.splice(at, 0, i)
+  }
+  for (const i of first) yield zeros[i]!
+  if (first.length < TOP) return
+  const last = first[TOP - 1]!
   const rest: number[] = []
-  for (let j = 0; j < scores.length; j++) if (j !== self && scores[j]! < nearCopy && before(j, last) > 0) rest.push(j)
-  yield* rest.sort(before)
+  for (let i = 0; i < zeros.length; i++) if (after(i, last) > 0) rest.push(i)
+  for (const i of rest.sort(after)) yield zeros[i]!
 }
 
 const TOP = 32

@@ -1,9 +1,9 @@
 import { z } from 'zod'
+import { writeFileAtomic } from './atomic.ts'
 import { JevError } from './errors.ts'
 import { readRegular } from './files.ts'
 import { BuilderRef, Hex64, type Recipe, RecipeRef } from './schema.ts'
 import type { LoadedSource } from './sources/load.ts'
-import { writeFileAtomic } from './atomic.ts'
 
 /** What a build was made from, byte for byte and row for row; committed next to its recipe. */
 export const Lock = z.strictObject({
@@ -16,9 +16,7 @@ export const Lock = z.strictObject({
       repo: z.string(),
       revision: z.string(),
       commit: z.string().regex(/^[0-9a-f]{40}$/),
-      files: z.array(
-        z.strictObject({ split: z.string(), path: z.string(), size: z.int(), sha256: Hex64, rows: z.int(), rowsHash: Hex64 }),
-      ),
+      files: z.array(z.strictObject({ split: z.string(), path: z.string(), size: z.int(), sha256: Hex64, rows: z.int(), rowsHash: Hex64 })),
     }),
   ),
 })
@@ -36,14 +34,21 @@ export async function readLock(path: string): Promise<Lock | null> {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null
     throw new JevError('IO', `cannot read lock ${path}: ${(e as Error).message}`, { file: path })
   }
-  let parsed
+  let parsed: ReturnType<typeof Lock.safeParse>
   try {
     parsed = Lock.safeParse(JSON.parse(text))
   } catch (e) {
-    throw new JevError('LOCK', `lock ${path} is not valid JSON: ${(e as Error).message}`, { file: path, hint: 'the lock file itself is damaged: restore it (git checkout -- FILE) or write it anew with --update-lock' })
+    throw new JevError('LOCK', `lock ${path} is not valid JSON: ${(e as Error).message}`, {
+      file: path,
+      hint: 'the lock file itself is damaged: restore it (git checkout -- FILE) or write it anew with --update-lock',
+    })
   }
   if (!parsed.success)
-    throw new JevError('LOCK', `lock ${path} is malformed: ${parsed.error.issues.map((i) => `$.${i.path.join('.')}: ${i.message}`).join('; ')}`, { file: path, hint: 'the lock file itself is damaged: restore it (git checkout -- FILE) or write it anew with --update-lock' })
+    throw new JevError(
+      'LOCK',
+      `lock ${path} is malformed: ${parsed.error.issues.map((i) => `$.${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      { file: path, hint: 'the lock file itself is damaged: restore it (git checkout -- FILE) or write it anew with --update-lock' },
+    )
   return parsed.data
 }
 
@@ -99,10 +104,16 @@ export function checkAgainstLock(lock: Lock, sources: readonly LoadedSource[]): 
           ctx,
         )
       if (locked.sha256 !== f.sha256)
-        warnings.push(`${s.spec.name}: ${f.path} has other bytes than the lock (sha256 ${f.sha256}, locked ${locked.sha256}) but the same ${f.rows} rows; probably another Parquet encoding`)
+        warnings.push(
+          `${s.spec.name}: ${f.path} has other bytes than the lock (sha256 ${f.sha256}, locked ${locked.sha256}) but the same ${f.rows} rows; probably another Parquet encoding`,
+        )
     }
     if (entry.files.length !== s.files.length)
-      throw new JevError('LOCK', `${s.spec.name}: the lock lists ${entry.files.length} files, the recipe ${s.files.length}; run with --update-lock`, { source: s.spec.name })
+      throw new JevError(
+        'LOCK',
+        `${s.spec.name}: the lock lists ${entry.files.length} files, the recipe ${s.files.length}; run with --update-lock`,
+        { source: s.spec.name },
+      )
   }
   return warnings
 }

@@ -1,11 +1,11 @@
 import { z } from 'zod'
 import { Audit } from './audit.ts'
 import { setHash, sha256Hex } from './hash.ts'
-import type { DropCounts } from './select.ts'
+import type { OutputFile } from './outputs.ts'
 import { BuilderRef, Hex64, RecipeRef, type Split } from './schema.ts'
+import type { DropCounts } from './select.ts'
 import type { LoadedSource } from './sources/load.ts'
 import type { DatasetStats } from './stats.ts'
-import type { OutputFile } from './outputs.ts'
 
 export const Manifest = z.strictObject({
   recipe: RecipeRef,
@@ -69,7 +69,12 @@ export function buildManifest(input: ManifestInput): Manifest {
       config: s.spec.config,
       files: s.files.map((f) => ({ split: f.split, path: f.path, rows: f.rows, rowsHash: f.rowsHash })),
     })),
-    outputs: input.outputs.map((o) => ({ path: o.path, sha256: o.sha256, bytes: o.bytes, ...(o.rows === undefined ? {} : { rows: o.rows }) })),
+    outputs: input.outputs.map((o) => ({
+      path: o.path,
+      sha256: o.sha256,
+      bytes: o.bytes,
+      ...(o.rows === undefined ? {} : { rows: o.rows }),
+    })),
     datasetHash: datasetHash({ test: recordLines(input.jsonl.test), val: recordLines(input.jsonl.val) }),
     counts: { bySource: input.stats.bySource, byChoices: input.stats.byChoices },
     drops,

@@ -9,7 +9,11 @@ import { DEFAULT_NEGATION_PATTERNS, type Language, type Recipe, type SourceSpec 
 export function negationTest(recipe: Recipe): (spec: SourceSpec, normQuestion: string) => boolean {
   const patterns = recipe.distractors?.negatives.patterns ?? DEFAULT_NEGATION_PATTERNS
   const compiled = new Map<Language, RegExp[]>()
-  for (const [lang, list] of Object.entries(patterns) as [Language, string[]][]) compiled.set(lang, list.map((p) => new RegExp(p, 'u')))
+  for (const [lang, list] of Object.entries(patterns) as [Language, string[]][])
+    compiled.set(
+      lang,
+      list.map((p) => new RegExp(p, 'u')),
+    )
   const all = [...compiled.values()].flat()
   return (spec, normQuestion) => {
     const res = spec.language === undefined ? all : (compiled.get(spec.language) ?? [])

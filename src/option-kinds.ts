@@ -4,15 +4,17 @@ import { Tokenizer } from './tokens.ts'
 
 // optional sign or approximation, optional currency, a number (grouped, decimal, fraction or
 // scientific), then at most a short unit: "7.0", "-3 °C", "$40,000", "2.5 × 10^3 N", "12%", "3 m/s"
-const NUMBER = new RegExp(
-  String.raw`^[+\-−±~≈]?\s?[$€£¥₹]?\s?(\d{1,3}(,\d{3})+|\d+)?(\.\d+)?(\/\d+)?(\s?[x×*·]\s?10\^?\s?[-−]?\d+)?\s?(%|‰|[\p{L}°µ/²³·.\-^\s]{0,16})$`,
-  'u',
-)
+const NUMBER =
+  /^[+\-−±~≈]?\s?[$€£¥₹]?\s?(\d{1,3}(,\d{3})+|\d+)?(\.\d+)?(\/\d+)?(\s?[x×*·]\s?10\^?\s?[-−]?\d+)?\s?(%|‰|[\p{L}°µ/²³·.\-^\s]{0,16})$/u
 const DIGIT = /\d/
 // "three", "twenty-one", "a hundred": a number written out is a number too ("eight years" among "three", "four")
-const UNITS = 'zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen'
+const UNITS =
+  'zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen'
 const TENS = 'twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety'
-const WORD_NUMBER = new RegExp(String.raw`^(a |an )?((${TENS})(-(${UNITS}))?|${UNITS}|hundred|thousand|million|billion|dozen)( (hundred|thousand|million|billion))?(\s|$)`, 'iu')
+const WORD_NUMBER = new RegExp(
+  String.raw`^(a |an )?((${TENS})(-(${UNITS}))?|${UNITS}|hundred|thousand|million|billion|dozen)( (hundred|thousand|million|billion))?(\s|$)`,
+  'iu',
+)
 
 /** A number, optionally signed, with a unit, a % or a currency sign; or a number written as a word. */
 export function isNumberLike(text: string): boolean {
@@ -86,18 +88,36 @@ const bare = (norm: string) => norm.replace(/[^\p{L}\p{N}]/gu, '')
  * a solid.", "Mount Olympus" next to "Olympus", マット next to ラグマット:
  * too often a second right answer, and never a fair distractor.
  */
-export function nearCopyTest(ownNorms: readonly string[]): (norm: string) => boolean {
-  const tokenizer = new Tokenizer()
-  const own = ownNorms.map((n) => ({ ids: new Set(tokenizer.ids(n)), bare: bare(n), japanese: JAPANESE_TEXT.test(n) }))
+export function nearCopyTest(ownNorms: readonly string[], shapes: NearCopyShapes = new NearCopyShapes()): (norm: string) => boolean {
+  const own = ownNorms.map((n) => shapes.of(n))
   return (norm) => {
-    const ids = new Set(tokenizer.ids(norm))
-    const b = bare(norm)
-    const japanese = JAPANESE_TEXT.test(norm)
+    const { ids, bare: b, japanese } = shapes.of(norm)
     return own.some(
       (o) =>
         (ids.size > 0 && o.ids.size > 0 && (subset(ids, o.ids) || subset(o.ids, ids))) ||
         ((japanese || o.japanese) && b !== '' && o.bare !== '' && (b.includes(o.bare) || o.bare.includes(b))),
     )
+  }
+}
+
+interface Shape {
+  ids: ReadonlySet<number>
+  bare: string
+  japanese: boolean
+}
+
+/**
+ * What the near-copy test reads of a normalised option, worked out once per
+ * text: a lending tests the same lenders' options for many items.
+ */
+export class NearCopyShapes {
+  private readonly tokenizer = new Tokenizer()
+  private readonly shapes = new Map<string, Shape>()
+
+  of(norm: string): Shape {
+    let s = this.shapes.get(norm)
+    if (!s) this.shapes.set(norm, (s = { ids: new Set(this.tokenizer.ids(norm)), bare: bare(norm), japanese: JAPANESE_TEXT.test(norm) }))
+    return s
   }
 }
 

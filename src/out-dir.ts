@@ -30,7 +30,8 @@ export async function assertReplaceable(outDir: string, names: readonly string[]
   if (!st.isDirectory()) throw refuse('it is not a folder')
   const entries = await readdir(dir)
   const others = entries.filter((e) => !names.includes(e)).sort()
-  if (others.length) throw refuse(`it holds other things than a build's files (${others.slice(0, 3).join(', ')}${others.length > 3 ? ', …' : ''})`)
+  if (others.length)
+    throw refuse(`it holds other things than a build's files (${others.slice(0, 3).join(', ')}${others.length > 3 ? ', …' : ''})`)
   // a folder of the same file names, e.g. someone's own README.md, is not a build without a build's manifest
   if (needManifest && entries.length && !(await isBuildManifest(join(dir, 'manifest.json'))))
     throw refuse(`it has no manifest.json written by ${BUILDER.name}`)
@@ -96,7 +97,10 @@ export async function writeOutDir(outDir: string, files: ReadonlyMap<string, Out
     await withSwapLock(parent, name, async () => {
       // again under the lock: the folder may have changed while the build ran (the manifest was checked before it)
       await assertReplaceable(dir, [...new Set([...OUTPUT_FILES, ...files.keys()])], false)
-      const hadOld = await stat(dir).then(() => true, () => false)
+      const hadOld = await stat(dir).then(
+        () => true,
+        () => false,
+      )
       if (hadOld) await rename(dir, old)
       await rename(tmp, dir)
       if (hadOld) await rm(old, { recursive: true, force: true })
@@ -121,6 +125,7 @@ function withSwapLock(parent: string, name: string, swap: () => Promise<void>): 
     maxWaitMs: 60_000,
     pollMs: 100,
     now: Date.now,
-    gaveUp: (h) => new JevError('IO', `${join(parent, name)} is being replaced by process ${h.pid ?? 'unknown'}; waited 60 s`, { file: lock }),
+    gaveUp: (h) =>
+      new JevError('IO', `${join(parent, name)} is being replaced by process ${h.pid ?? 'unknown'}; waited 60 s`, { file: lock }),
   })
 }

@@ -28,7 +28,10 @@ export async function repairOutDir(outDir: string): Promise<void> {
     const m = /^\.(.+)\.(old|tmp)-(\d+)-[0-9a-f]+$/.exec(e)
     if (m && m[1] === name && !pidAlive(Number(m[3]))) stale.push({ path: join(parent, e), kind: m[2]! })
   }
-  const exists = await stat(dir).then(() => true, () => false)
+  const exists = await stat(dir).then(
+    () => true,
+    () => false,
+  )
   const olds = stale.filter((s) => s.kind === 'old')
   if (!exists && olds.length) {
     // a swap died between its two renames: bring back the newest complete build

@@ -28,13 +28,18 @@ export function unreadableCodec(metadata: FileMetaData): UnreadableCodec | null 
   for (const group of metadata.row_groups ?? [])
     for (const chunk of group.columns ?? []) {
       const meta = chunk.meta_data
-      if (meta && !codecs.has(meta.codec)) return { column: (meta.path_in_schema ?? []).join('.'), codec: meta.codec ?? null, supported: [...codecs] }
+      if (meta && !codecs.has(meta.codec))
+        return { column: (meta.path_in_schema ?? []).join('.'), codec: meta.codec ?? null, supported: [...codecs] }
     }
   return null
 }
 
 /** Rows [rowStart, rowEnd) as objects (all of them without a range); int64 stays bigint. */
-export async function readRows(buffer: ArrayBuffer, metadata: FileMetaData, range: { rowStart?: number; rowEnd?: number } = {}): Promise<Record<string, unknown>[]> {
+export async function readRows(
+  buffer: ArrayBuffer,
+  metadata: FileMetaData,
+  range: { rowStart?: number; rowEnd?: number } = {},
+): Promise<Record<string, unknown>[]> {
   return (await parquetReadObjects({ file: buffer, metadata, compressors, ...range })) as Record<string, unknown>[]
 }
 

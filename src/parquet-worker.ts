@@ -5,13 +5,13 @@
  */
 import { parentPort } from 'node:worker_threads'
 import { type DecodeOutcome, type DecodeRequest, READY } from './parquet-protocol.ts'
-import { readFooter, readRows, unreadableCodec } from './parquet-read.ts'
+import { type Footer, readFooter, readRows, unreadableCodec } from './parquet-read.ts'
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e))
 let leaked: unknown = null
 
 async function decode(buffer: ArrayBuffer): Promise<DecodeOutcome> {
-  let footer
+  let footer: Footer
   try {
     footer = readFooter(buffer)
   } catch (e) {

@@ -5,7 +5,7 @@
  */
 import { JevError } from './errors.ts'
 import { decodeInWorker } from './parquet-decoder.ts'
-import { readFooter, readRows, rowGroupSizes } from './parquet-read.ts'
+import { type Footer, readFooter, readRows, rowGroupSizes } from './parquet-read.ts'
 
 export interface DecodedFile {
   columns: string[]
@@ -41,7 +41,7 @@ const ownBuffer = (bytes: Uint8Array) => bytes.buffer.slice(bytes.byteOffset, by
 async function streamTrusted(bytes: Uint8Array, at: At, sink: RowSink): Promise<void> {
   const buffer = ownBuffer(bytes)
   const fail = (e: unknown) => new JevError('DATA', `${at.source}: cannot decode ${at.file}: ${(e as Error).message}`, { ...at })
-  let footer
+  let footer: Footer
   try {
     footer = readFooter(buffer)
   } catch (e) {
@@ -94,7 +94,12 @@ async function decodeIsolated(bytes: Uint8Array, at: At, timeoutMs: number): Pro
  * Rows into `sink`: trusted bytes a row group at a time, anything else decoded whole in the
  * worker first. A sink's own error passes through unchanged.
  */
-export async function streamParquet(bytes: Uint8Array, at: At, options: { trusted?: boolean; timeoutMs?: number }, sink: RowSink): Promise<void> {
+export async function streamParquet(
+  bytes: Uint8Array,
+  at: At,
+  options: { trusted?: boolean; timeoutMs?: number },
+  sink: RowSink,
+): Promise<void> {
   if (options.trusted) return streamTrusted(bytes, at, sink)
   const { columns, rows } = await decodeIsolated(bytes, at, options.timeoutMs ?? decodeTimeoutMs(bytes.byteLength))
   sink.columns(columns)
@@ -103,7 +108,11 @@ export async function streamParquet(bytes: Uint8Array, at: At, options: { truste
 }
 
 /** Decodes a whole Parquet file to row objects; int64 stays bigint. */
-export async function decodeParquet(bytes: Uint8Array, at: At, options: { timeoutMs?: number; trusted?: boolean } = {}): Promise<DecodedFile> {
+export async function decodeParquet(
+  bytes: Uint8Array,
+  at: At,
+  options: { timeoutMs?: number; trusted?: boolean } = {},
+): Promise<DecodedFile> {
   if (!options.trusted) return decodeIsolated(bytes, at, options.timeoutMs ?? decodeTimeoutMs(bytes.byteLength))
   let columns: string[] = []
   const rows: Record<string, unknown>[] = []

@@ -3,21 +3,21 @@ import { buildFromPrepared } from './build.ts'
 import { normalize } from './canonical.ts'
 import { renderCard } from './card.ts'
 import { renderFigures } from './figures.ts'
+import { toJsonl } from './jsonl.ts'
 import { checkAgainstLock, type Lock, lockedRevision, makeLock } from './lock.ts'
 import { buildManifest, type Manifest, manifestJson } from './manifest.ts'
+import { assertReplaceable, makeOutParent, writeOutDir } from './out-dir.ts'
+import { repairOutDir } from './out-repair.ts'
+import { describeFile, MANIFEST_OUTPUTS, OUTPUTS, type OutputContent, type OutputSpec } from './outputs.ts'
+import { NO_PROGRESS, type Progress } from './progress.ts'
 import { provenanceJsonl, provenanceLines } from './provenance.ts'
 import { recipeHash } from './recipe.ts'
 import type { Recipe, Split } from './schema.ts'
 import { type DropCounts, type PreparedSource, SourcePreparer } from './select.ts'
-import { fetchSource, idFromOf, loadSource, type LoadedSource } from './sources/load.ts'
+import { fetchSource, idFromOf, type LoadedSource, loadSource } from './sources/load.ts'
 import type { FileFetcher } from './sources/types.ts'
 import { computeStats, type DatasetStats } from './stats.ts'
 import { BUILDER } from './version.ts'
-import { toJsonl } from './jsonl.ts'
-import { assertReplaceable, makeOutParent, writeOutDir } from './out-dir.ts'
-import { repairOutDir } from './out-repair.ts'
-import { NO_PROGRESS, type Progress } from './progress.ts'
-import { describeFile, MANIFEST_OUTPUTS, type OutputContent, OUTPUTS, type OutputSpec } from './outputs.ts'
 
 export interface BuiltDataset {
   /** file name → content, exactly as written to the output folder, in the order of OUTPUTS (src/outputs.ts) */
@@ -76,7 +76,10 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
   progress.stage('selecting, borrowing distractors and reshaping')
   const { records, drops, origins } = buildFromPrepared(recipe, prepared)
   const jsonl: Record<Split, string> = { test: toJsonl(records.test), val: toJsonl(records.val) }
-  const stats = computeStats(records, recipe.sources.map((s) => s.name))
+  const stats = computeStats(
+    records,
+    recipe.sources.map((s) => s.name),
+  )
   const upstream = new Map(sources.map((s) => [s.spec.name, { repo: s.spec.repo, commit: s.commit, idFrom: idFromOf(s.spec) }]))
   const provenance = provenanceLines(records, origins, (source) => upstream.get(source)!)
   const provenanceText = provenanceJsonl(provenance)

@@ -1,7 +1,7 @@
 import { codePointLength, compareStrings } from './canonical.ts'
 import type { Candidate } from './eligibility.ts'
 import type { Borrowed, Lending } from './lend.ts'
-import { randInt, type Rng, sample } from './rng.ts'
+import { type Rng, randInt, sample } from './rng.ts'
 import type { SourceSpec } from './schema.ts'
 
 /** The distractors a group can lend on one side: unique by normalised text, short enough. */

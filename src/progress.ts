@@ -32,7 +32,12 @@ const truthy = (v: string | undefined) => v !== undefined && /^(1|on|yes|true)$/
 
 /** Whether progress is drawn: a TTY, not CI, not --quiet, not HF_HUB_DISABLE_PROGRESS_BARS. */
 export function progressWanted(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv, quiet = false): boolean {
-  return stream.isTTY === true && !quiet && !truthy(env.HF_HUB_DISABLE_PROGRESS_BARS) && !(env.CI !== undefined && env.CI !== '' && !/^(0|false)$/i.test(env.CI))
+  return (
+    stream.isTTY === true &&
+    !quiet &&
+    !truthy(env.HF_HUB_DISABLE_PROGRESS_BARS) &&
+    !(env.CI !== undefined && env.CI !== '' && !/^(0|false)$/i.test(env.CI))
+  )
 }
 
 const NOOP_FILE: FileProgress = { advance() {}, done() {} }

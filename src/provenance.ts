@@ -47,7 +47,9 @@ export function provenanceLines(
         id: r.id,
         split,
         upstream: u.idFrom === 'column' ? { ...at, id: local } : { ...at, contentHash: local },
-        choices: o.choices.map((c) => (c.from === 'upstream' ? { from: 'upstream', index: c.index } : { from: 'borrowed', lender: c.lender, index: c.index })),
+        choices: o.choices.map((c) =>
+          c.from === 'upstream' ? { from: 'upstream', index: c.index } : { from: 'borrowed', lender: c.lender, index: c.index },
+        ),
       }
     }),
   )

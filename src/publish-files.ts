@@ -79,7 +79,8 @@ export function checkOwnManifest(files: readonly LocalFile[]): string[] {
   match.outputs.forEach((f, i) => {
     const o = m.outputs[i]!
     if (f.sha256 === null) problems.push(`${o.path}: listed in manifest.json but not published`)
-    else if (!f.sameContent) problems.push(`${o.path}: sha256 ${f.sha256} (${f.bytes} bytes), manifest.json says ${o.sha256} (${o.bytes} bytes)`)
+    else if (!f.sameContent)
+      problems.push(`${o.path}: sha256 ${f.sha256} (${f.bytes} bytes), manifest.json says ${o.sha256} (${o.bytes} bytes)`)
     else if (f.rowsMatch === false) problems.push(`${o.path}: row count differs from manifest.json`)
   })
   if (problems.length === 0 && !match.datasetHashMatches())

@@ -3,7 +3,7 @@
  * where it has a helper and through the Hub's REST API where it has none
  * (refs, tags); every failure becomes one typed, token-free JevError.
  */
-import { datasetInfo, downloadFile, HubApiError, listFiles, type ListFileEntry, repoExists } from '@huggingface/hub'
+import { datasetInfo, downloadFile, HubApiError, type ListFileEntry, listFiles, repoExists } from '@huggingface/hub'
 import { isJevError, JevError } from './errors.ts'
 import { httpErrorCode } from './http-errors.ts'
 import { oneLine } from './oneline.ts'
@@ -31,10 +31,13 @@ export function hubError(e: unknown, what: string, a: HubAccess): JevError {
     const s = e.statusCode
     const code = httpErrorCode(s)
     const why =
-      s === 401 ? ' (the token is missing, invalid or expired)'
-      : s === 403 ? ' (the token lacks write access to this repo or namespace)'
-      : s === 412 ? ' (someone committed to the branch since it was read; nothing was changed)'
-      : ''
+      s === 401
+        ? ' (the token is missing, invalid or expired)'
+        : s === 403
+          ? ' (the token lacks write access to this repo or namespace)'
+          : s === 412
+            ? ' (someone committed to the branch since it was read; nothing was changed)'
+            : ''
     return new JevError(code, scrub(`Hub answered HTTP ${s} to ${what}${why}: ${e.message}`), { status: s })
   }
   const err = e instanceof Error ? e : new Error(String(e))
@@ -63,7 +66,14 @@ export async function resolveHead(repo: string, revision: string, a: HubAccess):
     if (!hidden) throw hubError(e, `read ${repo}@${revision}`, a)
   }
   try {
-    if (!(await repoExists({ repo: dataset(repo), hubUrl: a.endpoint, ...(a.token ? { accessToken: a.token } : {}), ...(a.fetch ? { fetch: a.fetch } : {}) })))
+    if (
+      !(await repoExists({
+        repo: dataset(repo),
+        hubUrl: a.endpoint,
+        ...(a.token ? { accessToken: a.token } : {}),
+        ...(a.fetch ? { fetch: a.fetch } : {}),
+      }))
+    )
       return { repoExists: false, branchExists: false, commit: null, private: false }
     const i = await info('HEAD')
     // the repo may have appeared between the two reads, with the branch: read it again rather than plan to create it
@@ -103,7 +113,9 @@ export async function previousOutputs(repo: string, commit: string, a: HubAccess
   try {
     const outputs = (JSON.parse(text) as { outputs?: { path?: unknown }[] }).outputs
     if (!Array.isArray(outputs)) return null
-    return outputs.map((o) => o?.path).filter((p): p is string => typeof p === 'string' && /^[\w.-]+(\/[\w.-]+)*$/.test(p) && !p.split('/').includes('..'))
+    return outputs
+      .map((o) => o?.path)
+      .filter((p): p is string => typeof p === 'string' && /^[\w.-]+(\/[\w.-]+)*$/.test(p) && !p.split('/').includes('..'))
   } catch {
     return null
   }
@@ -113,7 +125,10 @@ async function rest(a: HubAccess, method: 'GET' | 'POST', path: string, body?: u
   const url = `${a.endpoint}${path}`
   const res = await (a.fetch ?? fetch)(url, {
     method,
-    headers: { ...(a.token ? { Authorization: `Bearer ${a.token}` } : {}), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    headers: {
+      ...(a.token ? { Authorization: `Bearer ${a.token}` } : {}),
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   })
   const text = await res.text()
@@ -125,17 +140,28 @@ async function rest(a: HubAccess, method: 'GET' | 'POST', path: string, body?: u
   }
   if (!res.ok) {
     const msg = (parsed as { error?: unknown } | null)?.error
-    throw new HubApiError(url, res.status, res.headers.get('X-Request-Id') ?? undefined, `${typeof msg === 'string' ? msg : text.slice(0, 200) || res.statusText}. URL: ${url}`)
+    throw new HubApiError(
+      url,
+      res.status,
+      res.headers.get('X-Request-Id') ?? undefined,
+      `${typeof msg === 'string' ? msg : text.slice(0, 200) || res.statusText}. URL: ${url}`,
+    )
   }
   return parsed
 }
 
-export interface Refs { branches: Record<string, string>; tags: Record<string, string> }
+export interface Refs {
+  branches: Record<string, string>
+  tags: Record<string, string>
+}
 
 /** `GET /api/datasets/{repo}/refs`: the client has no helper for it. */
 export async function listRefs(repo: string, a: HubAccess): Promise<Refs> {
   try {
-    const r = (await rest(a, 'GET', `/api/datasets/${repo}/refs`)) as { branches?: { name: string; targetCommit: string }[]; tags?: { name: string; targetCommit: string }[] }
+    const r = (await rest(a, 'GET', `/api/datasets/${repo}/refs`)) as {
+      branches?: { name: string; targetCommit: string }[]
+      tags?: { name: string; targetCommit: string }[]
+    }
     const map = (xs: { name: string; targetCommit: string }[] = []) => Object.fromEntries(xs.map((x) => [x.name, x.targetCommit]))
     return { branches: map(r.branches), tags: map(r.tags) }
   } catch (e) {

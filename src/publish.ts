@@ -3,7 +3,7 @@
  * requests only, then one commit guarded by the parent commit it was planned
  * against, and an optional tag that is created but never moved.
  */
-import { commit, type CommitOperation, createBranch, createRepo, type ListFileEntry } from '@huggingface/hub'
+import { type CommitOperation, commit, createBranch, createRepo, type ListFileEntry } from '@huggingface/hub'
 import { JevError } from './errors.ts'
 import type { LocalFile } from './publish-files.ts'
 import { clientOf, createTag, type HubAccess, hubError, listRefs, previousOutputs, remoteFiles, resolveHead } from './publish-hub.ts'
@@ -77,7 +77,8 @@ export async function planPublish(local: readonly LocalFile[], t: PublishTarget,
     notes,
   }
   if (!head.repoExists && !a.token) notes.push(`without HF_TOKEN a private or gated ${t.repo} looks the same as a missing one`)
-  if (head.repoExists && t.private && !head.private) notes.push(`${t.repo} exists and is public; --private only applies when publish creates the repo`)
+  if (head.repoExists && t.private && !head.private)
+    notes.push(`${t.repo} exists and is public; --private only applies when publish creates the repo`)
   const remote = head.commit ? await remoteFiles(t.repo, head.commit, a) : new Map<string, ListFileEntry>()
   for (const f of local) {
     const r = remote.get(f.path)
@@ -85,7 +86,8 @@ export async function planPublish(local: readonly LocalFile[], t: PublishTarget,
   }
   // Files a previous publish listed in its manifest and this one no longer has; nothing else is touched.
   const before = head.commit && remote.has('manifest.json') ? await previousOutputs(t.repo, head.commit, a) : null
-  if (head.commit && remote.has('manifest.json') && before === null) notes.push('the remote manifest.json is unreadable, so no file is deleted')
+  if (head.commit && remote.has('manifest.json') && before === null)
+    notes.push('the remote manifest.json is unreadable, so no file is deleted')
   const ours = new Set(local.map((f) => f.path))
   for (const path of new Set([...(before ?? []), 'manifest.json'])) {
     const r = remote.get(path)
@@ -100,7 +102,11 @@ export async function planPublish(local: readonly LocalFile[], t: PublishTarget,
       // A tag is never moved: it may stay only where it already marks exactly these files.
       const tagged = at === head.commit ? remote : await remoteFiles(t.repo, at, a)
       if (!local.every((f) => sameContent(tagged.get(f.path), f)))
-        throw new JevError('CONFLICT', `tag ${t.tag} already points at ${at} in ${t.repo}, which holds other files; tags are never moved, so publish under a new tag`, { repo: t.repo, tag: t.tag })
+        throw new JevError(
+          'CONFLICT',
+          `tag ${t.tag} already points at ${at} in ${t.repo}, which holds other files; tags are never moved, so publish under a new tag`,
+          { repo: t.repo, tag: t.tag },
+        )
       plan.tag = { name: t.tag, action: 'exists', commit: at }
     }
   }
@@ -118,9 +124,14 @@ export function formatPlan(p: PublishPlan, t: PublishTarget): string[] {
   ]
   const width = Math.max(...p.files.map((f) => f.path.length))
   for (const f of p.files)
-    lines.push(`  ${f.action.padEnd(9)} ${f.path.padEnd(width)} ${String(f.size).padStart(9)} bytes  ${f.sha256 ? `sha256 ${f.sha256}` : '(not LFS: git oid only)'}`)
+    lines.push(
+      `  ${f.action.padEnd(9)} ${f.path.padEnd(width)} ${String(f.size).padStart(9)} bytes  ${f.sha256 ? `sha256 ${f.sha256}` : '(not LFS: git oid only)'}`,
+    )
   lines.push(p.commit ? `  commit    "${t.message}" on ${p.revision}` : '  commit    none: the branch already holds exactly these files')
-  if (p.tag) lines.push(`  tag       ${p.tag.name}: ${p.tag.action === 'create' ? 'create on the published commit' : `already on ${short(p.tag.commit)} with these files (no change)`}`)
+  if (p.tag)
+    lines.push(
+      `  tag       ${p.tag.name}: ${p.tag.action === 'create' ? 'create on the published commit' : `already on ${short(p.tag.commit)} with these files (no change)`}`,
+    )
   for (const n of p.notes) lines.push(`  note: ${n}`)
   return lines
 }
@@ -129,7 +140,11 @@ export const commitUrl = (a: HubAccess, repo: string, sha: string) => `${a.endpo
 
 /** Carries out a plan: create repo/branch if needed, one commit against the planned parent, then the tag. */
 export async function executePublish(
-  p: PublishPlan, local: readonly LocalFile[], t: PublishTarget, a: HubAccess, log: (line: string) => void = () => {},
+  p: PublishPlan,
+  local: readonly LocalFile[],
+  t: PublishTarget,
+  a: HubAccess,
+  log: (line: string) => void = () => {},
 ): Promise<PublishResult> {
   const client = clientOf(a)
   if (!a.token) throw new JevError('AUTH', 'HF_TOKEN is not set; publishing needs a token with write access to the repo')
@@ -160,11 +175,18 @@ export async function executePublish(
     const operations: CommitOperation[] = p.files.flatMap((f): CommitOperation[] =>
       f.action === 'add' || f.action === 'replace'
         ? [{ operation: 'addOrUpdate', path: f.path, content: new Blob([new Uint8Array(bytes.get(f.path)!)]) }]
-        : f.action === 'delete' ? [{ operation: 'delete', path: f.path }] : [],
+        : f.action === 'delete'
+          ? [{ operation: 'delete', path: f.path }]
+          : [],
     )
     try {
       const out = await commit({
-        ...client, repo: dataset(t.repo), operations, title: t.message, branch: t.revision, parentCommit: parent,
+        ...client,
+        repo: dataset(t.repo),
+        operations,
+        title: t.message,
+        branch: t.revision,
+        parentCommit: parent,
         ...(t.description ? { description: t.description } : {}),
       })
       if (!out) throw new Error('the Hub returned no commit')
@@ -183,7 +205,10 @@ export async function executePublish(
     // Taken since the plan: fine only if it names this very commit.
     const at = tagged === 'exists' ? (await listRefs(t.repo, a)).tags[p.tag.name] : sha
     if (at !== sha)
-      throw new JevError('CONFLICT', `tag ${p.tag.name} was created at ${at} while publishing ${sha}; it was left as it is`, { repo: t.repo, tag: p.tag.name })
+      throw new JevError('CONFLICT', `tag ${p.tag.name} was created at ${at} while publishing ${sha}; it was left as it is`, {
+        repo: t.repo,
+        tag: p.tag.name,
+      })
     log(tagged === 'created' ? `tagged ${sha} as ${p.tag.name}` : `tag ${p.tag.name} already on ${sha}`)
   }
   return { commit: sha, url, committed: p.commit, tagged }

@@ -34,9 +34,15 @@ export function assignQuotas(items: readonly QuotaItem[], quota: QuotaTable, see
     }
     const left = remaining.get(item.fixed) ?? 0
     if (left === 0)
-      throw new JevError('QUOTA', `${split}: group ${item.group} has more items with a fixed ${item.fixed} options than the quota allows`, { group: item.group })
+      throw new JevError('QUOTA', `${split}: group ${item.group} has more items with a fixed ${item.fixed} options than the quota allows`, {
+        group: item.group,
+      })
     if (item.fixed > item.capacity)
-      throw new JevError('QUOTA', `${split}: group ${item.group} must have ${item.fixed} options but ${item.id} can have at most ${item.capacity}`, { group: item.group, id: item.id })
+      throw new JevError(
+        'QUOTA',
+        `${split}: group ${item.group} must have ${item.fixed} options but ${item.id} can have at most ${item.capacity}`,
+        { group: item.group, id: item.id },
+      )
     remaining.set(item.fixed, left - 1)
     out.set(item.id, item.fixed)
   }
@@ -53,7 +59,7 @@ export function assignQuotas(items: readonly QuotaItem[], quota: QuotaTable, see
   const n = order.map((_, i) => deal[i]!)
   // items by their dealt count, in deal order, to find trading partners without a full scan
   const byCount = new Map<number, number[]>(N_CHOICES.map((k) => [k, []]))
-  n.forEach((k, i) => byCount.get(k)!.push(i))
+  for (const [i, k] of n.entries()) byCount.get(k)!.push(i)
   const holds = (i: number, k: number) => k <= (order[i]!.floor ?? 0) || k <= order[i]!.capacity
   let pending = order.map((_, i) => i).filter((i) => !holds(i, n[i]!))
   // each repair fixes one item and breaks none, so a pass without progress is final
@@ -69,7 +75,7 @@ export function assignQuotas(items: readonly QuotaItem[], quota: QuotaTable, see
     }
     pending = still
   }
-  order.forEach((item, i) => out.set(item.id, n[i]!))
+  for (const [i, item] of order.entries()) out.set(item.id, n[i]!)
   return out
 }
 
@@ -79,7 +85,13 @@ export function assignQuotas(items: readonly QuotaItem[], quota: QuotaTable, see
  * free. Breadth-first over the seven counts, so the chain is as short as can be;
  * at each step the first item in deal order is used, so the result is the same everywhere.
  */
-function repair(order: readonly QuotaItem[], n: number[], byCount: Map<number, number[]>, i: number, holds: (j: number, k: number) => boolean): boolean {
+function repair(
+  order: readonly QuotaItem[],
+  n: number[],
+  byCount: Map<number, number[]>,
+  i: number,
+  holds: (j: number, k: number) => boolean,
+): boolean {
   const cap = order[i]!.capacity
   const start = n[i]!
   // via.get(b) = [a, j]: item j gave up count b to take the homeless count a

@@ -1,13 +1,13 @@
 import { z } from 'zod'
 import { canonicalJson } from './canonical.ts'
-import { sha256Hex } from './hash.ts'
 import { JevError } from './errors.ts'
 import { readRegular } from './files.ts'
+import { sha256Hex } from './hash.ts'
 import { notReserved, Recipe, type SourceSpec } from './schema.ts'
 
 /** Every problem, one per line, each with its JSON path. */
 export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
-  return issues.map((i) => `  at ${i.path.length ? '$.' + i.path.join('.') : '$'}: ${i.message}`).join('\n')
+  return issues.map((i) => `  at ${i.path.length ? `$.${i.path.join('.')}` : '$'}: ${i.message}`).join('\n')
 }
 
 /** `files` keys such as "__proto__" or "constructor", which zod would drop or keep as a split; from the raw JSON. */
@@ -17,7 +17,17 @@ function reservedKeys(value: unknown): z.core.$ZodIssue[] {
   return sources.flatMap((s: unknown, i) => {
     const files = (s as { files?: unknown } | null)?.files
     const keys = typeof files === 'object' && files !== null ? Object.keys(files) : []
-    return keys.filter((k) => !notReserved(k)).map((k) => ({ code: 'custom', input: k, path: ['sources', i, 'files', k], message: `"${k}" is a reserved name, not a split` }) as z.core.$ZodIssue)
+    return keys
+      .filter((k) => !notReserved(k))
+      .map(
+        (k) =>
+          ({
+            code: 'custom',
+            input: k,
+            path: ['sources', i, 'files', k],
+            message: `"${k}" is a reserved name, not a split`,
+          }) as z.core.$ZodIssue,
+      )
   })
 }
 

@@ -35,7 +35,10 @@ export function reshape(c: Candidate, n: number, lending: Lending | undefined, s
   } else if (n > options.length) {
     if (!lending) throw new RangeError(`${c.id}: nothing to borrow from`)
     const extra = lending.borrow(c, n - options.length, rngFor(seed, 'grow', key))
-    options = [...options, ...extra.map((b): Option => ({ text: b.text, right: false, origin: { from: 'borrowed', lender: b.lender, index: b.index } }))]
+    options = [
+      ...options,
+      ...extra.map((b): Option => ({ text: b.text, right: false, origin: { from: 'borrowed', lender: b.lender, index: b.index } })),
+    ]
   }
   if (!keepOrder) options = shuffle(rngFor(seed, 'shuffle', key), options)
   return { choices: options.map((o) => o.text), answer: options.findIndex((o) => o.right), origins: options.map((o) => o.origin) }

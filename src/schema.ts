@@ -1,7 +1,7 @@
 import { z } from 'zod'
+import { REPO_ID_RE as REPO } from './repo-name.ts'
 import { descriptorIssues, LANGUAGES, type Language, Mapping, SourceCard } from './sources/descriptor.ts'
 import { KIND_NAMES } from './sources/kinds.ts'
-import { REPO_ID_RE as REPO } from './repo-name.ts'
 
 export { LANGUAGES, type Language }
 
@@ -22,17 +22,20 @@ export type Split = (typeof SPLITS)[number]
 export const N_CHOICES = [2, 3, 4, 5, 6, 7, 8] as const
 
 /** A regular expression given as a string, checked when the recipe is read. */
-const pattern = z.string().min(1).refine(
-  (p) => {
-    try {
-      new RegExp(p, 'u')
-      return true
-    } catch {
-      return false
-    }
-  },
-  { message: 'must be a valid regular expression (u flag)' },
-)
+const pattern = z
+  .string()
+  .min(1)
+  .refine(
+    (p) => {
+      try {
+        new RegExp(p, 'u')
+        return true
+      } catch {
+        return false
+      }
+    },
+    { message: 'must be a valid regular expression (u flag)' },
+  )
 
 /** Amendment 1.1's defaults, matched against the normalised (lower-cased) question. */
 export const DEFAULT_NEGATION_PATTERNS: Record<Language, string[]> = {
@@ -44,16 +47,38 @@ export const DEFAULT_NEGATION_PATTERNS: Record<Language, string[]> = {
 const SimilarBorrowing = z.strictObject({
   rule: z.literal('similar'),
   nearCopy: z.number().gt(0).lte(1).default(0.9).describe('lenders at least this similar to the item (a near-copy) are skipped'),
-  maxLenders: z.int().positive().default(10).describe('only the most similar lenders that pass the lender rules lend; an item they cannot fill gets a smaller capacity'),
-  rightAnswersOf: z.int().nonnegative().default(30).describe('the right answers of this many most similar questions are never lent, even where another lists one as wrong'),
+  maxLenders: z
+    .int()
+    .positive()
+    .default(10)
+    .describe('only the most similar lenders that pass the lender rules lend; an item they cannot fill gets a smaller capacity'),
+  rightAnswersOf: z
+    .int()
+    .nonnegative()
+    .default(30)
+    .describe('the right answers of this many most similar questions are never lent, even where another lists one as wrong'),
   drawFactor: z.int().positive().default(3).describe('the needed options are drawn from the first drawFactor × needed candidates'),
   likeForLike: z.boolean().default(true).describe('numbers only among numbers, no numbers among words'),
-  sameForm: z.boolean().default(true).describe("only options shaped like the item's own: first letter's case, closing punctuation, length from half the shortest to twice the longest"),
-  skipNearCopies: z.boolean().default(true).describe("never an option whose words are a subset or superset of one of the item's own (Japanese: one contains the other)"),
+  sameForm: z
+    .boolean()
+    .default(true)
+    .describe(
+      "only options shaped like the item's own: first letter's case, closing punctuation, length from half the shortest to twice the longest",
+    ),
+  skipNearCopies: z
+    .boolean()
+    .default(true)
+    .describe("never an option whose words are a subset or superset of one of the item's own (Japanese: one contains the other)"),
   skipLabelLike: z.boolean().default(true).describe('never lend an option that looks like a label: (A), A., A), or a lone letter'),
   skipNegativeLenders: z.boolean().default(true).describe("a negative question's wrong options are often right for a positive one"),
-  skipNarrowerLenders: z.boolean().default(true).describe("a lender whose question holds every content word of the item's asks a narrower question about the same thing"),
-  skipOverlappingLenders: z.boolean().default(true).describe('a lender sharing an option with the item asks about the same things, perhaps the other way round'),
+  skipNarrowerLenders: z
+    .boolean()
+    .default(true)
+    .describe("a lender whose question holds every content word of the item's asks a narrower question about the same thing"),
+  skipOverlappingLenders: z
+    .boolean()
+    .default(true)
+    .describe('a lender sharing an option with the item asks about the same things, perhaps the other way round'),
 })
 /** 1.0.0: drawn uniformly from every option of the group's side, right answers included. */
 const UniformBorrowing = z.strictObject({ rule: z.literal('uniform') })
@@ -71,16 +96,15 @@ export type Distractors = z.infer<typeof Distractors>
 export type SimilarBorrowing = z.infer<typeof SimilarBorrowing>
 
 /** n_choices → count, keys "2" … "8". */
-export const QuotaTable = z
-  .strictObject({
-    '2': z.int().nonnegative(),
-    '3': z.int().nonnegative(),
-    '4': z.int().nonnegative(),
-    '5': z.int().nonnegative(),
-    '6': z.int().nonnegative(),
-    '7': z.int().nonnegative(),
-    '8': z.int().nonnegative(),
-  })
+export const QuotaTable = z.strictObject({
+  '2': z.int().nonnegative(),
+  '3': z.int().nonnegative(),
+  '4': z.int().nonnegative(),
+  '5': z.int().nonnegative(),
+  '6': z.int().nonnegative(),
+  '7': z.int().nonnegative(),
+  '8': z.int().nonnegative(),
+})
 export type QuotaTable = z.infer<typeof QuotaTable>
 
 const SideSpec = z.strictObject({
@@ -89,10 +113,13 @@ const SideSpec = z.strictObject({
 })
 
 export const SourceSpec = z.strictObject({
-  name: z.string().regex(/^[a-z][a-z0-9_]*$/).refine(notReserved, 'is a reserved name'),
+  name: z
+    .string()
+    .regex(/^[a-z][a-z0-9_]*$/)
+    .refine(notReserved, 'is a reserved name'),
   adapter: z.enum(KIND_NAMES).optional().describe('a built-in source kind; or, for another dataset, `mapping` and `card` instead'),
-  mapping: Mapping.optional().describe("how the upstream columns make a question, when there is no built-in kind for the dataset"),
-  card: SourceCard.optional().describe("what the dataset card says of the source, with `mapping`"),
+  mapping: Mapping.optional().describe('how the upstream columns make a question, when there is no built-in kind for the dataset'),
+  card: SourceCard.optional().describe('what the dataset card says of the source, with `mapping`'),
   repo: z.string().regex(REPO, 'must look like owner/name'),
   revision: z.string().regex(COMMIT, 'must be a full 40-hex commit'),
   config: z.string().min(1),
@@ -104,7 +131,10 @@ export const SourceSpec = z.strictObject({
   fixedChoices: z.int().min(2).max(8).optional(),
   shuffle: z.boolean().default(true),
   language: z.enum(LANGUAGES).optional().describe('picks the negation patterns that apply; without it, all of them do'),
-  onePerContext: z.boolean().default(false).describe('at most one record per context (BoolQ: one question per passage); later ones drop as duplicate_passage'),
+  onePerContext: z
+    .boolean()
+    .default(false)
+    .describe('at most one record per context (BoolQ: one question per passage); later ones drop as duplicate_passage'),
 })
 export type SourceSpec = z.infer<typeof SourceSpec>
 
@@ -121,7 +151,7 @@ export const Recipe = z
     changesFrom: z
       .strictObject({
         version: z.string().regex(/^\d+\.\d+\.\d+$/),
-        recipe: z.string().min(1).describe('that version\'s recipe, beside this one'),
+        recipe: z.string().min(1).describe("that version's recipe, beside this one"),
         note: z.string().min(1).describe('what changed and why, in a few sentences, for the card'),
         bySource: z.record(z.string(), z.strictObject({ kept: z.int(), optionsChanged: z.int(), replaced: z.int() })),
       })
@@ -153,14 +183,23 @@ function crossFieldChecks(value: unknown, ctx: z.RefinementCtx): void {
     names.add(s.name)
     const inline = s.mapping !== undefined || s.card !== undefined
     if ((s.adapter !== undefined) === inline)
-      ctx.addIssue({ code: 'custom', path: ['sources', i], message: inline ? 'give "adapter" or "mapping" and "card", not both' : 'needs "adapter", or "mapping" and "card"' })
+      ctx.addIssue({
+        code: 'custom',
+        path: ['sources', i],
+        message: inline ? 'give "adapter" or "mapping" and "card", not both' : 'needs "adapter", or "mapping" and "card"',
+      })
     else if (inline && (s.mapping === undefined || s.card === undefined))
-      ctx.addIssue({ code: 'custom', path: ['sources', i, s.mapping === undefined ? 'mapping' : 'card'], message: 'an inline source needs both "mapping" and "card"' })
+      ctx.addIssue({
+        code: 'custom',
+        path: ['sources', i, s.mapping === undefined ? 'mapping' : 'card'],
+        message: 'an inline source needs both "mapping" and "card"',
+      })
     else if (inline) {
       const m = Mapping.safeParse(s.mapping)
       const c = SourceCard.safeParse(s.card)
       if (m.success && c.success)
-        for (const issue of descriptorIssues(m.data, c.data)) ctx.addIssue({ code: 'custom', path: ['sources', i, ...issue.path], message: issue.message })
+        for (const issue of descriptorIssues(m.data, c.data))
+          ctx.addIssue({ code: 'custom', path: ['sources', i, ...issue.path], message: issue.message })
     }
     for (const side of SPLITS) {
       const from = asObject(s[side]).from
@@ -177,11 +216,19 @@ function crossFieldChecks(value: unknown, ctx: z.RefinementCtx): void {
     const total = cells.reduce((a, n) => a! + n!, 0)!
     const wanted = counts.reduce((a, c) => a! + c!, 0)!
     if (total !== wanted)
-      ctx.addIssue({ code: 'custom', path: ['quotas', split], message: `quotas sum to ${total} but the sources' ${split} counts sum to ${wanted}` })
+      ctx.addIssue({
+        code: 'custom',
+        path: ['quotas', split],
+        message: `quotas sum to ${total} but the sources' ${split} counts sum to ${wanted}`,
+      })
     N_CHOICES.forEach((n, k) => {
       const fixed = sources.reduce((a, s, i) => a + (s.fixedChoices === n ? counts[i]! : 0), 0)
       if (fixed > cells[k]!)
-        ctx.addIssue({ code: 'custom', path: ['quotas', split, String(n)], message: `${fixed} items have a fixed ${n} options but the quota is ${cells[k]}` })
+        ctx.addIssue({
+          code: 'custom',
+          path: ['quotas', split, String(n)],
+          message: `${fixed} items have a fixed ${n} options but the quota is ${cells[k]}`,
+        })
     })
   }
 }

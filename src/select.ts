@@ -1,7 +1,7 @@
 import { compareStrings, normalize } from './canonical.ts'
-import { sha256Hex } from './hash.ts'
 import { type Candidate, type DropReason, ineligibility, toCandidate } from './eligibility.ts'
 import { JevError } from './errors.ts'
+import { sha256Hex } from './hash.ts'
 import { keyedHash, keyedUnit } from './rng.ts'
 import type { Recipe, SourceSpec, Split } from './schema.ts'
 import type { UpstreamQuestion } from './sources/adapter.ts'
@@ -90,11 +90,15 @@ export class SourcePreparer {
     for (const [split, byId] of this.bySplit) {
       const held = byId.get(q.id)
       if (held && !sameContent(held, q))
-        throw new JevError(
-          'DATA',
-          `${q.source}: ${held.file} row ${held.row} and ${q.file} row ${q.row} share the id ${q.id} but differ`,
-          { source: q.source, file: q.file, row: q.row, field: 'id', id: q.id, otherFile: held.file, otherRow: held.row },
-        )
+        throw new JevError('DATA', `${q.source}: ${held.file} row ${held.row} and ${q.file} row ${q.row} share the id ${q.id} but differ`, {
+          source: q.source,
+          file: q.file,
+          row: q.row,
+          field: 'id',
+          id: q.id,
+          otherFile: held.file,
+          otherRow: held.row,
+        })
       if (split === q.split) here = byId
     }
     if (!here) this.bySplit.set(q.split, (here = new Map()))
@@ -129,7 +133,8 @@ export class SourcePreparer {
           continue
         }
         countDrop(drops, reason)
-        if (reason === 'excluded') for (const key of [c.id, c.normQuestion]) if (excludedIds.has(key) || excludedTexts.has(key)) excludedHits.add(key)
+        if (reason === 'excluded')
+          for (const key of [c.id, c.normQuestion]) if (excludedIds.has(key) || excludedTexts.has(key)) excludedHits.add(key)
       }
     const sides: Record<Split, Candidate[]> = { test: [], val: [] }
     if (spec.test.from !== spec.val.from) {
@@ -154,7 +159,8 @@ export class SourcePreparer {
     this.bySplit.clear()
     if (spec.onePerContext) for (const c of [...sides.test, ...sides.val]) c.contextKey = contextKeyOf(c)
     const lenders = { test: sides.test, val: sides.val }
-    for (const split of ['test', 'val'] as const) sides[split] = dedupe(inSelectionOrder(sides[split], recipe.seed, spec.name, split), drops)
+    for (const split of ['test', 'val'] as const)
+      sides[split] = dedupe(inSelectionOrder(sides[split], recipe.seed, spec.name, split), drops)
     return { spec, sides, lenders, drops, excludedHits }
   }
 }
@@ -193,7 +199,12 @@ export function selectSplit(
     for (const c of sides[split]) {
       if (chosen.length === want) break
       if (rejected.has(c.id)) continue
-      const clash = taken.has(c.identity) || taken.has(c.textKey) ? 'duplicate_question' : c.contextKey !== undefined && taken.has(c.contextKey) ? 'duplicate_passage' : null
+      const clash =
+        taken.has(c.identity) || taken.has(c.textKey)
+          ? 'duplicate_question'
+          : c.contextKey !== undefined && taken.has(c.contextKey)
+            ? 'duplicate_passage'
+            : null
       if (clash) {
         // taken already by another source or by the test split
         if (!skipped.has(spec.name)) skipped.set(spec.name, new Map())

@@ -26,12 +26,17 @@ export class TfIdfIndex {
   private readonly postStart: Int32Array
   private readonly docs: Int32Array
   private readonly postWeights: Float64Array
+  /** document d's terms from its first text are terms[start[d] .. headEnd[d]) (they appear first) */
+  private readonly headEnd: Int32Array
+  /** term id → its text */
+  readonly words: readonly string[]
 
   /** `documents` in a fixed order (the caller's); term ids follow it, so sums run in the same order everywhere */
   constructor(documents: readonly (readonly string[])[]) {
     const ids = new Vocabulary()
     // per document, its distinct term ids in order of first appearance, and their counts
     const start = new Int32Array(documents.length + 1)
+    const headEnd = new Int32Array(documents.length)
     const sink = new Sink()
     let terms = new Int32Array(4096)
     let counts = new Int32Array(4096)
@@ -41,7 +46,11 @@ export class TfIdfIndex {
     let m = 0
     for (let d = 0; d < documents.length; d++) {
       sink.n = 0
-      for (const text of documents[d]!) addTokens(text, ids, sink)
+      let head = -1
+      for (const text of documents[d]!) {
+        addTokens(text, ids, sink)
+        if (head < 0) head = sink.n
+      }
       const n = sink.n
       if (ids.size > mark.length) {
         const size = Math.max(mark.length * 2, ids.size)
@@ -63,6 +72,7 @@ export class TfIdfIndex {
       }
       const buf = sink.buf
       for (let k = 0; k < n; k++) {
+        if (k === head) headEnd[d] = m
         const id = buf[k]!
         if (mark[id] === d) counts[at[id]!]!++
         else {
@@ -72,8 +82,11 @@ export class TfIdfIndex {
           counts[m++] = 1
         }
       }
+      if (head < 0 || head === n) headEnd[d] = m
       start[d + 1] = m
     }
+    this.headEnd = headEnd
+    this.words = ids.words
     this.start = start
     this.terms = terms.slice(0, m)
     const nDocs = documents.length
@@ -114,20 +127,79 @@ export class TfIdfIndex {
     this.postWeights = postWeights
   }
 
+  /** the distinct term ids of document d's first text */
+  headTerms(d: number): Int32Array {
+    return this.terms.subarray(this.start[d]!, this.headEnd[d]!)
+  }
+
   get size(): number {
     return this.start.length - 1
   }
 
   /** Quantised cosine of document `d` with every document (itself included). */
   similarities(d: number): Float64Array {
-    const scores = new Float64Array(this.size)
+    const out = new Float64Array(this.size)
+    const { docs, scores } = this.similar(d)
+    for (let i = 0; i < docs.length; i++) out[docs[i]!] = scores[i]!
+    return out
+  }
+
+  /**
+   * The same, for only the documents sharing a weighted term with `d` (the
+   * others score 0): it costs the postings of d's terms, not the whole list.
+   * Docs in the order first reached; each score is the same sum, in the same
+   * order, as a full pass. The arrays are views of scratch the next call
+   * overwrites, so a query allocates nothing.
+   */
+  similar(d: number): Sparse {
+    const n = this.size
+    if (this.acc === null) {
+      this.acc = new Float64Array(n)
+      this.touched = new Int32Array(n)
+      this.seen = new Uint8Array(n)
+    }
+    const acc = this.acc
+    const touched = this.touched!
+    const seen = this.seen!
+    let m = 0
     // the document's terms in a fixed order (its text's): each score is summed in the same order on every machine
     for (let k = this.start[d]!; k < this.start[d + 1]!; k++) {
-      const id = this.terms[k]!
       const wk = this.weights[k]!
-      for (let p = this.postStart[id]!; p < this.postStart[id + 1]!; p++) scores[this.docs[p]!]! += wk * this.postWeights[p]!
+      // a term in every document weighs 0: adding 0 × w changes no sum
+      if (wk === 0) continue
+      const id = this.terms[k]!
+      for (let p = this.postStart[id]!; p < this.postStart[id + 1]!; p++) {
+        const doc = this.docs[p]!
+        if (seen[doc] === 0) {
+          seen[doc] = 1
+          touched[m++] = doc
+        }
+        acc[doc]! += wk * this.postWeights[p]!
+      }
     }
-    for (let i = 0; i < scores.length; i++) scores[i] = quantise(scores[i]!)
-    return scores
+    // acc is left zeroed for the next query; the scores move to the front of it, in touched's order
+    for (let i = 0; i < m; i++) {
+      const doc = touched[i]!
+      seen[doc] = 0
+    }
+    const scores = (this.out ??= new Float64Array(n))
+    for (let i = 0; i < m; i++) {
+      const doc = touched[i]!
+      scores[i] = quantise(acc[doc]!)
+      acc[doc] = 0
+    }
+    return { docs: touched.subarray(0, m), scores: scores.subarray(0, m) }
   }
+
+  // scratch for similar(), kept between calls: arrays of the index's size, not new ones per query
+  private acc: Float64Array | null = null
+  private touched: Int32Array | null = null
+  private seen: Uint8Array | null = null
+  private out: Float64Array | null = null
+}
+
+/** Some documents' quantised scores: docs[i] scored scores[i]; any other document scored 0 (views: read before the next query). */
+export interface Sparse {
+  docs: Int32Array
+  scores: Float64Array
 }

@@ -17,8 +17,7 @@ export interface DatasetStats {
 
 export function computeStats(records: Record<Split, readonly DataRecord[]>, sourceOrder: readonly string[]): DatasetStats {
   const sources = [...sourceOrder]
-  for (const split of SPLITS)
-    for (const r of records[split]) if (!sources.includes(r.source)) sources.push(r.source)
+  for (const split of SPLITS) for (const r of records[split]) if (!sources.includes(r.source)) sources.push(r.source)
   const extra = sources.slice(sourceOrder.length).sort(compareStrings)
   const bySource: DatasetStats['bySource'] = {}
   for (const s of [...sourceOrder, ...extra]) bySource[s] = { test: 0, val: 0 }

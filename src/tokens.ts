@@ -4,7 +4,7 @@
  * is written in; term ids over a vocabulary, without slicing every token out.
  */
 
-const enum Kind {
+enum Kind {
   Other,
   Word,
   Japanese,
@@ -15,7 +15,9 @@ function isJapanese(cp: number): boolean {
   if (cp < 0x3005) return false
   if (cp <= 0x3007) return true
   if (cp >= 0x3041 && cp <= 0x30ff) return cp !== 0x30a0 && cp !== 0x30fb && (cp <= 0x3096 || cp >= 0x309d)
-  return (cp >= 0x3400 && cp <= 0x4dbf) || (cp >= 0x4e00 && cp <= 0x9fff) || (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0x20000 && cp <= 0x2ffff)
+  return (
+    (cp >= 0x3400 && cp <= 0x4dbf) || (cp >= 0x4e00 && cp <= 0x9fff) || (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0x20000 && cp <= 0x2ffff)
+  )
 }
 
 const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u
@@ -32,7 +34,9 @@ function kindOf(cp: number): Kind {
 }
 
 /** 1 for the ASCII letters and digits */
-const ASCII_WORD = Uint8Array.from({ length: 128 }, (_, c) => ((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) ? 1 : 0))
+const ASCII_WORD = Uint8Array.from({ length: 128 }, (_, c) =>
+  (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) ? 1 : 0,
+)
 
 /**
  * Appends the term ids of a normalised text's tokens to `sink`: words, and

@@ -1,10 +1,10 @@
 import { join } from 'node:path'
+import { diffRecords, type RecordDiff } from './compare.ts'
 import { readRegular } from './files.ts'
 import { Manifest } from './manifest.ts'
 import { matchManifest } from './manifest-match.ts'
 import { outputBytes, outputSpec, outputText } from './outputs.ts'
 import type { BuiltDataset } from './pipeline.ts'
-import { diffRecords, type RecordDiff } from './compare.ts'
 
 export type Cause = 'out-edited' | 'sources-changed' | 'recipe-changed' | 'builder-changed'
 

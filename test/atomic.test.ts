@@ -27,7 +27,10 @@ test('a path that cannot be written is an IO error naming it, and nothing is lef
   assert.ok(e.message.includes(dir), e.message)
   assert.equal(e.context.file, dir)
   assert.deepEqual(await readdir(dir), [])
-  assert.deepEqual((await readdir(tmp)).filter((n) => n.startsWith('taken.')), [])
+  assert.deepEqual(
+    (await readdir(tmp)).filter((n) => n.startsWith('taken.')),
+    [],
+  )
 })
 
 test('symlinkAtomic points a link anew over whatever is there, and leaves no temp link', async () => {

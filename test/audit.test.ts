@@ -5,13 +5,29 @@ import type { ProvenanceLine } from '../src/provenance.ts'
 import type { DataRecord } from '../src/schema.ts'
 import { recipeOf, sourceSpec } from './helpers/questions.ts'
 
-const rec = (id: string, source: string, question: string, choices: string[], answer_idx: number, context: string | null = null): DataRecord => ({
-  id, source, question, context, choices, answer_idx, n_choices: choices.length,
+const rec = (
+  id: string,
+  source: string,
+  question: string,
+  choices: string[],
+  answer_idx: number,
+  context: string | null = null,
+): DataRecord => ({
+  id,
+  source,
+  question,
+  context,
+  choices,
+  answer_idx,
+  n_choices: choices.length,
 })
 const up = (i: number) => ({ from: 'upstream' as const, index: i })
 const lent = (lender: string, i: number) => ({ from: 'borrowed' as const, lender, index: i })
 const line = (r: DataRecord, split: 'test' | 'val', choices: ProvenanceLine['choices']): ProvenanceLine => ({
-  id: r.id, split, upstream: { repo: 'acme/x', commit: '0'.repeat(40), path: 'f.parquet', id: r.id.split('-')[1]! }, choices,
+  id: r.id,
+  split,
+  upstream: { repo: 'acme/x', commit: '0'.repeat(40), path: 'f.parquet', id: r.id.split('-')[1]! },
+  choices,
 })
 
 const arc = sourceSpec({ name: 'arc', language: 'en' })

@@ -9,8 +9,8 @@ import assert from 'node:assert/strict'
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { brotliCompressSync, gzipSync } from 'node:zlib'
 import { after, before, describe, test } from 'node:test'
+import { brotliCompressSync, gzipSync } from 'node:zlib'
 import { parquetMetadata, parquetReadObjects, parquetSchema, type SchemaElement } from 'hyparquet'
 import { compressors as readers } from 'hyparquet-compressors'
 import { parquetWriteBuffer } from 'hyparquet-writer'
@@ -19,7 +19,7 @@ import { runCli } from '../src/cli/run.ts'
 import { ERROR_CODES, type ErrorCode, isJevError, type JevError } from '../src/errors.ts'
 import { type Lock, readLock } from '../src/lock.ts'
 import { Manifest } from '../src/manifest.ts'
-import { buildDataset, type BuiltDataset } from '../src/pipeline.ts'
+import { type BuiltDataset, buildDataset } from '../src/pipeline.ts'
 import { loadRecipe } from '../src/recipe.ts'
 import type { Recipe } from '../src/schema.ts'
 import { createMirrorFetcher } from '../src/sources/mirror.ts'
@@ -29,10 +29,18 @@ type Row = Record<string, unknown>
 
 /** Repo-relative fixture files, with the source and the path the recipe gives for each. */
 const F = {
-  arcC: { hub: 'allenai/ai2_arc/ARC-Challenge/test-00000-of-00001.parquet', source: 'arc_challenge', file: 'ARC-Challenge/test-00000-of-00001.parquet' },
+  arcC: {
+    hub: 'allenai/ai2_arc/ARC-Challenge/test-00000-of-00001.parquet',
+    source: 'arc_challenge',
+    file: 'ARC-Challenge/test-00000-of-00001.parquet',
+  },
   arcE: { hub: 'allenai/ai2_arc/ARC-Easy/test-00000-of-00001.parquet', source: 'arc_easy', file: 'ARC-Easy/test-00000-of-00001.parquet' },
   mmlu: { hub: 'cais/mmlu/all/test-00000-of-00001.parquet', source: 'mmlu', file: 'all/test-00000-of-00001.parquet' },
-  jcqa: { hub: 'sbintuitions/JCommonsenseQA/data/validation-00000-of-00001.parquet', source: 'jcommonsenseqa', file: 'data/validation-00000-of-00001.parquet' },
+  jcqa: {
+    hub: 'sbintuitions/JCommonsenseQA/data/validation-00000-of-00001.parquet',
+    source: 'jcommonsenseqa',
+    file: 'data/validation-00000-of-00001.parquet',
+  },
   boolq: { hub: 'google/boolq/data/validation-00000-of-00001.parquet', source: 'boolq', file: 'data/validation-00000-of-00001.parquet' },
 } as const
 type FixtureFile = (typeof F)[keyof typeof F]
@@ -164,7 +172,9 @@ describe('errors: the build stops, naming source, file, row and field', () => {
     await rewrite(hub, F.mmlu, {
       schema: (s) =>
         s.map((e) =>
-          e.name === 'answer' ? { name: 'answer', type: 'BYTE_ARRAY', repetition_type: 'OPTIONAL', converted_type: 'UTF8', logical_type: { type: 'STRING' } } : e,
+          e.name === 'answer'
+            ? { name: 'answer', type: 'BYTE_ARRAY', repetition_type: 'OPTIONAL', converted_type: 'UTF8', logical_type: { type: 'STRING' } }
+            : e,
         ),
       rows: (rows) => rows.map((r) => ({ ...r, answer: String(r.answer) })),
     })
@@ -178,7 +188,13 @@ describe('errors: the build stops, naming source, file, row and field', () => {
       schema: (s) => {
         const i = s.findIndex((e) => e.name === 'choices')
         // choices is a group of 6 elements: choices, text, list, element, label, list, element → 7 in all
-        const leaf: SchemaElement = { name: 'choices', type: 'BYTE_ARRAY', repetition_type: 'OPTIONAL', converted_type: 'UTF8', logical_type: { type: 'STRING' } }
+        const leaf: SchemaElement = {
+          name: 'choices',
+          type: 'BYTE_ARRAY',
+          repetition_type: 'OPTIONAL',
+          converted_type: 'UTF8',
+          logical_type: { type: 'STRING' },
+        }
         return [...s.slice(0, i), leaf, ...s.slice(i + 7)]
       },
       rows: (rows) => rows.map((r) => ({ ...r, choices: JSON.stringify(r.choices) })),
@@ -271,7 +287,11 @@ describe('errors: the build stops, naming source, file, row and field', () => {
   test('a value JSON cannot hold (NaN in an extra DOUBLE column): DATA naming the row and that column, not a crash', async () => {
     const hub = await hubCopy()
     await rewrite(hub, F.boolq, {
-      schema: (s) => [{ ...s[0]!, num_children: s[0]!.num_children! + 1 }, ...s.slice(1), { name: 'score', type: 'DOUBLE', repetition_type: 'OPTIONAL' }],
+      schema: (s) => [
+        { ...s[0]!, num_children: s[0]!.num_children! + 1 },
+        ...s.slice(1),
+        { name: 'score', type: 'DOUBLE', repetition_type: 'OPTIONAL' },
+      ],
       rows: (rows) => rows.map((r, i) => ({ ...r, score: i === 12 ? Number.NaN : i / 2 })),
     })
     await expectError(build(hub), 'DATA', { source: 'boolq', file: F.boolq.file, row: 12, field: 'score' })
@@ -298,7 +318,10 @@ describe('errors: the build stops, naming source, file, row and field', () => {
     // the bytes are stored as they are; the footer says LZO, which hyparquet-compressors does not implement
     await rewrite(hub, F.mmlu, { codec: 'LZO', compressors: { LZO: (b) => b } })
     const e = await expectError(build(hub), 'DATA', { source: 'mmlu', file: F.mmlu.file, field: 'question' })
-    assert.match(e.message, /column question: compression codec LZO cannot be read \(supported: UNCOMPRESSED, SNAPPY, GZIP, BROTLI, ZSTD, LZ4, LZ4_RAW\)/)
+    assert.match(
+      e.message,
+      /column question: compression codec LZO cannot be read \(supported: UNCOMPRESSED, SNAPPY, GZIP, BROTLI, ZSTD, LZ4, LZ4_RAW\)/,
+    )
     assert.equal(e.context.codec, 'LZO')
   })
 
@@ -309,7 +332,11 @@ describe('errors: the build stops, naming source, file, row and field', () => {
     const lzo = await rewrite(hub, F.boolq, { codec: 'LZO', compressors: { LZO: (b) => b } })
     assert.equal(plain.length, lzo.length)
     const diff = [...plain.keys()].filter((i) => plain[i] !== lzo[i])
-    assert.deepEqual(diff.map((i) => [plain[i], lzo[i]]), diff.map(() => [0x00, 0x06]), 'zigzag varints of codec 0 and 3')
+    assert.deepEqual(
+      diff.map((i) => [plain[i], lzo[i]]),
+      diff.map(() => [0x00, 0x06]),
+      'zigzag varints of codec 0 and 3',
+    )
     assert.equal(diff.length, 3, 'one codec field per column')
     const patched = plain.slice()
     for (const i of diff) patched[i] = 0x7e // zigzag 63: one byte, like the others
@@ -328,7 +355,10 @@ describe('readable but different encodings build the same dataset', () => {
     const built = await buildDataset(recipe, createMirrorFetcher(hub), { lock })
     for (const [name, content] of reference.files) assert.equal(built.files.get(name), content, name)
     for (const f of [F.mmlu, F.boolq, F.arcC])
-      assert.ok(built.warnings.some((w) => w.startsWith(`${f.source}: ${f.file} has other bytes than the lock`)), `${f.source} warned`)
+      assert.ok(
+        built.warnings.some((w) => w.startsWith(`${f.source}: ${f.file} has other bytes than the lock`)),
+        `${f.source} warned`,
+      )
     assert.equal(built.warnings.length, 3)
   })
 })
@@ -350,7 +380,11 @@ describe('counted drops: in the manifest, the card and the CLI summary', () => {
     // jcommonsenseqa: a question of white space only
     await rewrite(hub, F.jcqa, { rows: editRow(15, (r) => (r.question = ' \u3000 ')) })
 
-    const want = { arc_challenge: { empty_text: 1, duplicate_row: 1 }, arc_easy: { options_not_distinct: 1 }, jcommonsenseqa: { empty_text: 1 } }
+    const want = {
+      arc_challenge: { empty_text: 1, duplicate_row: 1 },
+      arc_easy: { options_not_distinct: 1 },
+      jcommonsenseqa: { empty_text: 1 },
+    }
     const before = Object.fromEntries([...reference.drops].map(([s, d]) => [s, Object.fromEntries(d)]))
     for (const [s, d] of Object.entries(want))
       for (const r of Object.keys(d)) assert.equal(before[s]?.[r], undefined, `the reference build has no ${s} ${r} drop`)
@@ -359,7 +393,12 @@ describe('counted drops: in the manifest, the card and the CLI summary', () => {
     const out = join(tmp, 'drops-out')
     const io = collectIo()
     const status = await runCli(
-      () => buildDatasetCli(['--recipe', FIXTURE_RECIPE, '--mirror', hub, '--out', out, '--update-lock', '--lock', join(tmp, 'drops.lock.json')], {}, io.io),
+      () =>
+        buildDatasetCli(
+          ['--recipe', FIXTURE_RECIPE, '--mirror', hub, '--out', out, '--update-lock', '--lock', join(tmp, 'drops.lock.json')],
+          {},
+          io.io,
+        ),
       io.io,
       false,
     )
@@ -374,14 +413,18 @@ describe('counted drops: in the manifest, the card and the CLI summary', () => {
         // the card's drop table: one row per reason, one column per source, then the total
         const row = card.split('\n').find((l) => l.startsWith(`| ${reason} — `))
         assert.ok(row, `card has a ${reason} row`)
-        const cells = row.split('|').slice(2, -1).map((c) => Number(c.trim()))
+        const cells = row
+          .split('|')
+          .slice(2, -1)
+          .map((c) => Number(c.trim()))
         assert.equal(cells[sources.indexOf(source)], n, `card: ${source} ${reason} in ${row}`)
       }
     }
     // everything else is as in the reference build
     for (const [source, reasons] of Object.entries(manifest.drops))
       for (const [reason, n] of Object.entries(reasons))
-        if (!(want as Record<string, Record<string, number>>)[source]?.[reason]) assert.equal(n, before[source]?.[reason], `${source} ${reason} unchanged`)
+        if (!(want as Record<string, Record<string, number>>)[source]?.[reason])
+          assert.equal(n, before[source]?.[reason], `${source} ${reason} unchanged`)
   })
 })
 
@@ -390,7 +433,17 @@ describe('the CLI', () => {
     const hub = await hubCopy()
     await rewrite(hub, F.mmlu, { rows: editRow(13, (r) => (r.answer = 9n)) })
     const out = join(tmp, 'cli-data-out')
-    const r = await runNode('build-dataset.ts', ['--recipe', FIXTURE_RECIPE, '--mirror', hub, '--out', out, '--update-lock', '--lock', join(tmp, 'cli.lock.json')])
+    const r = await runNode('build-dataset.ts', [
+      '--recipe',
+      FIXTURE_RECIPE,
+      '--mirror',
+      hub,
+      '--out',
+      out,
+      '--update-lock',
+      '--lock',
+      join(tmp, 'cli.lock.json'),
+    ])
     assert.equal(r.status, ERROR_CODES.DATA.exit)
     assert.equal(r.status, 3)
     assert.equal(r.stdout, '')
@@ -407,7 +460,22 @@ describe('the CLI', () => {
     await rewrite(hub, F.boolq, { schema: withoutLeaf('passage') })
     const io = collectIo()
     const status = await runCli(
-      () => buildDatasetCli(['--recipe', FIXTURE_RECIPE, '--mirror', hub, '--out', join(tmp, 'cli-schema-out'), '--update-lock', '--lock', join(tmp, 's.lock.json')], {}, io.io),
+      () =>
+        buildDatasetCli(
+          [
+            '--recipe',
+            FIXTURE_RECIPE,
+            '--mirror',
+            hub,
+            '--out',
+            join(tmp, 'cli-schema-out'),
+            '--update-lock',
+            '--lock',
+            join(tmp, 's.lock.json'),
+          ],
+          {},
+          io.io,
+        ),
       io.io,
       false,
     )
@@ -421,5 +489,8 @@ describe('the CLI', () => {
 
 async function readRowsOf(f: FixtureFile): Promise<Row[]> {
   const buf = await readFile(join(FIXTURE_HUB, 'datasets', f.hub))
-  return (await parquetReadObjects({ file: buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer, compressors: readers })) as Row[]
+  return (await parquetReadObjects({
+    file: buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer,
+    compressors: readers,
+  })) as Row[]
 }

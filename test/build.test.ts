@@ -1,23 +1,24 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { codePointLength, normalize } from '../src/canonical.ts'
 import { type BuildOutput, buildRecords } from '../src/build.ts'
+import { codePointLength, normalize } from '../src/canonical.ts'
 import { groupOf } from '../src/pool.ts'
 import { loadRecipe } from '../src/recipe.ts'
 import { rngFor, shuffle } from '../src/rng.ts'
 import { DataRecord, N_CHOICES, type Recipe, type SimilarBorrowing, SPLITS, type Split } from '../src/schema.ts'
 import { prepareSource } from '../src/select.ts'
-import { recipeOf, sourceSpec, UNIFORM, uq } from './helpers/questions.ts'
 import type { UpstreamQuestion } from '../src/sources/adapter.ts'
 import { loadSources } from '../src/sources/load.ts'
 import { createMirrorFetcher } from '../src/sources/mirror.ts'
+import { recipeOf, sourceSpec, UNIFORM, uq } from './helpers/questions.ts'
 
 const recipe = await loadRecipe('test/fixtures/recipe.json')
 const loaded = await loadSources(recipe, createMirrorFetcher('test/fixtures/hub'))
 const questions = new Map(loaded.map((l) => [l.spec.name, l.questions]))
 const built = buildRecords(recipe, questions)
 const specOf = (name: string) => recipe.sources.find((s) => s.name === name)!
-const textKey = (r: { question: string; context: string | null }) => `${normalize(r.question)}\u0000${r.context === null ? '' : normalize(r.context)}`
+const textKey = (r: { question: string; context: string | null }) =>
+  `${normalize(r.question)}\u0000${r.context === null ? '' : normalize(r.context)}`
 
 /** The upstream question a record came from: same source, id and the side's upstream split. */
 function upstreamOf(r: DataRecord, split: Split): UpstreamQuestion {
@@ -52,7 +53,10 @@ function checkBorrowed(r: Recipe, out: BuildOutput): number {
         borrowedCount++
         assert.ok(!own.has(normalize(b)), `${rec.id}: borrowed its own option ${b}`)
         assert.ok(codePointLength(b) <= r.borrowMaxChars, `${rec.id}: "${b}" is over ${r.borrowMaxChars} code points`)
-        assert.ok(lenders.some((c) => c.options.includes(b)), `${rec.id} (${split}): "${b}" is not from its group on its side`)
+        assert.ok(
+          lenders.some((c) => c.options.includes(b)),
+          `${rec.id} (${split}): "${b}" is not from its group on its side`,
+        )
       }
     }
   }
@@ -135,7 +139,10 @@ describe('buildRecords on the fixture', () => {
     assert.equal(mmlu.get('options_not_distinct'), 1)
     assert.equal(mmlu.get('in_test_split'), 2)
     assert.ok(mmlu.get('option_refers_to_options')! >= 9)
-    assert.deepEqual([...built.drops.keys()], recipe.sources.map((s) => s.name))
+    assert.deepEqual(
+      [...built.drops.keys()],
+      recipe.sources.map((s) => s.name),
+    )
   })
 
   test('boolq is always ["yes", "no"] with its passage', () => {
@@ -164,10 +171,12 @@ describe('buildRecords on the fixture', () => {
   })
 
   test('does not depend on the order rows arrive in', () => {
-    const permuted = new Map(
-      [...questions].map(([name, qs]) => [name, shuffle(rngFor(99, 'unit-test', name), qs)]),
-    )
-    for (const [name, qs] of permuted) assert.notDeepEqual(qs.map((q) => q.row), questions.get(name)!.map((q) => q.row))
+    const permuted = new Map([...questions].map(([name, qs]) => [name, shuffle(rngFor(99, 'unit-test', name), qs)]))
+    for (const [name, qs] of permuted)
+      assert.notDeepEqual(
+        qs.map((q) => q.row),
+        questions.get(name)!.map((q) => q.row),
+      )
     assert.deepEqual(buildRecords(recipe, permuted), built)
   })
 
@@ -198,7 +207,10 @@ describe('borrow pools', () => {
     assert.deepEqual(prepared.lenders.test.map((c) => c.id).sort(), ['src-a', 'src-b', 'src-c'])
     // 8 options each is only possible with all three lending: A borrows exactly B's and C's six
     const { records, drops } = buildRecords(r, new Map([['src', qs]]))
-    assert.deepEqual(records.test.map((x) => x.n_choices), [8, 8])
+    assert.deepEqual(
+      records.test.map((x) => x.n_choices),
+      [8, 8],
+    )
     const a = records.test.find((x) => x.id === 'src-a')!
     assert.deepEqual([...a.choices].sort(), ['a right', 'a wrong', 'b one', 'b three', 'b two', 'c one', 'c three', 'c two'])
     assert.equal(drops.get('src')!.get('duplicate_question'), 1)

@@ -98,7 +98,9 @@ describe('normalize', () => {
 
   test('agrees with the spec formula on random mixes of white space and text', () => {
     // every ECMAScript \s code point, plus letters, a full-width letter, an astral one and a combining mark
-    const ws = [...'\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff']
+    const ws = [
+      ...'\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff',
+    ]
     const alphabet = [...ws, 'a', 'B', 'Ｃ', '😀', 'e\u0301', 'İ', '\u200b']
     const rng = rngFor(1, 'unit', 'normalize')
     for (let i = 0; i < 5000; i++) {

@@ -4,7 +4,13 @@ import { compareBuilds } from '../src/compare.ts'
 import type { DataRecord } from '../src/schema.ts'
 
 const r = (id: string, choices: string[], answer_idx = 0): DataRecord => ({
-  id, source: id.split('-')[0]!, question: `q ${id}`, context: null, choices, answer_idx, n_choices: choices.length,
+  id,
+  source: id.split('-')[0]!,
+  question: `q ${id}`,
+  context: null,
+  choices,
+  answer_idx,
+  n_choices: choices.length,
 })
 
 test('kept, options changed and replaced, per source, keyed by split and id', () => {

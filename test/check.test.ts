@@ -18,7 +18,10 @@ before(async () => {
   good = join(tmp, 'good')
   await buildFixtureOut(good)
   const read = async (split: Split) =>
-    (await readFile(join(good, `${split}.jsonl`), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as DataRecord)
+    (await readFile(join(good, `${split}.jsonl`), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as DataRecord)
   records = { test: await read('test'), val: await read('val') }
 })
 after(() => rm(tmp, { recursive: true, force: true }))
@@ -40,12 +43,18 @@ test('the same question text in both splits, or the same id twice, is a problem'
     const v = r.val.findIndex((x) => x.source === 'mmlu')
     r.val[v] = { ...r.val[v]!, question: ` ${t.question.toUpperCase()} ` }
   })
-  assert.ok(textTwice.some((p) => p.includes(`same question text as test ${t.id}`)), textTwice.join('\n'))
+  assert.ok(
+    textTwice.some((p) => p.includes(`same question text as test ${t.id}`)),
+    textTwice.join('\n'),
+  )
   const idTwice = edited((r) => {
     const v = r.val.findIndex((x) => x.source === 'mmlu')
     r.val[v] = { ...r.val[v]!, id: t.id }
   })
-  assert.ok(idTwice.some((p) => p === `val ${t.id}: id also in test`), idTwice.join('\n'))
+  assert.ok(
+    idTwice.some((p) => p === `val ${t.id}: id also in test`),
+    idTwice.join('\n'),
+  )
 })
 
 test('BoolQ choices in another order are a problem', () => {
@@ -53,7 +62,10 @@ test('BoolQ choices in another order are a problem', () => {
     const b = r.test.find((x) => x.source === 'boolq')!
     b.choices = ['no', 'yes']
   })
-  assert.ok(problems.some((p) => p.endsWith('BoolQ choices must be ["yes","no"] in that order')), problems.join('\n'))
+  assert.ok(
+    problems.some((p) => p.endsWith('BoolQ choices must be ["yes","no"] in that order')),
+    problems.join('\n'),
+  )
 })
 
 test('a BOM, or record keys in another order, are problems of the file', async () => {
@@ -67,5 +79,8 @@ test('a BOM, or record keys in another order, are problems of the file', async (
   await writeFile(join(dir, 'test.jsonl'), lines.join('\n'))
   const problems = await checkDataset(dir, recipe)
   assert.ok(problems.includes('val.jsonl: starts with a BOM'), problems.join('\n'))
-  assert.ok(problems.some((p) => p.startsWith('test.jsonl line 1: keys source,id,')), problems.join('\n'))
+  assert.ok(
+    problems.some((p) => p.startsWith('test.jsonl line 1: keys source,id,')),
+    problems.join('\n'),
+  )
 })

@@ -30,7 +30,10 @@ async function edited(name: string, edit: (r: Record<string, unknown>, i: number
   const dir = join(tmp, name)
   await cp(reference, dir, { recursive: true })
   const lines = (await readFile(join(dir, 'test.jsonl'), 'utf8')).split('\n').filter(Boolean)
-  const out = lines.map((l, i) => edit(JSON.parse(l), i)).filter((r) => r !== null).map((r) => JSON.stringify(r))
+  const out = lines
+    .map((l, i) => edit(JSON.parse(l), i))
+    .filter((r) => r !== null)
+    .map((r) => JSON.stringify(r))
   await writeFile(join(dir, 'test.jsonl'), `${out.join('\n')}\n`)
   return dir
 }
@@ -51,9 +54,14 @@ describe('diff-dataset', () => {
   })
 
   test('added, removed and changed records, which options, totals by source and option count; exit DIFF', async () => {
-    const texts = (await readFile(join(reference, 'test.jsonl'), 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l))
+    const texts = (await readFile(join(reference, 'test.jsonl'), 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
     const [first, second] = [texts[0], texts[1]]
-    const dir = await edited('edited', (r, i) => (i === 1 ? null : i === 0 ? { ...r, choices: ['NEW', ...(r.choices as string[]).slice(1)] } : r))
+    const dir = await edited('edited', (r, i) =>
+      i === 1 ? null : i === 0 ? { ...r, choices: ['NEW', ...(r.choices as string[]).slice(1)] } : r,
+    )
     const r = await diff(['--json', reference, dir])
     assert.equal(r.status, ERROR_CODES.DIFF.exit)
     assert.equal(r.status, 11)
@@ -62,15 +70,20 @@ describe('diff-dataset', () => {
     assert.equal(d.identical, false)
     assert.deepEqual(d.records.test.removed, [second.id])
     assert.deepEqual(d.records.test.added, [])
-    assert.deepEqual(d.records.test.changed, [{ id: first.id, fields: ['choices'], options: { added: ['NEW'], removed: [first.choices[0]] } }])
+    assert.deepEqual(d.records.test.changed, [
+      { id: first.id, fields: ['choices'], options: { added: ['NEW'], removed: [first.choices[0]] } },
+    ])
     assert.deepEqual(d.records.val, { added: [], removed: [], changed: [], repeated: [], reordered: false })
-    assert.deepEqual(d.files.filter((f) => f.status !== 'identical').map((f) => f.file), ['test.jsonl'])
+    assert.deepEqual(
+      d.files.filter((f) => f.status !== 'identical').map((f) => f.file),
+      ['test.jsonl'],
+    )
     const src = d.bySource[second.source]!
     assert.equal(src.b.test, src.a.test - 1)
     const n = String(second.choices.length)
     assert.equal(d.byChoices.test[n]!.b, d.byChoices.test[n]!.a - 1)
     assert.equal(d.bySource[first.source]!.optionsChanged, 1)
-    assert.deepEqual(d.manifest, [], "the manifest was not edited")
+    assert.deepEqual(d.manifest, [], 'the manifest was not edited')
     assert.match(r.err.join('\n'), /^error\[DIFF\]: .* differ \(1 file\)$/m)
     // the text form says the same
     const t = await diff([reference, dir])
@@ -87,14 +100,25 @@ describe('diff-dataset', () => {
     assert.equal(r.status, 11)
     const d = JSON.parse(r.out[0]!) as DatasetDiff
     const changed = d.files.filter((f) => f.status !== 'identical')
-    assert.deepEqual(changed.map((f) => [f.file, f.status, f.b?.bytes]), [['option-counts.svg', 'differs', Buffer.byteLength(svg)]])
-    assert.deepEqual(d.files.map((f) => f.file).filter((f) => f.endsWith('.svg')), ['option-counts.svg', 'answer-positions.svg', 'borrowed-options.svg'])
+    assert.deepEqual(
+      changed.map((f) => [f.file, f.status, f.b?.bytes]),
+      [['option-counts.svg', 'differs', Buffer.byteLength(svg)]],
+    )
+    assert.deepEqual(
+      d.files.map((f) => f.file).filter((f) => f.endsWith('.svg')),
+      ['option-counts.svg', 'answer-positions.svg', 'borrowed-options.svg'],
+    )
   })
 
-  test('--rev compares a git revision\'s out/ with a folder, and names the manifest fields that differ', async () => {
+  test("--rev compares a git revision's out/ with a folder, and names the manifest fields that differ", async () => {
     const repo = join(tmp, 'repo')
     await cp(reference, join(repo, 'out'), { recursive: true })
-    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null', ...args], { cwd: repo, stdio: 'pipe' })
+    const git = (...args: string[]) =>
+      execFileSync(
+        'git',
+        ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null', ...args],
+        { cwd: repo, stdio: 'pipe' },
+      )
     git('init', '-q')
     git('add', '.')
     git('commit', '-qm', 'v1')
@@ -130,5 +154,7 @@ test('jsonDiff: differing leaves by path, and keys on one side only', () => {
 
 test('diffRecords: reordered options only change no option set', () => {
   const line = (choices: string[]) => `${JSON.stringify({ id: 'x', choices, answer_idx: 0 })}\n`
-  assert.deepEqual(diffRecords(line(['a', 'b']), line(['b', 'a'])).changed, [{ id: 'x', fields: ['choices'], options: { added: [], removed: [] } }])
+  assert.deepEqual(diffRecords(line(['a', 'b']), line(['b', 'a'])).changed, [
+    { id: 'x', fields: ['choices'], options: { added: [], removed: [] } },
+  ])
 })

@@ -76,20 +76,26 @@ describe('error codes and the README', () => {
       assert.ok(table.get(code)!.meaning.length > 5 && table.get(code)!.fix.length > 5, `${code} has a meaning and a fix`)
     }
     assert.equal(table.get(INTERNAL.code)?.exit, INTERNAL.exit, 'INTERNAL (an untyped exception) is documented with exit 1')
-    assert.deepEqual([...table.keys()].sort(), [...Object.keys(ERROR_CODES), INTERNAL.code].sort(), 'no code in the table that the builder does not have')
+    assert.deepEqual(
+      [...table.keys()].sort(),
+      [...Object.keys(ERROR_CODES), INTERNAL.code].sort(),
+      'no code in the table that the builder does not have',
+    )
   })
 
   test('every code the source raises exists in ERROR_CODES, and every code it prints is in the README table', async () => {
     const { raised, printed } = await codesInSource()
     // the scan finds what it should, so an empty result cannot pass by accident
-    for (const c of ['RECIPE', 'DATA', 'SCHEMA', 'QUOTA', 'LOCK', 'IO', 'CHECK', 'VERIFY', 'NETWORK', 'INTEGRITY']) assert.ok(raised.has(c), `the scan finds ${c}`)
+    for (const c of ['RECIPE', 'DATA', 'SCHEMA', 'QUOTA', 'LOCK', 'IO', 'CHECK', 'VERIFY', 'NETWORK', 'INTEGRITY'])
+      assert.ok(raised.has(c), `the scan finds ${c}`)
     assert.ok(printed.has('INTERNAL') && printed.has('USAGE'), 'the scan finds the printed error[INTERNAL] and error[USAGE]')
     const table = await troubleshootingTable()
     for (const [code, where] of raised) {
       assert.ok(code in ERROR_CODES, `${code} (in ${[...new Set(where)].join(', ')}) is not in ERROR_CODES`)
       assert.ok(table.has(code), `${code} (in ${[...new Set(where)].join(', ')}) is not in README's troubleshooting table`)
     }
-    for (const [code, where] of printed) assert.ok(table.has(code), `error[${code}] (printed in ${[...new Set(where)].join(', ')}) is not in README's troubleshooting table`)
+    for (const [code, where] of printed)
+      assert.ok(table.has(code), `error[${code}] (printed in ${[...new Set(where)].join(', ')}) is not in README's troubleshooting table`)
   })
 })
 
@@ -121,7 +127,9 @@ describe('the CLIs: one error line, a hint, the documented exit status, and neve
     // DATA: an MMLU answer out of range
     dataHub = join(tmp, 'data-hub')
     await cp(FIXTURE_HUB, dataHub, { recursive: true })
-    await rewriteRows(join(dataHub, 'datasets/cais/mmlu/all/test-00000-of-00001.parquet'), (rows) => rows.map((r, i) => (i === 3 ? { ...r, answer: 7n } : r)))
+    await rewriteRows(join(dataHub, 'datasets/cais/mmlu/all/test-00000-of-00001.parquet'), (rows) =>
+      rows.map((r, i) => (i === 3 ? { ...r, answer: 7n } : r)),
+    )
     // CHECK and VERIFY: a built folder with one record removed
     const recipe = await loadRecipe(FIXTURE_RECIPE)
     const lock = (await readLock(join(ROOT, 'test/fixtures/recipe.lock.json')))!
@@ -136,14 +144,70 @@ describe('the CLIs: one error line, a hint, the documented exit status, and neve
 
   const lockArgs = () => ['--update-lock', '--lock', join(tmp, 'written.lock.json')]
   const cases: { name: string; code: ErrorCode; script: string; args: () => string[]; scrubbed?: boolean }[] = [
-    { name: 'a bad recipe', code: 'RECIPE', script: 'build-dataset.ts', args: () => ['--recipe', badRecipe, '--mirror', FIXTURE_HUB, '--out', join(tmp, 'o1')], scrubbed: true },
-    { name: 'a recipe file that is not there', code: 'IO', script: 'build-dataset.ts', args: () => ['--recipe', join(tokenDir, 'missing.json'), '--out', join(tmp, 'o2')], scrubbed: true },
-    { name: 'a file missing from the mirror', code: 'NOT_FOUND', script: 'build-dataset.ts', args: () => ['--recipe', FIXTURE_RECIPE, '--mirror', join(tokenDir, 'empty-mirror'), '--out', join(tmp, 'o3'), ...lockArgs()], scrubbed: true },
-    { name: 'a malformed upstream row', code: 'DATA', script: 'build-dataset.ts', args: () => ['--recipe', FIXTURE_RECIPE, '--mirror', dataHub, '--out', join(tmp, 'o4'), ...lockArgs()] },
-    { name: 'too few eligible questions', code: 'QUOTA', script: 'build-dataset.ts', args: () => ['--recipe', quotaRecipe, '--mirror', FIXTURE_HUB, '--out', join(tmp, 'o5'), ...lockArgs()] },
-    { name: 'rows that differ from the lock', code: 'LOCK', script: 'build-dataset.ts', args: () => ['--recipe', FIXTURE_RECIPE, '--lock', join(ROOT, 'test/fixtures/recipe.lock.json'), '--mirror', join(tmp, 'data-hub-ok'), '--out', join(tmp, 'o6')] },
+    {
+      name: 'a bad recipe',
+      code: 'RECIPE',
+      script: 'build-dataset.ts',
+      args: () => ['--recipe', badRecipe, '--mirror', FIXTURE_HUB, '--out', join(tmp, 'o1')],
+      scrubbed: true,
+    },
+    {
+      name: 'a recipe file that is not there',
+      code: 'IO',
+      script: 'build-dataset.ts',
+      args: () => ['--recipe', join(tokenDir, 'missing.json'), '--out', join(tmp, 'o2')],
+      scrubbed: true,
+    },
+    {
+      name: 'a file missing from the mirror',
+      code: 'NOT_FOUND',
+      script: 'build-dataset.ts',
+      args: () => ['--recipe', FIXTURE_RECIPE, '--mirror', join(tokenDir, 'empty-mirror'), '--out', join(tmp, 'o3'), ...lockArgs()],
+      scrubbed: true,
+    },
+    {
+      name: 'a malformed upstream row',
+      code: 'DATA',
+      script: 'build-dataset.ts',
+      args: () => ['--recipe', FIXTURE_RECIPE, '--mirror', dataHub, '--out', join(tmp, 'o4'), ...lockArgs()],
+    },
+    {
+      name: 'too few eligible questions',
+      code: 'QUOTA',
+      script: 'build-dataset.ts',
+      args: () => ['--recipe', quotaRecipe, '--mirror', FIXTURE_HUB, '--out', join(tmp, 'o5'), ...lockArgs()],
+    },
+    {
+      name: 'rows that differ from the lock',
+      code: 'LOCK',
+      script: 'build-dataset.ts',
+      args: () => [
+        '--recipe',
+        FIXTURE_RECIPE,
+        '--lock',
+        join(ROOT, 'test/fixtures/recipe.lock.json'),
+        '--mirror',
+        join(tmp, 'data-hub-ok'),
+        '--out',
+        join(tmp, 'o6'),
+      ],
+    },
     { name: 'an edited build, checked', code: 'CHECK', script: 'check-dataset.ts', args: () => [editedOut, '--recipe', FIXTURE_RECIPE] },
-    { name: 'an edited build, verified', code: 'VERIFY', script: 'verify-dataset.ts', args: () => ['--out', editedOut, '--recipe', FIXTURE_RECIPE, '--lock', join(ROOT, 'test/fixtures/recipe.lock.json'), '--mirror', FIXTURE_HUB] },
+    {
+      name: 'an edited build, verified',
+      code: 'VERIFY',
+      script: 'verify-dataset.ts',
+      args: () => [
+        '--out',
+        editedOut,
+        '--recipe',
+        FIXTURE_RECIPE,
+        '--lock',
+        join(ROOT, 'test/fixtures/recipe.lock.json'),
+        '--mirror',
+        FIXTURE_HUB,
+      ],
+    },
     { name: 'an unknown flag', code: 'USAGE', script: 'build-dataset.ts', args: () => ['--no-such-flag'] },
   ]
 
@@ -151,12 +215,16 @@ describe('the CLIs: one error line, a hint, the documented exit status, and neve
     // LOCK: rows other than the locked ones (one MMLU answer changed, still in range)
     const lockHub = join(tmp, 'data-hub-ok')
     await cp(FIXTURE_HUB, lockHub, { recursive: true })
-    await rewriteRows(join(lockHub, 'datasets/cais/mmlu/all/test-00000-of-00001.parquet'), (rows) => rows.map((r, i) => (i === 3 ? { ...r, answer: (BigInt(r.answer as bigint) + 1n) % 4n } : r)))
+    await rewriteRows(join(lockHub, 'datasets/cais/mmlu/all/test-00000-of-00001.parquet'), (rows) =>
+      rows.map((r, i) => (i === 3 ? { ...r, answer: (BigInt(r.answer as bigint) + 1n) % 4n } : r)),
+    )
 
     const table = await troubleshootingTable()
     const env = { HF_TOKEN: TOKEN }
     const runs = await Promise.all(
-      cases.flatMap((c) => [false, true].map(async (debug) => ({ c, debug, r: await runNode(c.script, [...c.args(), ...(debug ? ['--debug'] : [])], env) }))),
+      cases.flatMap((c) =>
+        [false, true].map(async (debug) => ({ c, debug, r: await runNode(c.script, [...c.args(), ...(debug ? ['--debug'] : [])], env) })),
+      ),
     )
     for (const { c, debug, r } of runs) {
       const what = `${c.name}${debug ? ' (--debug)' : ''}`
@@ -181,7 +249,11 @@ describe('the CLIs: one error line, a hint, the documented exit status, and neve
 
   test('a successful build with HF_TOKEN set: neither its output nor any file written holds the token', async () => {
     const out = join(tokenDir, 'out')
-    const r = await runNode('build-dataset.ts', ['--recipe', FIXTURE_RECIPE, '--mirror', FIXTURE_HUB, '--out', out, '--update-lock', '--lock', join(tmp, 'ok.lock.json')], { HF_TOKEN: TOKEN })
+    const r = await runNode(
+      'build-dataset.ts',
+      ['--recipe', FIXTURE_RECIPE, '--mirror', FIXTURE_HUB, '--out', out, '--update-lock', '--lock', join(tmp, 'ok.lock.json')],
+      { HF_TOKEN: TOKEN },
+    )
     assert.equal(r.status, 0, r.stderr)
     assert.ok(!`${r.stdout}${r.stderr}`.includes(TOKEN))
     assert.ok(r.stdout.includes('<HF_TOKEN>'), 'the "built <dir>/" line names a path holding the token, scrubbed')

@@ -7,8 +7,8 @@ import type { Audit } from '../src/audit.ts'
 import { checkDatasetCli } from '../src/cli/check-dataset.ts'
 import { runCli } from '../src/cli/run.ts'
 import { verifyDatasetCli } from '../src/cli/verify-dataset.ts'
-import { sha256Hex } from '../src/hash.ts'
 import { barChart, FIGURES, figureLink, renderFigures } from '../src/figures.ts'
+import { sha256Hex } from '../src/hash.ts'
 import { Manifest } from '../src/manifest.ts'
 import { buildDataset } from '../src/pipeline.ts'
 import { loadRecipe } from '../src/recipe.ts'
@@ -75,11 +75,14 @@ test('the borrowed-options figure stacks upstream and borrowed options of test i
 
 test('figures are the same bytes for the same figures, valid numbers only, and escape their text', () => {
   const a = renderFigures(stats, audit)
-  const b = renderFigures(computeStats({ test: [rec('v', 8, 0), rec('w', 8, 0), rec('y', 8, 7), rec('x', 2, 1)], val: [rec('z', 4, 0)] }, ['a']), audit)
+  const b = renderFigures(
+    computeStats({ test: [rec('v', 8, 0), rec('w', 8, 0), rec('y', 8, 7), rec('x', 2, 1)], val: [rec('z', 4, 0)] }, ['a']),
+    audit,
+  )
   assert.deepEqual(a, b, 'record order does not matter')
   for (const f of a) {
     assert.doesNotMatch(f.svg, /NaN|Infinity|undefined/)
-    assert.match(f.svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[^]*<\/svg>\n$/)
+    assert.match(f.svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[\s\S]*<\/svg>\n$/)
     // balanced: every element opened is closed or self-closing
     const opened = f.svg.match(/<(?!\/)[a-z]+[^>]*[^/]>/g)!.length
     const closed = f.svg.match(/<\/[a-z]+>/g)!.length
@@ -119,9 +122,10 @@ describe('the figures in a build', () => {
     return { status, text: c.text(), out: c.out }
   }
   const check = (dir: string) => run(checkDatasetCli, [dir, '--recipe', FIXTURE_RECIPE])
-  const verify = (dir: string) => run(verifyDatasetCli, ['--recipe', FIXTURE_RECIPE, '--lock', FIXTURE_LOCK, '--mirror', FIXTURE_HUB, '--out', dir])
+  const verify = (dir: string) =>
+    run(verifyDatasetCli, ['--recipe', FIXTURE_RECIPE, '--lock', FIXTURE_LOCK, '--mirror', FIXTURE_HUB, '--out', dir])
 
-  test('are written, listed in the manifest with sha256 and bytes, and drawn from the build\'s own counts', async () => {
+  test("are written, listed in the manifest with sha256 and bytes, and drawn from the build's own counts", async () => {
     const m = Manifest.parse(JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8')))
     for (const f of FIGURES) {
       const buf = await readFile(join(out, f.name))
@@ -130,9 +134,11 @@ describe('the figures in a build', () => {
     }
     const counts = bars(await readFile(join(out, 'option-counts.svg'), 'utf8'))
     for (const split of ['test', 'val'] as const)
-      for (const [n, items] of Object.entries(m.counts.byChoices[split])) assert.ok(counts.includes(`${n} options, ${split}: ${items}`), `${split} ${n}`)
+      for (const [n, items] of Object.entries(m.counts.byChoices[split]))
+        assert.ok(counts.includes(`${n} options, ${split}: ${items}`), `${split} ${n}`)
     const borrowed = bars(await readFile(join(out, 'borrowed-options.svg'), 'utf8'))
-    for (const [n, t] of Object.entries(m.audit!.test.byChoices)) if (Number(n) > 2) assert.ok(borrowed.includes(`${n} options, borrowed: ${t.borrowed}`), n)
+    for (const [n, t] of Object.entries(m.audit!.test.byChoices))
+      if (Number(n) > 2) assert.ok(borrowed.includes(`${n} options, borrowed: ${t.borrowed}`), n)
   })
 
   test('a second build draws byte-identical figures', async () => {
@@ -156,7 +162,10 @@ describe('the figures in a build', () => {
     assert.equal((await check(out)).status, 0)
     // a redrawn figure whose manifest entry was updated too still fails: it is not what the records draw
     const tampered = await copy('tampered', async (dir) => {
-      const svg = (await readFile(join(dir, 'option-counts.svg'), 'utf8')).replace(/: (\d+)<\/title>/, (_, n) => `: ${Number(n) + 1}</title>`)
+      const svg = (await readFile(join(dir, 'option-counts.svg'), 'utf8')).replace(
+        /: (\d+)<\/title>/,
+        (_, n) => `: ${Number(n) + 1}</title>`,
+      )
       await writeFile(join(dir, 'option-counts.svg'), svg)
       const m = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as Manifest
       Object.assign(m.outputs.find((o) => o.path === 'option-counts.svg')!, { sha256: sha256Hex(svg), bytes: Buffer.byteLength(svg) })
@@ -168,22 +177,30 @@ describe('the figures in a build', () => {
     assert.doesNotMatch(t.text, /manifest's sha256/, 'the manifest was made to match')
     const json = await run(checkDatasetCli, [tampered, '--recipe', FIXTURE_RECIPE, '--json'])
     const doc = JSON.parse(json.out.join('\n')) as { problems: { file: string | null }[] }
-    assert.deepEqual(doc.problems.map((p) => p.file), ['option-counts.svg'], '--json names the file too')
+    assert.deepEqual(
+      doc.problems.map((p) => p.file),
+      ['option-counts.svg'],
+      '--json names the file too',
+    )
 
     const missing = await check(await copy('missing', (dir) => rm(join(dir, 'answer-positions.svg'))))
     assert.equal(missing.status, 8)
     assert.match(missing.text, /^answer-positions\.svg: missing$/m)
 
-    const unlinked = await check(await copy('unlinked', async (dir) => {
-      const card = await readFile(join(dir, 'README.md'), 'utf8')
-      await writeFile(join(dir, 'README.md'), card.replace(`${figureLink('borrowed-options.svg')}\n\n`, ''))
-    }))
+    const unlinked = await check(
+      await copy('unlinked', async (dir) => {
+        const card = await readFile(join(dir, 'README.md'), 'utf8')
+        await writeFile(join(dir, 'README.md'), card.replace(`${figureLink('borrowed-options.svg')}\n\n`, ''))
+      }),
+    )
     assert.equal(unlinked.status, 8)
     assert.match(unlinked.text, /^README\.md: does not show the figure borrowed-options\.svg /m)
   })
 
   test('verify-dataset: a tampered figure differs from the rebuild, named, and out/ was edited', async () => {
-    const r = await verify(await copy('verify', (dir) => writeFile(join(dir, 'answer-positions.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>\n')))
+    const r = await verify(
+      await copy('verify', (dir) => writeFile(join(dir, 'answer-positions.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>\n')),
+    )
     assert.equal(r.status, 9, r.text)
     assert.match(r.text, /^ {2}answer-positions\.svg: differs$/m)
     assert.match(r.text, /answer-positions\.svg no longer matches the sha256 in .*manifest\.json/)

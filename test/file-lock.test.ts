@@ -25,27 +25,42 @@ test('two holders of one lock run one after the other, and the lock is gone afte
   const lock = join(tmp, 'a.lock')
   const events: string[] = []
   const job = (name: string) =>
-    withFileLock(lock, async () => {
-      events.push(`${name} in`)
-      const h = await readHolder(lock)
-      assert.equal(h?.pid, process.pid, 'the lock names this process')
-      assert.equal(h?.host, hostname())
-      await sleep(20)
-      events.push(`${name} out`)
-      return name
-    }, opts())
+    withFileLock(
+      lock,
+      async () => {
+        events.push(`${name} in`)
+        const h = await readHolder(lock)
+        assert.equal(h?.pid, process.pid, 'the lock names this process')
+        assert.equal(h?.host, hostname())
+        await sleep(20)
+        events.push(`${name} out`)
+        return name
+      },
+      opts(),
+    )
   assert.deepEqual(await Promise.all([job('a'), job('b')]), ['a', 'b'])
   // whichever takes it first, the other runs only after it is out
   const first = events[0]!.slice(0, 1)
   const second = first === 'a' ? 'b' : 'a'
   assert.deepEqual(events, [`${first} in`, `${first} out`, `${second} in`, `${second} out`])
-  assert.deepEqual((await readdir(tmp)).filter((n) => n.startsWith('a.lock')), [], 'no lock and no temp file left')
+  assert.deepEqual(
+    (await readdir(tmp)).filter((n) => n.startsWith('a.lock')),
+    [],
+    'no lock and no temp file left',
+  )
 })
 
 test('ready ends the wait without running', async () => {
   const lock = join(tmp, 'b.lock')
   let ran = false
-  const got = await withFileLock(lock, async () => ((ran = true), 'ran'), opts({ ready: async () => 'done already' }))
+  const got = await withFileLock(
+    lock,
+    async () => {
+      ran = true
+      return 'ran'
+    },
+    opts({ ready: async () => 'done already' }),
+  )
   assert.equal(got, 'done already')
   assert.equal(ran, false)
 })
@@ -61,7 +76,11 @@ test('a lock of a process that is gone is removed; a live one is waited for, the
   const slept: number[] = []
   const waits: (number | null)[] = []
   await assert.rejects(
-    withFileLock(lock, async () => 'never', opts({ maxWaitMs: 30, pollMs: 10, sleep: async (ms) => void slept.push(ms), onWait: (h) => waits.push(h.pid) })),
+    withFileLock(
+      lock,
+      async () => 'never',
+      opts({ maxWaitMs: 30, pollMs: 10, sleep: async (ms) => void slept.push(ms), onWait: (h) => waits.push(h.pid) }),
+    ),
     { message: `gave up on ${process.pid} after 30` },
   )
   assert.deepEqual(slept, [10, 10, 10], 'the wait is counted in sleeps asked for')

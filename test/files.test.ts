@@ -31,7 +31,10 @@ test('a file in the way is an error, not a folder', async () => {
   await assert.rejects(makeDirs(join(file, 'below')), { code: 'ENOTDIR' })
 })
 
-test('where mkdir answers ENOENT under a parent that exists (/proc), it fails instead of spinning', { skip: !existsSync('/proc/self'), timeout: 10_000 }, async () => {
+test('where mkdir answers ENOENT under a parent that exists (/proc), it fails instead of spinning', {
+  skip: !existsSync('/proc/self'),
+  timeout: 10_000,
+}, async () => {
   await assert.rejects(makeDirs('/proc/jev-no-such/out'), { code: 'ENOENT' })
   await assert.rejects(makeDirs('/proc/jev-no-such'), { code: 'ENOENT' })
 })

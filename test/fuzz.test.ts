@@ -62,7 +62,9 @@ test(`${CASES} seeded corruptions of the fixture Parquet files: a typed error or
     })
   })
   await worker.terminate()
-  t.diagnostic(`outcomes: ${[...tally].map(([k, n]) => `${k} ${n}`).join(', ')}; ${((performance.now() - started) / 1000).toFixed(1)} s in all`)
+  t.diagnostic(
+    `outcomes: ${[...tally].map(([k, n]) => `${k} ${n}`).join(', ')}; ${((performance.now() - started) / 1000).toFixed(1)} s in all`,
+  )
   for (const s of slow) t.diagnostic(`slow: ${s}`)
   assert.equal(finished, 'end')
   assert.deepEqual(failures, [])

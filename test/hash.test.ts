@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto'
 import { describe, test } from 'node:test'
 import { digestSetHash, gitBlobSha1, setHash, sha1Hex, sha256Digest, sha256Hex } from '../src/hash.ts'
 
-test('sha256 and sha1 of bytes and of a string\'s UTF-8 are the standard digests', () => {
+test("sha256 and sha1 of bytes and of a string's UTF-8 are the standard digests", () => {
   assert.equal(sha256Hex('abc'), 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad')
   assert.equal(sha256Hex(Buffer.from('abc')), sha256Hex('abc'))
   assert.equal(sha256Hex('日本'), sha256Hex(Buffer.from('日本', 'utf8')))
@@ -35,7 +35,15 @@ describe('digestSetHash', () => {
     assert.ok(hex.some((h) => h >= '80') && hex.some((h) => h < '80'))
     assert.equal(digestSetHash(texts.map(sha256Digest)), setHash(hex))
     assert.equal(digestSetHash([]), setHash([]))
-    const manual = createHash('sha256').update(hex.slice(0, 3).sort().map((h) => `${h}\n`).join('')).digest('hex')
+    const manual = createHash('sha256')
+      .update(
+        hex
+          .slice(0, 3)
+          .sort()
+          .map((h) => `${h}\n`)
+          .join(''),
+      )
+      .digest('hex')
     assert.equal(digestSetHash(texts.slice(0, 3).map(sha256Digest)), manual)
   })
 })

@@ -19,14 +19,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { readLock } from '../src/lock.ts'
+import { repairOutDir } from '../src/out-repair.ts'
+import type { OutputContent } from '../src/outputs.ts'
 import { buildDataset, buildToDir } from '../src/pipeline.ts'
 import { loadRecipe } from '../src/recipe.ts'
 import { randInt, rngFor } from '../src/rng.ts'
 import type { Recipe } from '../src/schema.ts'
 import { createMirrorFetcher } from '../src/sources/mirror.ts'
-import { repairOutDir } from '../src/out-repair.ts'
 import { FIXTURE_HUB, FIXTURE_RECIPE, ROOT } from './helpers/cli.ts'
-import type { OutputContent } from '../src/outputs.ts'
 
 const SEED = 77
 const KILLS = 20
@@ -74,11 +74,15 @@ function childEnv(): NodeJS.ProcessEnv {
 
 function startBuild(): ChildProcess {
   // through bin/jev.mjs, as users run it (dist/ when current: `npm test` compiles first)
-  return spawn(process.execPath, [join(ROOT, 'bin/jev.mjs'), 'build-dataset', '--recipe', recipeB, '--lock', lockB, '--mirror', FIXTURE_HUB, '--out', out], {
-    cwd: ROOT,
-    env: childEnv(),
-    stdio: 'ignore',
-  })
+  return spawn(
+    process.execPath,
+    [join(ROOT, 'bin/jev.mjs'), 'build-dataset', '--recipe', recipeB, '--lock', lockB, '--mirror', FIXTURE_HUB, '--out', out],
+    {
+      cwd: ROOT,
+      env: childEnv(),
+      stdio: 'ignore',
+    },
+  )
 }
 
 function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
@@ -88,7 +92,13 @@ function exited(child: ChildProcess): Promise<{ code: number | null; signal: Nod
 
 /** 'old', 'new', or 'missing'; anything else fails. */
 async function outState(what: string): Promise<'old' | 'new' | 'missing'> {
-  if (!(await stat(out).then(() => true, () => false))) return 'missing'
+  if (
+    !(await stat(out).then(
+      () => true,
+      () => false,
+    ))
+  )
+    return 'missing'
   const names = (await readdir(out)).sort()
   assert.deepEqual(names, [...oldFiles.keys()].sort(), `${what}: out/ holds exactly the output files`)
   const files = new Map(await Promise.all(names.map(async (n) => [n, await readFile(join(out, n), 'utf8')] as const)))
@@ -125,7 +135,10 @@ async function checkAfterKill(what: string, child: ChildProcess, repairByNextBui
   const before = await outState(what)
   const left = await siblings()
   if (before === 'missing')
-    assert.ok(left.some((e) => e.startsWith(`.out.old-${child.pid}-`)), `${what}: out/ is missing only because the swap moved it aside: ${left.join(', ')}`)
+    assert.ok(
+      left.some((e) => e.startsWith(`.out.old-${child.pid}-`)),
+      `${what}: out/ is missing only because the swap moved it aside: ${left.join(', ')}`,
+    )
   if (!killed) assert.deepEqual([before, left], ['new', []], `${what}: an unkilled build leaves the new build and nothing else`)
   let after: string
   if (repairByNextBuild) {
@@ -140,7 +153,14 @@ async function checkAfterKill(what: string, child: ChildProcess, repairByNextBui
     if (before !== 'missing') assert.equal(after, before, `${what}: repair does not touch a complete out/`)
   }
   assert.deepEqual(await siblings(), [], `${what}: no temp, old or lock siblings left (there were: ${left.join(', ') || 'none'})`)
-  const state = `${before}${left.length ? ` + ${left.map((e) => e.replace(/\.out\.(\w+).*/, '$1')).sort().join('+')}` : ''}`
+  const state = `${before}${
+    left.length
+      ? ` + ${left
+          .map((e) => e.replace(/\.out\.(\w+).*/, '$1'))
+          .sort()
+          .join('+')}`
+      : ''
+  }`
   return { state: killed ? state : 'finished', killed }
 }
 
@@ -173,7 +193,9 @@ test(`SIGKILL at ${KILLS} seeded points spread over a build: out/ is always the 
     tally.set(r.state, (tally.get(r.state) ?? 0) + 1)
     await resetToOld()
   }
-  t.diagnostic(`unkilled run ${Math.round(measuredMs)} ms; ${KILLS} kills in ${((performance.now() - started) / 1000).toFixed(1)} s: ${[...tally].map(([s, n]) => `${s} ${n}`).join(', ')}`)
+  t.diagnostic(
+    `unkilled run ${Math.round(measuredMs)} ms; ${KILLS} kills in ${((performance.now() - started) / 1000).toFixed(1)} s: ${[...tally].map(([s, n]) => `${s} ${n}`).join(', ')}`,
+  )
   assert.ok((tally.get('old') ?? 0) > 0, 'some kills came before the swap')
 })
 
@@ -196,5 +218,8 @@ test(`SIGKILL at each of the ${SWAP_STEPS} steps of the swap itself: the same gu
   }
   t.diagnostic(`${SWAP_STEPS} kills during the swap: ${[...tally].map(([s, n]) => `${s} ${n}`).join(', ')}`)
   // the swap was really interrupted: something had to be repaired at least once
-  assert.ok([...tally.keys()].some((s) => s.includes('+') || s === 'missing'), `a kill left something to repair: ${[...tally.keys()].join(', ')}`)
+  assert.ok(
+    [...tally.keys()].some((s) => s.includes('+') || s === 'missing'),
+    `a kill left something to repair: ${[...tally.keys()].join(', ')}`,
+  )
 })

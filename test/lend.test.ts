@@ -24,24 +24,40 @@ const item = c('s-item', 'Which gas do plants take in for photosynthesis?', ['ca
 // the same words as the item, other spellings: a near-copy (similarity 1) that shares no option
 const near = c('s-near', 'Which gas do plants take in for photosynthesis?', ['Carbon dioxide.', 'Nitrogen.', 'Helium.', 'Argon.'])
 const plants = c('s-plants', 'Which gas do plants release during photosynthesis?', ['oxygen', 'methane', 'ammonia', 'chlorine'])
-const negative = c('s-neg', 'Which gas is not used by plants for photosynthesis?', ['hydrogen sulfide', 'water vapour', 'ozone', 'sunlight'], 0)
+const negative = c(
+  's-neg',
+  'Which gas is not used by plants for photosynthesis?',
+  ['hydrogen sulfide', 'water vapour', 'ozone', 'sunlight'],
+  0,
+)
 const shares = c('s-shares', 'Which gas do plants need at night for photosynthesis?', ['nitrogen', 'steam', 'smoke', 'fog'])
 const planets = c('s-planets', 'Which planet is closest to the sun?', ['mercury', 'venus', 'mars', 'jupiter'])
 const side = [item, near, plants, negative, shares, planets]
 
 describe('similarLending', () => {
   test('lends only wrong options, most similar lender first, and never from near-copies, negatives or lenders sharing an option', () => {
-    assert.deepEqual(lending(side).candidates(item).map((b) => `${b.lender} ${b.text}`), [
-      's-plants methane', 's-plants ammonia', 's-plants chlorine', 's-planets venus', 's-planets mars', 's-planets jupiter',
-    ])
+    assert.deepEqual(
+      lending(side)
+        .candidates(item)
+        .map((b) => `${b.lender} ${b.text}`),
+      ['s-plants methane', 's-plants ammonia', 's-plants chlorine', 's-planets venus', 's-planets mars', 's-planets jupiter'],
+    )
     const got = draw(side, item, 3, { drawFactor: 1 })
-    assert.deepEqual(got.map((b) => b.lender), ['s-plants', 's-plants', 's-plants'])
+    assert.deepEqual(
+      got.map((b) => b.lender),
+      ['s-plants', 's-plants', 's-plants'],
+    )
     assert.deepEqual(got.map((b) => b.text).sort(), ['ammonia', 'chlorine', 'methane'])
     for (const b of got) assert.equal(plants.options[b.index], b.text)
   })
 
   test('each lender rule can be switched off, and then the lender lends', () => {
-    const lenders = (over: Partial<SimilarBorrowing>) => new Set(lending(side, { sameForm: false, ...over }).candidates(item).map((b) => b.lender))
+    const lenders = (over: Partial<SimilarBorrowing>) =>
+      new Set(
+        lending(side, { sameForm: false, ...over })
+          .candidates(item)
+          .map((b) => b.lender),
+      )
     assert.ok(!lenders({}).has('s-neg') && lenders({ skipNegativeLenders: false }).has('s-neg'))
     assert.ok(!lenders({}).has('s-shares') && lenders({ skipOverlappingLenders: false }).has('s-shares'))
     // the near-copy never lends; a lower threshold also skips the merely similar
@@ -73,16 +89,43 @@ describe('similarLending', () => {
     const digits = c('n-digits', 'How many legs does an insect have?', ['16', '12', '14', '(B) 3'])
     // "2 legs" is a number but longer than twice the item's longest option (and its lender asks a narrower question)
     const loose = { skipNarrowerLenders: false }
-    assert.deepEqual(lending([numeric, wordy, digits], loose).candidates(numeric).map((b) => b.text).sort(), ['12', '14'])
-    assert.deepEqual(lending([numeric, wordy, digits], { ...loose, sameForm: false }).candidates(numeric).map((b) => b.text).sort(), ['12', '14', '2 legs'])
+    assert.deepEqual(
+      lending([numeric, wordy, digits], loose)
+        .candidates(numeric)
+        .map((b) => b.text)
+        .sort(),
+      ['12', '14'],
+    )
+    assert.deepEqual(
+      lending([numeric, wordy, digits], { ...loose, sameForm: false })
+        .candidates(numeric)
+        .map((b) => b.text)
+        .sort(),
+      ['12', '14', '2 legs'],
+    )
     const words = c('w-item', 'Which organ pumps blood?', ['heart', 'lung', 'liver'])
-    const mixed = c('w-lender', 'Which organ pumps blood around the body?', ['spleen', '42', 'The kidney filters blood.', 'B', 'stomach'], 0)
-    assert.deepEqual(lending([words, mixed], loose).candidates(words).map((b) => b.text), ['stomach'])
+    const mixed = c(
+      'w-lender',
+      'Which organ pumps blood around the body?',
+      ['spleen', '42', 'The kidney filters blood.', 'B', 'stomach'],
+      0,
+    )
+    assert.deepEqual(
+      lending([words, mixed], loose)
+        .candidates(words)
+        .map((b) => b.text),
+      ['stomach'],
+    )
     const lax = { ...loose, likeForLike: false, skipLabelLike: false, sameForm: false }
-    assert.deepEqual(lending([words, mixed], lax).candidates(words).map((b) => b.text), ['42', 'The kidney filters blood.', 'B', 'stomach'])
+    assert.deepEqual(
+      lending([words, mixed], lax)
+        .candidates(words)
+        .map((b) => b.text),
+      ['42', 'The kidney filters blood.', 'B', 'stomach'],
+    )
   })
 
-  test('options over the length limit, the item\'s own (normalised) and repeats are not lent', () => {
+  test("options over the length limit, the item's own (normalised) and repeats are not lent", () => {
     const own = c('o-item', 'Which metal is liquid at room temperature?', ['mercury', 'iron', 'gold'])
     const a = c('o-a', 'Which metal is liquid at room temperature in a thermometer?', ['alcohol', 'MERCURY ', 'tin', 'lead'], 0)
     const b = c('o-b', 'Which metal is used in a room thermometer?', ['zinc', 'tin', 'copperish alloy of many parts', 'nickel'], 0)
@@ -91,7 +134,7 @@ describe('similarLending', () => {
     assert.deepEqual(got.map((x) => normalize(x.text)).sort(), ['lead', 'nickel', 'tin'])
   })
 
-  test('draws from the first drawFactor × needed candidates in lender order, by the item\'s seeded stream', () => {
+  test("draws from the first drawFactor × needed candidates in lender order, by the item's seeded stream", () => {
     const base = c('d-item', 'Which animal is a mammal that lives in the sea?', ['whale', 'shark', 'tuna'])
     const lenders = Array.from({ length: 8 }, (_, i) =>
       c(`d-${i}`, `Which animal lives in the sea ${'near coral '.repeat(8 - i)}?`, ['x right', `fish ${i}a`, `fish ${i}b`, `fish ${i}c`]),
@@ -114,41 +157,75 @@ describe('similarLending', () => {
 
   test('a lender asking a narrower question about the same thing does not lend; switched off, it does', () => {
     const renewable = c('r-item', 'Which resource is renewable?', ['coal', 'oil', 'water', 'natural gas'], 2)
-    const narrower = c('r-narrow', 'Which renewable resource is generated by air convection currents?', ['wind energy', 'solar energy', 'fossil fuel energy', 'geothermal energy'])
+    const narrower = c('r-narrow', 'Which renewable resource is generated by air convection currents?', [
+      'wind energy',
+      'solar energy',
+      'fossil fuel energy',
+      'geothermal energy',
+    ])
     const other = c('r-other', 'Which resource is used to make electricity in a dam?', ['uranium', 'peat', 'water power', 'charcoal'], 2)
-    const lenders = (over: Partial<SimilarBorrowing>) => new Set(lending([renewable, narrower, other], { sameForm: false, ...over }).candidates(renewable).map((b) => b.lender))
+    const lenders = (over: Partial<SimilarBorrowing>) =>
+      new Set(
+        lending([renewable, narrower, other], { sameForm: false, ...over })
+          .candidates(renewable)
+          .map((b) => b.lender),
+      )
     assert.deepEqual(lenders({}), new Set(['r-other']))
     assert.ok(lenders({ skipNarrowerLenders: false }).has('r-narrow'))
   })
 
-  test("the right answers of the most similar questions are never lent, even where a lender lists one as wrong", () => {
+  test('the right answers of the most similar questions are never lent, even where a lender lists one as wrong', () => {
     const item = c('a-item', 'Which animal is a mammal?', ['shark', 'whale', 'trout'], 1)
     const right = c('a-right', 'Which animal is a mammal of the sea?', ['dolphin', 'tuna', 'eel', 'squid'])
     const lists = c('a-lists', 'Which animal can fly?', ['bat', 'dolphin', 'crab', 'salmon'], 0)
-    const texts = (over: Partial<SimilarBorrowing>) => lending([item, right, lists], { sameForm: false, skipNarrowerLenders: false, ...over }).candidates(item).map((b) => b.text)
+    const texts = (over: Partial<SimilarBorrowing>) =>
+      lending([item, right, lists], { sameForm: false, skipNarrowerLenders: false, ...over })
+        .candidates(item)
+        .map((b) => b.text)
     assert.ok(!texts({}).includes('dolphin'), 'dolphin is the right answer of a similar question')
     assert.ok(texts({ rightAnswersOf: 0 }).includes('dolphin'))
   })
 
-  test('a near-copy of one of the item\'s own options is never lent', () => {
-    const item = c('nc-item', 'Which change is caused by removing heat?', ['A solid changes to a gas.', 'A liquid changes to a solid.', 'A liquid changes to a gas.'], 1)
-    const lender = c('nc-lender', 'Which change is caused by adding heat?', ['Solid changes to liquid.', 'Liquid changes to solid.', 'Gas changes to plasma.', 'Ice stays ice.'])
-    const texts = (over: Partial<SimilarBorrowing>) => lending([item, lender], { skipOverlappingLenders: false, ...over }).candidates(item).map((b) => b.text)
+  test("a near-copy of one of the item's own options is never lent", () => {
+    const item = c(
+      'nc-item',
+      'Which change is caused by removing heat?',
+      ['A solid changes to a gas.', 'A liquid changes to a solid.', 'A liquid changes to a gas.'],
+      1,
+    )
+    const lender = c('nc-lender', 'Which change is caused by adding heat?', [
+      'Solid changes to liquid.',
+      'Liquid changes to solid.',
+      'Gas changes to plasma.',
+      'Ice stays ice.',
+    ])
+    const texts = (over: Partial<SimilarBorrowing>) =>
+      lending([item, lender], { skipOverlappingLenders: false, ...over })
+        .candidates(item)
+        .map((b) => b.text)
     assert.deepEqual(texts({}).sort(), ['Gas changes to plasma.', 'Ice stays ice.'])
     assert.ok(texts({ skipNearCopies: false }).includes('Liquid changes to solid.'))
   })
 
-  test('rank: lenders in the order of a full sort by score, tie key and position, also past the first 32', () => {
+  test('rank: lenders in the order of a full sort by score, tie key and position, also past the first 32 and into the unlisted zeros', () => {
     const rng = rngFor(7, 'unit', 'rank')
     for (let round = 0; round < 50; round++) {
       const n = 40 + (rng.uint32() % 60)
       // few distinct scores and tie keys, so that ties of both happen
-      const scores = Float64Array.from({ length: n }, () => rng.uint32() % 6)
+      // every other round mostly zeros, so that more than 32 of them are walked too
+      const scores = Float64Array.from({ length: n }, () => (round % 2 === 1 && rng.uint32() % 4 !== 0 ? 0 : rng.uint32() % 6))
       const ties = Uint32Array.from({ length: n }, () => rng.uint32() % 4)
       const self = rng.uint32() % n
       const nearCopy = 5
       const key = { of: (j: number) => ties[j]! } as never
-      const got = [...rank(scores, key, self, nearCopy)]
+      // as the index gives them: only some documents listed, in no particular order; a listed one may score 0 too
+      const listed = Array.from({ length: n }, (_, j) => j).filter((j) => scores[j]! > 0 || rng.uint32() % 2 === 0)
+      for (let i = listed.length - 1; i > 0; i--) {
+        const k = rng.uint32() % (i + 1)
+        ;[listed[i], listed[k]] = [listed[k]!, listed[i]!]
+      }
+      const sim = { docs: Int32Array.from(listed), scores: Float64Array.from(listed, (j) => scores[j]!) }
+      const got = [...rank(sim, key, self, nearCopy, n)]
       const mine = ties[self]!
       const want = Array.from({ length: n }, (_, j) => j)
         .filter((j) => j !== self && scores[j]! < nearCopy)

@@ -4,10 +4,20 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { buildDataset, checkDataset, diffDatasets, isJevError, JevError, publishDataset, serveHub, terminalProgress, verifyDataset } from 'jev-bench-builder'
+import {
+  buildDataset,
+  checkDataset,
+  diffDatasets,
+  isJevError,
+  JevError,
+  publishDataset,
+  serveHub,
+  terminalProgress,
+  verifyDataset,
+} from 'jev-bench-builder'
 import { isWriteRequest } from '../src/hub-server/index.ts'
-import { buildFixtureOut, FIXTURE_LOCK } from './helpers/publish.ts'
 import { FIXTURE_HUB, FIXTURE_RECIPE } from './helpers/cli.ts'
+import { buildFixtureOut, FIXTURE_LOCK } from './helpers/publish.ts'
 
 let tmp: string
 before(async () => {
@@ -51,7 +61,10 @@ test('failures throw the typed errors: a bad option is USAGE, a missing recipe I
     assert.match(e.message, /bogus/)
     return true
   })
-  await assert.rejects(buildDataset({ ...sources(), recipe: join(tmp, 'missing.json'), out: join(tmp, 'y') }), (e: unknown) => isJevError(e) && e.code === 'IO')
+  await assert.rejects(
+    buildDataset({ ...sources(), recipe: join(tmp, 'missing.json'), out: join(tmp, 'y') }),
+    (e: unknown) => isJevError(e) && e.code === 'IO',
+  )
 })
 
 test('serveHub serves the mirror; publishDataset plans a dry run against it and sends nothing', async () => {
@@ -60,11 +73,25 @@ test('serveHub serves the mirror; publishDataset plans a dry run against it and 
     const out = join(tmp, 'publish-out')
     await buildFixtureOut(out)
     const lines: string[] = []
-    const run = await publishDataset({ ...sources(), env: { HF_ENDPOINT: server.url }, out, repo: 'someone/lib-test', dryRun: true, onLine: (l) => lines.push(l) })
+    const run = await publishDataset({
+      ...sources(),
+      env: { HF_ENDPOINT: server.url },
+      out,
+      repo: 'someone/lib-test',
+      dryRun: true,
+      onLine: (l) => lines.push(l),
+    })
     assert.equal(run.result, null)
     assert.equal(run.plan.repoAction, 'create')
     assert.deepEqual(run.plan.files.map((f) => f.path).sort(), [
-      'README.md', 'answer-positions.svg', 'borrowed-options.svg', 'manifest.json', 'option-counts.svg', 'provenance.jsonl', 'test.jsonl', 'val.jsonl',
+      'README.md',
+      'answer-positions.svg',
+      'borrowed-options.svg',
+      'manifest.json',
+      'option-counts.svg',
+      'provenance.jsonl',
+      'test.jsonl',
+      'val.jsonl',
     ])
     assert.ok(lines.includes('dry run: only read requests were sent; nothing was changed'), lines.join('\n'))
     assert.ok(server.requests.length > 0, 'the plan read the repo')
@@ -80,9 +107,16 @@ test('a progress given to the library is drawn on as the build goes, and left fo
   const out = join(tmp, 'progress-out')
   await buildDataset({ ...sources(), out, progress })
   const drawn = writes.join('')
-  for (const stage of ['loading and preparing sources (1 of 5: jcommonsenseqa)', 'selecting, borrowing distractors and reshaping', `writing ${out}/`])
+  for (const stage of [
+    'loading and preparing sources (1 of 5: jcommonsenseqa)',
+    'selecting, borrowing distractors and reshaping',
+    `writing ${out}/`,
+  ])
     assert.ok(drawn.includes(stage), stage)
-  assert.equal(writes.at(-1), `writing ${out}/`, 'still drawn: ending it is the caller\'s')
+  assert.equal(writes.at(-1), `writing ${out}/`, "still drawn: ending it is the caller's")
   progress.end()
-  await assert.rejects(buildDataset({ ...sources(), out, progress: { stage() {} } as never }), (e: unknown) => isJevError(e) && e.code === 'USAGE' && /progress/.test(e.message))
+  await assert.rejects(
+    buildDataset({ ...sources(), out, progress: { stage() {} } as never }),
+    (e: unknown) => isJevError(e) && e.code === 'USAGE' && /progress/.test(e.message),
+  )
 })

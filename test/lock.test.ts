@@ -15,7 +15,12 @@ test("a recipe that pins another revision than the lock's is refused, naming bot
   const arc = moved.sources.find((s) => s.name === 'arc_easy')!
   arc.revision = 'a'.repeat(40)
   const e = await rejectsWith(buildDataset(moved, createMirrorFetcher(HUB), { lock }), 'LOCK', { oneLine: true })
-  assert.match(e.message, new RegExp(`source arc_easy: the recipe asks for allenai/ai2_arc@${'a'.repeat(40)} but the lock has allenai/ai2_arc@[0-9a-f]{40}; run with --update-lock`))
+  assert.match(
+    e.message,
+    new RegExp(
+      `source arc_easy: the recipe asks for allenai/ai2_arc@${'a'.repeat(40)} but the lock has allenai/ai2_arc@[0-9a-f]{40}; run with --update-lock`,
+    ),
+  )
 })
 
 test('a lock that lists a file the recipe does not read is refused', async () => {

@@ -1,27 +1,30 @@
 import assert from 'node:assert/strict'
 import { before, test } from 'node:test'
-import { createMirrorFetcher } from '../src/sources/mirror.ts'
-import { loadRecipe } from '../src/recipe.ts'
 import { readLock } from '../src/lock.ts'
 import { matchManifest } from '../src/manifest-match.ts'
-import { type BuiltDataset, buildDataset } from '../src/pipeline.ts'
 import { outputBytes } from '../src/outputs.ts'
+import { type BuiltDataset, buildDataset } from '../src/pipeline.ts'
+import { loadRecipe } from '../src/recipe.ts'
+import { createMirrorFetcher } from '../src/sources/mirror.ts'
 import { FIXTURE_HUB, FIXTURE_RECIPE } from './helpers/cli.ts'
 
 let built: BuiltDataset
 let files: Map<string, Uint8Array>
 before(async () => {
   const recipe = await loadRecipe(FIXTURE_RECIPE)
-  built = await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB), { lock: await readLock(FIXTURE_RECIPE.replace(/\.json$/, '.lock.json')) })
+  built = await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB), {
+    lock: await readLock(FIXTURE_RECIPE.replace(/\.json$/, '.lock.json')),
+  })
   files = new Map([...built.files].map(([k, v]) => [k, outputBytes(v)]))
 })
 
 test("a build's own files match its manifest", () => {
   const m = matchManifest(built.manifest, (p) => files.get(p))
   assert.deepEqual(m.unlisted, [])
-  assert.deepEqual(m.outputs.map((o) => o.path), [
-    'test.jsonl', 'val.jsonl', 'README.md', 'provenance.jsonl', 'option-counts.svg', 'answer-positions.svg', 'borrowed-options.svg',
-  ])
+  assert.deepEqual(
+    m.outputs.map((o) => o.path),
+    ['test.jsonl', 'val.jsonl', 'README.md', 'provenance.jsonl', 'option-counts.svg', 'answer-positions.svg', 'borrowed-options.svg'],
+  )
   for (const o of m.outputs) assert.ok(o.sameContent && o.rowsMatch !== false, o.path)
   assert.equal(m.outputs.find((o) => o.path === 'README.md')!.rowsMatch, null, 'the card has no rows')
   assert.equal(m.datasetHashMatches(), true)

@@ -23,11 +23,17 @@ test('the default patterns find questions phrased as a negative, in either langu
     'Which of these is NEVER a mammal?',
   ])
     assert.ok(neg(en, q), q)
-  for (const q of ['日本の首都ではないものは？', '果物以外のものは？', '次のうち誤りはどれ？', '間違っているのは？']) assert.ok(neg(ja, q), q)
+  for (const q of ['日本の首都ではないものは？', '果物以外のものは？', '次のうち誤りはどれ？', '間違っているのは？'])
+    assert.ok(neg(ja, q), q)
 })
 
 test('ordinary questions are not negative; words that merely contain a pattern do not count', () => {
-  for (const q of ['Which of these is a mammal?', 'What is the notation for a knot?', 'Which tool measures mass most precisely?', 'Nothing is known about it; which is true?'])
+  for (const q of [
+    'Which of these is a mammal?',
+    'What is the notation for a knot?',
+    'Which tool measures mass most precisely?',
+    'Nothing is known about it; which is true?',
+  ])
     assert.ok(!neg(en, q), q)
   assert.ok(!neg(ja, '音楽を聴くときは？'))
 })

@@ -4,18 +4,49 @@ import { fitsClass, formFilter, isLabelLike, isNumberLike, nearCopyTest, numberC
 
 describe('isNumberLike', () => {
   test('numbers with signs, separators, decimals, units, % and currency', () => {
-    for (const t of ['7.0', '-3', '+2.5', '1,200', '$40,000', '€5', '12%', '25 kg', '3 m/s', '-40 °C', '2.5 × 10^3 N', '1/2', '.5', '100 years', 'three', 'Twenty-one', 'eight years', 'a hundred'])
+    for (const t of [
+      '7.0',
+      '-3',
+      '+2.5',
+      '1,200',
+      '$40,000',
+      '€5',
+      '12%',
+      '25 kg',
+      '3 m/s',
+      '-40 °C',
+      '2.5 × 10^3 N',
+      '1/2',
+      '.5',
+      '100 years',
+      'three',
+      'Twenty-one',
+      'eight years',
+      'a hundred',
+    ])
       assert.ok(isNumberLike(t), t)
   })
   test('words, phrases that hold a number, formulas and labels are not numbers', () => {
-    for (const t of ['It is a poor conductor.', 'H2O', 'citrus fruit (pH 2-3)', '3 apples and 2 pears', 'Give the report to the teacher.', 'Option 2', 'several', 'three colors of equal value', 'km', ''])
+    for (const t of [
+      'It is a poor conductor.',
+      'H2O',
+      'citrus fruit (pH 2-3)',
+      '3 apples and 2 pears',
+      'Give the report to the teacher.',
+      'Option 2',
+      'several',
+      'three colors of equal value',
+      'km',
+      '',
+    ])
       assert.ok(!isNumberLike(t), t)
   })
 })
 
 describe('isLabelLike', () => {
   test('an option that starts with a label, or is one', () => {
-    for (const t of ['(E) inflow … appreciation … decrease', 'A. the first', 'b) second', 'C', ' h ', '(a) lower case']) assert.ok(isLabelLike(t), t)
+    for (const t of ['(E) inflow … appreciation … decrease', 'A. the first', 'b) second', 'C', ' h ', '(a) lower case'])
+      assert.ok(isLabelLike(t), t)
   })
   test('ordinary options, even ones starting with a capital letter or "A "', () => {
     for (const t of ['A cherry', 'Abraham Lincoln', 'I and II', 'Iwkj', 'HCl', 'x']) assert.ok(!isLabelLike(t), t)
@@ -39,7 +70,7 @@ describe('like for like', () => {
 
 describe('formFilter', () => {
   const own = ['is unaffected.', 'increases.', 'decreases.', 'stays constant.']
-  test('keeps options shaped like the item\'s own', () => {
+  test("keeps options shaped like the item's own", () => {
     const fits = formFilter(own)
     assert.ok(fits('doubles.'))
     assert.ok(fits('is halved at first.'))

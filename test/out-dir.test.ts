@@ -23,7 +23,11 @@ test('--out naming a folder of other things is refused before the build, and not
   assert.match(e.message, /refusing to replace .*mine: it holds other things than a build's files \(notes\.txt\)/)
   assert.deepEqual((await readdir(dir)).sort(), ['notes.txt', 'test.jsonl'])
   assert.equal(await readFile(join(dir, 'notes.txt'), 'utf8'), 'keep me\n')
-  assert.deepEqual((await readdir(tmp)).filter((e) => e.startsWith('.')), [], 'no temp folder left beside it')
+  assert.deepEqual(
+    (await readdir(tmp)).filter((e) => e.startsWith('.')),
+    [],
+    'no temp folder left beside it',
+  )
 })
 
 test("--out naming a folder of a build's file names but no build, or a symbolic link, is refused", async () => {
@@ -68,7 +72,13 @@ test('a new folder, an empty one, or a previous build is written; the swap check
 test('a binary output is written byte for byte beside the text ones', async () => {
   const dir = join(tmp, 'binary')
   const bytes = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff, 0x0a])
-  await writeOutDir(dir, new Map<string, string | Uint8Array>([['test.jsonl', '{}\n'], ['figure.bin', bytes]]))
+  await writeOutDir(
+    dir,
+    new Map<string, string | Uint8Array>([
+      ['test.jsonl', '{}\n'],
+      ['figure.bin', bytes],
+    ]),
+  )
   assert.deepEqual([...(await readFile(join(dir, 'figure.bin')))], [...bytes])
   assert.equal(await readFile(join(dir, 'test.jsonl'), 'utf8'), '{}\n')
 })

@@ -2,29 +2,49 @@ import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import {
-  CONFIG_OUTPUTS, DATA_FILES, describeFile, FIGURE_FILES, MANIFEST_OUTPUTS, OUTPUT_FILES, OUTPUTS, outputBytes, outputSpec, outputText,
-} from '../src/outputs.ts'
 import { FIGURES } from '../src/figures.ts'
-import { ROOT } from './helpers/cli.ts'
+import {
+  CONFIG_OUTPUTS,
+  DATA_FILES,
+  describeFile,
+  FIGURE_FILES,
+  MANIFEST_OUTPUTS,
+  OUTPUT_FILES,
+  OUTPUTS,
+  outputBytes,
+  outputSpec,
+  outputText,
+} from '../src/outputs.ts'
 import { SPLITS } from '../src/schema.ts'
+import { ROOT } from './helpers/cli.ts'
 
 test('the registry: unique names, a split file per split, one card and one manifest', () => {
   assert.equal(new Set(OUTPUT_FILES).size, OUTPUT_FILES.length)
-  assert.deepEqual(OUTPUTS.filter((o) => o.kind === 'split').map((o) => o.split), [...SPLITS])
+  assert.deepEqual(
+    OUTPUTS.filter((o) => o.kind === 'split').map((o) => o.split),
+    [...SPLITS],
+  )
   assert.deepEqual(DATA_FILES, ['test.jsonl', 'val.jsonl'])
   assert.equal(OUTPUTS.filter((o) => o.kind === 'card').length, 1)
-  assert.deepEqual(OUTPUTS.filter((o) => o.kind === 'manifest').map((o) => o.manifestOrder), [null], 'the manifest does not list itself')
+  assert.deepEqual(
+    OUTPUTS.filter((o) => o.kind === 'manifest').map((o) => o.manifestOrder),
+    [null],
+    'the manifest does not list itself',
+  )
   for (const o of OUTPUTS) if (o.inConfigs) assert.ok(o.split, `${o.name}: a config names a split`)
   assert.equal(outputSpec('provenance.jsonl')?.kind, 'sidecar')
   assert.equal(outputSpec('nope.txt'), undefined)
 })
 
 test("the manifest's outputs keep the order every published manifest has, and the card's configs name the splits", () => {
-  assert.deepEqual(MANIFEST_OUTPUTS.map((o) => o.name), [
-    'test.jsonl', 'val.jsonl', 'README.md', 'provenance.jsonl', 'option-counts.svg', 'answer-positions.svg', 'borrowed-options.svg',
-  ])
-  assert.deepEqual(CONFIG_OUTPUTS.map((o) => `${o.split} ${o.name}`), ['test test.jsonl', 'val val.jsonl'])
+  assert.deepEqual(
+    MANIFEST_OUTPUTS.map((o) => o.name),
+    ['test.jsonl', 'val.jsonl', 'README.md', 'provenance.jsonl', 'option-counts.svg', 'answer-positions.svg', 'borrowed-options.svg'],
+  )
+  assert.deepEqual(
+    CONFIG_OUTPUTS.map((o) => `${o.split} ${o.name}`),
+    ['test test.jsonl', 'val val.jsonl'],
+  )
 })
 
 test('text and binary contents describe the same bytes alike', () => {
@@ -39,7 +59,10 @@ test('text and binary contents describe the same bytes alike', () => {
 })
 
 test('the figures are outputs: every figure the card draws, as text, in the manifest, not in configs, without rows', () => {
-  assert.deepEqual(FIGURE_FILES, FIGURES.map((f) => f.name))
+  assert.deepEqual(
+    FIGURE_FILES,
+    FIGURES.map((f) => f.name),
+  )
   for (const name of FIGURE_FILES) {
     const o = outputSpec(name)!
     assert.deepEqual([o.kind, o.encoding, o.inConfigs, o.hasRows], ['figure', 'text', false, false], name)
@@ -49,7 +72,7 @@ test('the figures are outputs: every figure the card draws, as text, in the mani
   assert.equal(OUTPUT_FILES.at(-1), 'manifest.json')
 })
 
-test("the README's \"What lands in out/\" table has a row for every output", async () => {
+test('the README\'s "What lands in out/" table has a row for every output', async () => {
   const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
   const start = readme.indexOf('## What lands in `out/`')
   const section = readme.slice(start, readme.indexOf('\n## ', start + 1))

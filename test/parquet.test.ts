@@ -24,7 +24,10 @@ const at = { source: 's', file: 'f.parquet' }
 
 test('a column whose rejection hyparquet leaves unobserved: DATA, and no unhandled rejection reaches this process', async () => {
   // 6863: the answer column's path in the footer no longer matches the schema; 1153: a page that no longer decompresses
-  const bytes = await corrupted(MMLU_VAL, [[1153, 42], [6863, 104]])
+  const bytes = await corrupted(MMLU_VAL, [
+    [1153, 42],
+    [6863, 104],
+  ])
   const unhandled: unknown[] = []
   const listen = (e: unknown) => void unhandled.push(e)
   process.on('unhandledRejection', listen)
@@ -45,7 +48,14 @@ test('a column whose rejection hyparquet leaves unobserved: DATA, and no unhandl
 
 test('a decode that never ends is stopped at its time limit: DATA; the next decode works', async () => {
   // a count read from a flipped byte sends hyparquet round a loop that does not end (it did not in 60 s)
-  const bytes = await corrupted(ARC_EASY_VAL, [[2165, 28], [1151, 37], [304, 192], [2406, 102], [801, 82], [2133, 103]])
+  const bytes = await corrupted(ARC_EASY_VAL, [
+    [2165, 28],
+    [1151, 37],
+    [304, 192],
+    [2406, 102],
+    [801, 82],
+    [2133, 103],
+  ])
   // the message comes only from the limit's timer: no clock is read, so a busy machine cannot fail it
   await assert.rejects(decodeParquet(bytes, at, { timeoutMs: 400 }), (e: unknown) => {
     assert.ok(isJevError(e), String(e))

@@ -12,13 +12,13 @@ import { buildDatasetCli } from '../src/cli/build-dataset.ts'
 import { runCli } from '../src/cli/run.ts'
 import { isJevError } from '../src/errors.ts'
 import { type Lock, readLock } from '../src/lock.ts'
+import type { OutputContent } from '../src/outputs.ts'
 import { buildDataset } from '../src/pipeline.ts'
 import { loadRecipe, parseRecipe } from '../src/recipe.ts'
 import type { Recipe } from '../src/schema.ts'
 import { createMirrorFetcher } from '../src/sources/mirror.ts'
 import type { FileFetcher } from '../src/sources/types.ts'
 import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, ROOT } from './helpers/cli.ts'
-import type { OutputContent } from '../src/outputs.ts'
 
 const ARC = 'allenai/ai2_arc'
 const ARC_TEST = 'ARC-Challenge/test-00000-of-00001.parquet'
@@ -64,7 +64,17 @@ function recipeIssues(value: unknown): { path: string; message: string }[] {
 
 describe('recipe paths', () => {
   // arc_challenge is sources[2]; its test files are sources.2.files.test
-  const escaping = ['../x.parquet', '../../../../etc/passwd', 'ARC-Challenge/../../x.parquet', '/etc/passwd', '/abs/ARC-Challenge/test.parquet', './ARC-Challenge/test.parquet', 'ARC-Challenge//test.parquet', '..\\..\\x.parquet', 'ARC-Challenge/..']
+  const escaping = [
+    '../x.parquet',
+    '../../../../etc/passwd',
+    'ARC-Challenge/../../x.parquet',
+    '/etc/passwd',
+    '/abs/ARC-Challenge/test.parquet',
+    './ARC-Challenge/test.parquet',
+    'ARC-Challenge//test.parquet',
+    '..\\..\\x.parquet',
+    'ARC-Challenge/..',
+  ]
 
   for (const bad of escaping) {
     test(`files path ${JSON.stringify(bad)}: RECIPE error at $.sources.2.files.test.0`, () => {
@@ -80,11 +90,18 @@ describe('recipe paths', () => {
   test('repo names with a "." or ".." part, a leading "/" or more than owner/name: RECIPE error at $.sources.N.repo', () => {
     for (const bad of ['allenai/..', 'allenai/.', '../ai2_arc', 'allenai/../..', '/allenai/ai2_arc', 'allenai/ai2_arc/..']) {
       const issues = recipeIssues(withRecipe((r) => (r.sources[3]!.repo = bad)))
-      assert.deepEqual(issues.map((i) => i.path), ['sources.3.repo'], bad)
+      assert.deepEqual(
+        issues.map((i) => i.path),
+        ['sources.3.repo'],
+        bad,
+      )
     }
     // names that merely contain dots are fine
     for (const ok of ['allenai/ai2_arc', 'a.b/c..d', 'allenai/...x'])
-      parseRecipe(withRecipe((r) => (r.sources[3]!.repo = ok)), 'ok.json')
+      parseRecipe(
+        withRecipe((r) => (r.sources[3]!.repo = ok)),
+        'ok.json',
+      )
   })
 
   test('a bad path stops the build before any fetch, through the CLI: error[RECIPE] at the JSON path, exit 2', async () => {
@@ -94,10 +111,17 @@ describe('recipe paths', () => {
     const emptyMirror = join(tmp, 'empty-mirror')
     await mkdir(join(emptyMirror, 'datasets'), { recursive: true })
     const io = collectIo()
-    const status = await runCli(() => buildDatasetCli(['--recipe', file, '--mirror', emptyMirror, '--out', join(tmp, 'escape-out')], {}, io.io), io.io, false)
+    const status = await runCli(
+      () => buildDatasetCli(['--recipe', file, '--mirror', emptyMirror, '--out', join(tmp, 'escape-out')], {}, io.io),
+      io.io,
+      false,
+    )
     assert.equal(status, 2, io.text())
     assert.match(io.err[0]!, /^error\[RECIPE\]: invalid recipe .*escape\.json:$/)
-    assert.ok(io.err.some((l) => l.startsWith('  at $.sources.0.files.validation.0: must be a relative path inside the repo')), io.text())
+    assert.ok(
+      io.err.some((l) => l.startsWith('  at $.sources.0.files.validation.0: must be a relative path inside the repo')),
+      io.text(),
+    )
     assert.ok(!io.text().includes('NOT_FOUND'))
     // and in-process: loadRecipe throws, so the no-fetch fetcher is never reached
     await assert.rejects(
@@ -134,7 +158,10 @@ describe('the mirror', () => {
     await rm(arcTest)
     await symlink(target, arcTest)
     await expectIo(createMirrorFetcher(mirror).fetchFile(ARC, REV, ARC_TEST), /links outside/)
-    await expectIo(buildDataset(recipe, createMirrorFetcher(mirror), { lock }), /mirror file allenai\/ai2_arc\/ARC-Challenge\/test-00000-of-00001\.parquet links outside/)
+    await expectIo(
+      buildDataset(recipe, createMirrorFetcher(mirror), { lock }),
+      /mirror file allenai\/ai2_arc\/ARC-Challenge\/test-00000-of-00001\.parquet links outside/,
+    )
     // a relative link out is the same
     await rm(arcTest)
     await symlink('../../../../../outside/test.parquet', arcTest)
@@ -231,6 +258,9 @@ describe('the mirror', () => {
     const f = await createMirrorFetcher(mirror).fetchFile(ARC, REV, 'ARC-Challenge/..odd.parquet')
     assert.equal(f.size, (await readFile(arcTest)).length)
     // and a recipe may name it
-    parseRecipe(withRecipe((r) => (r.sources[2]!.files.test = ['ARC-Challenge/..odd.parquet'])), 'odd.json')
+    parseRecipe(
+      withRecipe((r) => (r.sources[2]!.files.test = ['ARC-Challenge/..odd.parquet'])),
+      'odd.json',
+    )
   })
 })

@@ -2,25 +2,24 @@ import assert from 'node:assert/strict'
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { after, before, test } from 'node:test'
+import { fileURLToPath } from 'node:url'
 import { rowsHash } from '../src/canonical.ts'
-import { sha256Hex } from '../src/hash.ts'
 import { checkDataset } from '../src/check.ts'
 import { isJevError } from '../src/errors.ts'
+import { sha256Hex } from '../src/hash.ts'
 import { readLock } from '../src/lock.ts'
 import { datasetHash, Manifest, recordLines } from '../src/manifest.ts'
+import { writeOutDir } from '../src/out-dir.ts'
+import { repairOutDir } from '../src/out-repair.ts'
+import { OUTPUT_FILES, outputText } from '../src/outputs.ts'
 import { buildDataset, buildToDir } from '../src/pipeline.ts'
 import { loadRecipe } from '../src/recipe.ts'
 import type { Recipe } from '../src/schema.ts'
 import { createHubFetcher } from '../src/sources/hub.ts'
 import { createMirrorFetcher } from '../src/sources/mirror.ts'
-import { writeOutDir } from '../src/out-dir.ts'
-import { repairOutDir } from '../src/out-repair.ts'
 import { startHubServer } from './helpers/hub-server.ts'
 import { narrowInt64, readRows, rewriteRows } from './helpers/parquet.ts'
-import { OUTPUT_FILES } from '../src/outputs.ts'
-import { outputText } from '../src/outputs.ts'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const FIXTURE_HUB = join(ROOT, 'test/fixtures/hub')
@@ -117,7 +116,10 @@ test('the Hub client against the loopback server builds the same bytes as the mi
     const hubOut = join(tmp, 'hub1', 'out')
     const built = await buildToDir(recipe, createHubFetcher({ endpoint: server.url, cacheDir }), hubOut)
     assert.ok(server.requests.length > 0, 'the cold build talked to the server')
-    assert.ok(server.requests.some((r) => r.url.startsWith('/cdn-lfs/')), 'parquet files came through the LFS redirect')
+    assert.ok(
+      server.requests.some((r) => r.url.startsWith('/cdn-lfs/')),
+      'parquet files came through the LFS redirect',
+    )
     await assertSameFiles(refDir, hubOut, 'Hub build vs mirror build')
     for (const s of built.sources) assert.equal(s.commit, s.spec.revision, `${s.spec.name}: a pinned revision is its own commit`)
 
@@ -137,9 +139,19 @@ test('the Hub client against the loopback server builds the same bytes as the mi
     // offline with an empty cache
     const emptyCache = join(tmp, 'hub-cache-empty')
     const failOut = join(tmp, 'hub4', 'out')
-    await rejectsWithCode(buildToDir(recipe, createHubFetcher({ endpoint: server.url, cacheDir: emptyCache, offline: true }), failOut), 'OFFLINE')
+    await rejectsWithCode(
+      buildToDir(recipe, createHubFetcher({ endpoint: server.url, cacheDir: emptyCache, offline: true }), failOut),
+      'OFFLINE',
+    )
     assert.deepEqual(server.requests, [], 'a failed offline build makes no request')
-    assert.equal(await stat(failOut).then(() => true, () => false), false, 'a failed build writes no output folder')
+    assert.equal(
+      await stat(failOut).then(
+        () => true,
+        () => false,
+      ),
+      false,
+      'a failed build writes no output folder',
+    )
   } finally {
     await server.close()
   }
@@ -180,7 +192,10 @@ test('permuted upstream rows (re-encoded Parquet) give identical output and iden
   // while the byte-level hashes the fetcher reports do differ
   const refBuilt = await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB))
   const shas = (b: typeof built) => b.sources.flatMap((s) => s.files.map((f) => f.sha256))
-  assert.ok(shas(built).every((h, i) => h !== shas(refBuilt)[i]), 'source file bytes differ')
+  assert.ok(
+    shas(built).every((h, i) => h !== shas(refBuilt)[i]),
+    'source file bytes differ',
+  )
 })
 
 test('int64 columns narrowed to INT32 (the same rows for the lock) give identical output', async () => {
@@ -188,7 +203,10 @@ test('int64 columns narrowed to INT32 (the same rows for the lock) give identica
   await cp(FIXTURE_HUB, hub, { recursive: true })
   const file = join(hub, 'datasets/sbintuitions/JCommonsenseQA/data/validation-00000-of-00001.parquet')
   assert.deepEqual(await narrowInt64(file), ['q_id', 'label'])
-  assert.ok((await readRows(file)).every((r) => typeof r.q_id === 'number' && typeof r.label === 'number'), 'read back as numbers')
+  assert.ok(
+    (await readRows(file)).every((r) => typeof r.q_id === 'number' && typeof r.label === 'number'),
+    'read back as numbers',
+  )
   const lock = await readLock(join(ROOT, 'test/fixtures/recipe.lock.json'))
   const out = join(tmp, 'int32', 'out')
   const built = await buildToDir(recipe, createMirrorFetcher(hub), out, { lock })
@@ -206,7 +224,10 @@ test('a bad file in one source and a lock that does not fit the next: the first 
   const onLeak = (e: unknown) => void leaked.push(e)
   process.on('unhandledRejection', onLeak)
   try {
-    await assert.rejects(buildDataset(recipe, createMirrorFetcher(hub), { lock }), (e) => isJevError(e) && e.code === 'DATA' && e.context.source === 'jcommonsenseqa')
+    await assert.rejects(
+      buildDataset(recipe, createMirrorFetcher(hub), { lock }),
+      (e) => isJevError(e) && e.code === 'DATA' && e.context.source === 'jcommonsenseqa',
+    )
     await new Promise((r) => setTimeout(r, 50))
   } finally {
     process.off('unhandledRejection', onLeak)
@@ -238,7 +259,11 @@ test('checkDataset: deleting a line of test.jsonl breaks counts and the manifest
   lines.splice(5, 1)
   await writeFile(join(dir, 'test.jsonl'), `${lines.join('\n')}\n`)
   const problems = await checkDataset(dir, recipe)
-  const has = (re: RegExp) => assert.ok(problems.some((p) => re.test(p)), `expected a problem matching ${re}:\n${problems.join('\n')}`)
+  const has = (re: RegExp) =>
+    assert.ok(
+      problems.some((p) => re.test(p)),
+      `expected a problem matching ${re}:\n${problems.join('\n')}`,
+    )
   has(new RegExp(`^test: ${removed.source} has \\d+ items, the recipe wants`))
   has(new RegExp(`^test: \\d+ items with ${removed.n_choices} options, the quota is`))
   has(/^test\.jsonl: does not match the manifest's sha256\/bytes/)
@@ -266,8 +291,14 @@ test('checkDataset: a card without the chance-floor line is a card problem', asy
   assert.equal(kept.length, card.split('\n').length - 1, 'the card has exactly one chance-floor line')
   await writeFile(join(dir, 'README.md'), kept.join('\n'))
   const problems = await checkDataset(dir, recipe)
-  assert.ok(problems.some((p) => /^README\.md: does not state the test chance floor 0\.\d{3}/.test(p)), problems.join('\n'))
-  assert.ok(problems.some((p) => p.startsWith("README.md: does not match the manifest's sha256")), problems.join('\n'))
+  assert.ok(
+    problems.some((p) => /^README\.md: does not state the test chance floor 0\.\d{3}/.test(p)),
+    problems.join('\n'),
+  )
+  assert.ok(
+    problems.some((p) => p.startsWith("README.md: does not match the manifest's sha256")),
+    problems.join('\n'),
+  )
 })
 
 // ---------------------------------------------------------------- manifest
@@ -277,7 +308,10 @@ test('the manifest records sources, pinned revisions, per-file rows and rowsHash
   assert.equal(m.recipe.name, recipe.name)
   assert.equal(m.recipe.version, recipe.version)
   assert.equal(m.seed, recipe.seed)
-  assert.deepEqual(m.sources.map((s) => s.name), recipe.sources.map((s) => s.name))
+  assert.deepEqual(
+    m.sources.map((s) => s.name),
+    recipe.sources.map((s) => s.name),
+  )
   for (const [i, s] of m.sources.entries()) {
     const spec = recipe.sources[i]!
     assert.equal(s.repo, spec.repo)
@@ -301,9 +335,10 @@ test('the manifest records sources, pinned revisions, per-file rows and rowsHash
   const all = m.sources.flatMap((s) => s.files.map((f) => f.rowsHash))
   assert.equal(new Set(all).size, all.length, 'different files, different rowsHash')
 
-  assert.deepEqual(m.outputs.map((o) => o.path), [
-    'test.jsonl', 'val.jsonl', 'README.md', 'provenance.jsonl', 'option-counts.svg', 'answer-positions.svg', 'borrowed-options.svg',
-  ])
+  assert.deepEqual(
+    m.outputs.map((o) => o.path),
+    ['test.jsonl', 'val.jsonl', 'README.md', 'provenance.jsonl', 'option-counts.svg', 'answer-positions.svg', 'borrowed-options.svg'],
+  )
   for (const o of m.outputs) {
     const buf = await readFile(join(refDir, o.path))
     assert.equal(o.sha256, sha256Hex(buf), `${o.path} sha256`)
@@ -312,7 +347,10 @@ test('the manifest records sources, pinned revisions, per-file rows and rowsHash
     else assert.equal(o.rows, undefined)
   }
   const testRows = m.outputs.find((o) => o.path === 'test.jsonl')!.rows
-  assert.equal(testRows, recipe.sources.reduce((a, s) => a + s.test.count, 0))
+  assert.equal(
+    testRows,
+    recipe.sources.reduce((a, s) => a + s.test.count, 0),
+  )
   assert.deepEqual(
     Object.fromEntries(Object.entries(m.counts.bySource)),
     Object.fromEntries(recipe.sources.map((s) => [s.name, { test: s.test.count, val: s.val.count }])),
@@ -337,7 +375,11 @@ test('datasetHash does not depend on line order, but does on content and split',
   assert.notDeepEqual(shuffled, test_)
   assert.equal(datasetHash({ test: shuffled, val: [...val].reverse() }), m.datasetHash)
   assert.notEqual(datasetHash({ test: test_.slice(1), val }), m.datasetHash)
-  assert.notEqual(datasetHash({ test: test_.slice(1), val: [...val, test_[0]!] }), m.datasetHash, 'a line moved across splits changes the hash')
+  assert.notEqual(
+    datasetHash({ test: test_.slice(1), val: [...val, test_[0]!] }),
+    m.datasetHash,
+    'a line moved across splits changes the hash',
+  )
 })
 
 // ---------------------------------------------------------------- card
@@ -353,8 +395,21 @@ test('the card has no date and its YAML front matter matches the built files', a
   const end = card.indexOf('\n---\n', 4)
   assert.ok(end > 0, 'front matter is closed')
   const yaml = card.slice(4, end).split('\n')
-  for (const key of ['pretty_name', 'license', 'language', 'task_categories', 'task_ids', 'size_categories', 'source_datasets', 'configs', 'dataset_info'])
-    assert.ok(yaml.some((l) => l.startsWith(`${key}:`)), `front matter has ${key}`)
+  for (const key of [
+    'pretty_name',
+    'license',
+    'language',
+    'task_categories',
+    'task_ids',
+    'size_categories',
+    'source_datasets',
+    'configs',
+    'dataset_info',
+  ])
+    assert.ok(
+      yaml.some((l) => l.startsWith(`${key}:`)),
+      `front matter has ${key}`,
+    )
   assert.ok(yaml.includes('license: cc-by-sa-4.0'))
   assert.ok(yaml.some((l) => l.trim() === '- multiple-choice'))
   assert.ok(yaml.some((l) => l.trim() === '- multiple-choice-qa'))
@@ -406,7 +461,13 @@ async function siblingsOf(parent: string, name: string): Promise<string[]> {
 test('writeOutDir swaps a complete folder in and leaves no tmp/old siblings', async () => {
   const parent = join(tmp, 'atomic')
   const out = join(parent, 'out')
-  await writeOutDir(out, new Map([['test.jsonl', 'one\n'], ['README.md', 'two\n']]))
+  await writeOutDir(
+    out,
+    new Map([
+      ['test.jsonl', 'one\n'],
+      ['README.md', 'two\n'],
+    ]),
+  )
   assert.deepEqual((await readdir(out)).sort(), ['README.md', 'test.jsonl'])
   assert.deepEqual(await siblingsOf(parent, 'out'), [])
   // replacing: files of the old build do not survive
@@ -473,37 +534,34 @@ test('repairOutDir restores an out folder moved aside by a crashed build and rem
 
 // ---------------------------------------------------------------- crash repair and tampering behind the manifest
 
-test(
-  'writeOutDir recovers when two crashed builds each left an .old folder',
-  async () => {
-    const parent = join(tmp, 'two-olds')
-    await mkdir(parent, { recursive: true })
-    for (const hex of ['aaaa0001', 'bbbb0002']) {
-      await mkdir(join(parent, `.out.old-${DEAD_PID}-${hex}`))
-      await writeFile(join(parent, `.out.old-${DEAD_PID}-${hex}`, 'test.jsonl'), `${hex}\n`)
-    }
-    await writeOutDir(join(parent, 'out'), new Map([['test.jsonl', 'new\n']]))
-    assert.equal(await readFile(join(parent, 'out', 'test.jsonl'), 'utf8'), 'new\n')
-    assert.deepEqual(await siblingsOf(parent, 'out'), [])
-  },
-)
+test('writeOutDir recovers when two crashed builds each left an .old folder', async () => {
+  const parent = join(tmp, 'two-olds')
+  await mkdir(parent, { recursive: true })
+  for (const hex of ['aaaa0001', 'bbbb0002']) {
+    await mkdir(join(parent, `.out.old-${DEAD_PID}-${hex}`))
+    await writeFile(join(parent, `.out.old-${DEAD_PID}-${hex}`, 'test.jsonl'), `${hex}\n`)
+  }
+  await writeOutDir(join(parent, 'out'), new Map([['test.jsonl', 'new\n']]))
+  assert.equal(await readFile(join(parent, 'out', 'test.jsonl'), 'utf8'), 'new\n')
+  assert.deepEqual(await siblingsOf(parent, 'out'), [])
+})
 
-test(
-  'checkDataset notices records edited behind a manifest whose output hashes were fixed up',
-  async () => {
-    const dir = await freshCopy('tamper-behind-manifest')
-    const lines = recordLines(await readFile(join(dir, 'test.jsonl'), 'utf8'))
-    const r = JSON.parse(lines[0]!) as { question: string; answer_idx: number; n_choices: number }
-    r.answer_idx = (r.answer_idx + 1) % r.n_choices
-    lines[0] = JSON.stringify(r)
-    const text = `${lines.join('\n')}\n`
-    await writeFile(join(dir, 'test.jsonl'), text)
-    const m = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as Manifest
-    const o = m.outputs.find((x) => x.path === 'test.jsonl')!
-    o.sha256 = sha256Hex(text)
-    o.bytes = Buffer.byteLength(text)
-    await writeFile(join(dir, 'manifest.json'), `${JSON.stringify(m, null, 2)}\n`)
-    const problems = await checkDataset(dir, recipe)
-    assert.ok(problems.some((p) => p.includes('datasetHash') || p.includes('dataset hash')), `expected a dataset hash problem, got ${JSON.stringify(problems)}`)
-  },
-)
+test('checkDataset notices records edited behind a manifest whose output hashes were fixed up', async () => {
+  const dir = await freshCopy('tamper-behind-manifest')
+  const lines = recordLines(await readFile(join(dir, 'test.jsonl'), 'utf8'))
+  const r = JSON.parse(lines[0]!) as { question: string; answer_idx: number; n_choices: number }
+  r.answer_idx = (r.answer_idx + 1) % r.n_choices
+  lines[0] = JSON.stringify(r)
+  const text = `${lines.join('\n')}\n`
+  await writeFile(join(dir, 'test.jsonl'), text)
+  const m = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as Manifest
+  const o = m.outputs.find((x) => x.path === 'test.jsonl')!
+  o.sha256 = sha256Hex(text)
+  o.bytes = Buffer.byteLength(text)
+  await writeFile(join(dir, 'manifest.json'), `${JSON.stringify(m, null, 2)}\n`)
+  const problems = await checkDataset(dir, recipe)
+  assert.ok(
+    problems.some((p) => p.includes('datasetHash') || p.includes('dataset hash')),
+    `expected a dataset hash problem, got ${JSON.stringify(problems)}`,
+  )
+})

@@ -15,7 +15,11 @@ describe('buildPool', () => {
     const b = cand('b', ['apple ', 'Plum'])
     const c = cand('c', ['APPLE', 'PEAR'])
     // code-unit order: "APPLE" < "Apple" < "apple "; "PEAR" < "pear"
-    for (const order of [[a, b, c], [c, b, a], [b, c, a]]) {
+    for (const order of [
+      [a, b, c],
+      [c, b, a],
+      [b, c, a],
+    ]) {
       const pool = buildPool(order, 200)
       assert.deepEqual(texts(pool), ['APPLE', 'PEAR', 'Plum'])
     }
@@ -60,7 +64,10 @@ describe('capacity', () => {
   })
 
   test('is capped at 8', () => {
-    const others = cand('x', Array.from({ length: 10 }, (_, i) => `x${i}`))
+    const others = cand(
+      'x',
+      Array.from({ length: 10 }, (_, i) => `x${i}`),
+    )
     assert.equal(capacity(own, buildPool([own, others], 200)), 8)
   })
 

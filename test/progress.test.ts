@@ -7,6 +7,7 @@ function screen() {
   const lines: string[] = ['']
   let row = 0
   const write = (text: string) => {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the ANSI sequences a terminal sees are the point
     for (const part of text.split(/(\r|\n|\x1b\[K|\x1b\[1A)/)) {
       if (part === '\r') lines[row] = lines[row]!.slice(0, 0)
       else if (part === '\n') lines[++row] ??= ''
@@ -45,7 +46,11 @@ test('a download shows its bytes, share, rate and time left; done removes it; en
   f.done()
   assert.deepEqual(s.shown(), ['loading sources', '  mmlu: 14,042 of 14,042 rows'])
   p.log('hub: retrying in 2 s')
-  assert.deepEqual(s.shown(), ['hub: retrying in 2 s', 'loading sources', '  mmlu: 14,042 of 14,042 rows'], 'a logged line stays above the bars')
+  assert.deepEqual(
+    s.shown(),
+    ['hub: retrying in 2 s', 'loading sources', '  mmlu: 14,042 of 14,042 rows'],
+    'a logged line stays above the bars',
+  )
   p.end()
   assert.deepEqual(s.shown(), ['hub: retrying in 2 s'], 'end leaves only what was logged')
   p.stage('after the end')

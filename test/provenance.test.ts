@@ -6,25 +6,33 @@ import { checkUpstream } from '../src/check-upstream.ts'
 import { readLock } from '../src/lock.ts'
 import { negationTest } from '../src/negation.ts'
 import { isLabelLike } from '../src/option-kinds.ts'
+import { outputText } from '../src/outputs.ts'
 import { buildDataset } from '../src/pipeline.ts'
 import { groupOf } from '../src/pool.ts'
-import { parseProvenance, type ProvenanceLine } from '../src/provenance.ts'
+import { type ProvenanceLine, parseProvenance } from '../src/provenance.ts'
 import { loadRecipe } from '../src/recipe.ts'
 import { DataRecord, SPLITS, type Split } from '../src/schema.ts'
 import { loadSources } from '../src/sources/load.ts'
 import { createMirrorFetcher } from '../src/sources/mirror.ts'
 import { FIXTURE_HUB, FIXTURE_RECIPE } from './helpers/cli.ts'
-import { outputText } from '../src/outputs.ts'
 
 const recipe = await loadRecipe(FIXTURE_RECIPE)
 const fetcher = createMirrorFetcher(FIXTURE_HUB)
 const lock = await readLock(FIXTURE_RECIPE.replace(/\.json$/, '.lock.json'))
 const built = await buildDataset(recipe, fetcher)
 const records = Object.fromEntries(
-  SPLITS.map((s) => [s, outputText(built.files.get(`${s}.jsonl`)!).split('\n').filter(Boolean).map((l) => DataRecord.parse(JSON.parse(l)))]),
+  SPLITS.map((s) => [
+    s,
+    outputText(built.files.get(`${s}.jsonl`)!)
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => DataRecord.parse(JSON.parse(l))),
+  ]),
 ) as Record<Split, DataRecord[]>
 const { lines, problems } = parseProvenance(outputText(built.files.get('provenance.jsonl')!))
-const upstream = new Map((await loadSources(recipe, fetcher)).flatMap((s) => s.questions.map((q) => [`${q.split}\u0000${q.id}`, q] as const)))
+const upstream = new Map(
+  (await loadSources(recipe, fetcher)).flatMap((s) => s.questions.map((q) => [`${q.split}\u0000${q.id}`, q] as const)),
+)
 const specOf = (name: string) => recipe.sources.find((s) => s.name === name)!
 const rowOf = (id: string, split: Split, source: string) => upstream.get(`${specOf(source)[split].from}\u0000${id}`)!
 const borrowedOf = (p: ProvenanceLine) => p.choices.filter((c) => c.from === 'borrowed')
@@ -32,7 +40,10 @@ const borrowedOf = (p: ProvenanceLine) => p.choices.filter((c) => c.from === 'bo
 describe('provenance.jsonl of the fixture build', () => {
   test('one parsable line per record, test then val, each choice accounted for', () => {
     assert.deepEqual(problems, [])
-    assert.deepEqual(lines.map((l) => `${l.split} ${l.id}`), SPLITS.flatMap((s) => records[s].map((r) => `${s} ${r.id}`)))
+    assert.deepEqual(
+      lines.map((l) => `${l.split} ${l.id}`),
+      SPLITS.flatMap((s) => records[s].map((r) => `${s} ${r.id}`)),
+    )
     assert.deepEqual(checkProvenance(records, lines, recipe), [])
     assert.ok(lines.filter((l) => borrowedOf(l).length).length > 20, 'enough grown items for the checks below to mean something')
   })
@@ -52,7 +63,11 @@ describe('provenance.jsonl of the fixture build', () => {
         assert.ok(lender, `${r.id}: lender ${c.lender} is not on the ${p.split} side`)
         assert.equal(r.choices[k], lender.options[c.index], `${r.id} choice ${k}`)
         assert.notEqual(c.index, lender.answer, `${r.id}: lent ${c.lender}'s right answer`)
-        assert.equal(groupOf(specOf(r.source), lender as never), groupOf(specOf(r.source), row as never), `${r.id}: lender from another group`)
+        assert.equal(
+          groupOf(specOf(r.source), lender as never),
+          groupOf(specOf(r.source), row as never),
+          `${r.id}: lender from another group`,
+        )
       })
     }
   })
@@ -66,10 +81,12 @@ describe('provenance.jsonl of the fixture build', () => {
         negatives++
         assert.equal(borrowedOf(p).length, 0, r.id)
       }
-      p.choices.forEach((c, k) => c.from === 'borrowed' && assert.ok(!isLabelLike(r.choices[k]!), r.choices[k]))
+      for (const [k, c] of p.choices.entries()) if (c.from === 'borrowed') assert.ok(!isLabelLike(r.choices[k]!), r.choices[k])
     }
     assert.ok(negatives > 0, 'the fixture has negative questions')
-    const passages = SPLITS.flatMap((s) => records[s]).filter((r) => r.source === 'boolq').map((r) => normalize(r.context!))
+    const passages = SPLITS.flatMap((s) => records[s])
+      .filter((r) => r.source === 'boolq')
+      .map((r) => normalize(r.context!))
     assert.equal(new Set(passages).size, passages.length)
   })
 
@@ -94,8 +111,14 @@ describe('checkUpstream', () => {
     const c = p.choices[k] as { lender: string; index: number }
     c.index = rowOf(c.lender, p.split, p.id.split('-')[0]!).answer
     const found = await checkUpstream(records, tampered, recipe, fetcher, lock)
-    assert.ok(found.some((x) => x.includes(`${p.split} ${p.id}: choice ${k} is the right answer of its lender ${c.lender}`)), found.join('\n'))
-    assert.ok(found.some((x) => x.includes(`${p.split} ${p.id}: choice ${k} is not option`)), found.join('\n'))
+    assert.ok(
+      found.some((x) => x.includes(`${p.split} ${p.id}: choice ${k} is the right answer of its lender ${c.lender}`)),
+      found.join('\n'),
+    )
+    assert.ok(
+      found.some((x) => x.includes(`${p.split} ${p.id}: choice ${k} is not option`)),
+      found.join('\n'),
+    )
   })
 
   test('names an upstream index that does not match, and a lender that does not exist', async () => {
@@ -107,8 +130,14 @@ describe('checkUpstream', () => {
     const b = p.choices.find((c) => c.from === 'borrowed') as { lender: string }
     b.lender = `${p.id.split('-')[0]}-nobody`
     const found = await checkUpstream(records, tampered, recipe, fetcher, lock)
-    assert.ok(found.some((x) => x.includes(`choice ${u} is not upstream option`)), found.join('\n'))
-    assert.ok(found.some((x) => x.includes('names a lender') && x.includes('-nobody')), found.join('\n'))
+    assert.ok(
+      found.some((x) => x.includes(`choice ${u} is not upstream option`)),
+      found.join('\n'),
+    )
+    assert.ok(
+      found.some((x) => x.includes('names a lender') && x.includes('-nobody')),
+      found.join('\n'),
+    )
   })
 })
 
@@ -120,8 +149,17 @@ describe('checkUpstream: the divide and the group', () => {
     const other = SPLITS.find((s) => s !== p.split)!
     const far = lines.find((l) => l.split === other && l.id.startsWith('jcommonsenseqa-'))!
     ;(p.choices.find((c) => c.from === 'borrowed') as { lender: string }).lender = far.id
-    const found = await checkUpstream(records, lines.map((l) => (l.id === p.id && l.split === p.split ? p : l)), recipe, fetcher, lock)
-    assert.ok(found.some((x) => x.includes(`lender ${far.id} is on the other side of the test/val divide`)), found.join('\n'))
+    const found = await checkUpstream(
+      records,
+      lines.map((l) => (l.id === p.id && l.split === p.split ? p : l)),
+      recipe,
+      fetcher,
+      lock,
+    )
+    assert.ok(
+      found.some((x) => x.includes(`lender ${far.id} is on the other side of the test/val divide`)),
+      found.join('\n'),
+    )
   })
 
   test('an MMLU lender from another subject is found', async () => {
@@ -129,8 +167,17 @@ describe('checkUpstream: the divide and the group', () => {
     const mine = rowOf(p.id, p.split, 'mmlu').subject
     const far = lines.find((l) => l.split === p.split && l.id.startsWith('mmlu-') && rowOf(l.id, l.split, 'mmlu').subject !== mine)!
     ;(p.choices.find((c) => c.from === 'borrowed') as { lender: string }).lender = far.id
-    const found = await checkUpstream(records, lines.map((l) => (l.id === p.id && l.split === p.split ? p : l)), recipe, fetcher, lock)
-    assert.ok(found.some((x) => x.includes(`lender ${far.id} is in group`)), found.join('\n'))
+    const found = await checkUpstream(
+      records,
+      lines.map((l) => (l.id === p.id && l.split === p.split ? p : l)),
+      recipe,
+      fetcher,
+      lock,
+    )
+    assert.ok(
+      found.some((x) => x.includes(`lender ${far.id} is in group`)),
+      found.join('\n'),
+    )
   })
 })
 
@@ -145,9 +192,21 @@ describe('checkProvenance', () => {
     const boolq = [...recs.test, ...recs.val].filter((r) => r.source === 'boolq')
     boolq[1]!.context = boolq[0]!.context
     const found = checkProvenance(recs, lines.slice(0, -1), recipe)
-    assert.ok(found.some((x) => x.includes(`(${grown.id}): a negative question with borrowed options`)), found.join('\n'))
-    assert.ok(found.some((x) => x.includes('looks like a label')), found.join('\n'))
-    assert.ok(found.some((x) => x.includes(`same passage as`) && x.includes(boolq[0]!.id)), found.join('\n'))
-    assert.ok(found.some((x) => x.startsWith('provenance.jsonl: no line for val ')), found.join('\n'))
+    assert.ok(
+      found.some((x) => x.includes(`(${grown.id}): a negative question with borrowed options`)),
+      found.join('\n'),
+    )
+    assert.ok(
+      found.some((x) => x.includes('looks like a label')),
+      found.join('\n'),
+    )
+    assert.ok(
+      found.some((x) => x.includes(`same passage as`) && x.includes(boolq[0]!.id)),
+      found.join('\n'),
+    )
+    assert.ok(
+      found.some((x) => x.startsWith('provenance.jsonl: no line for val ')),
+      found.join('\n'),
+    )
   })
 })

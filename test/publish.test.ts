@@ -5,10 +5,10 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { commit, pathsInfo } from '@huggingface/hub'
 import { isJevError, type JevError } from '../src/errors.ts'
+import { executePublish, formatPlan, type PublishTarget, planPublish } from '../src/publish.ts'
 import { describeLocal, type LocalFile, readPublishFiles } from '../src/publish-files.ts'
 import type { HubAccess } from '../src/publish-hub.ts'
-import { executePublish, formatPlan, planPublish, type PublishTarget } from '../src/publish.ts'
-import { isWriteRequest, startHubServer, type HubServer } from './helpers/hub-server.ts'
+import { type HubServer, isWriteRequest, startHubServer } from './helpers/hub-server.ts'
 import { buildFixtureOut, commitIds, downloadAll, TOKEN, writeReseededRecipe } from './helpers/publish.ts'
 
 let tmp: string
@@ -31,8 +31,15 @@ after(async () => {
   await rm(tmp, { recursive: true, force: true })
 })
 
-const target = (repo: string, extra: Partial<PublishTarget> = {}): PublishTarget => ({ repo, revision: 'main', private: false, message: 'Publish test', ...extra })
-const publish = async (files: LocalFile[], t: PublishTarget, a: HubAccess = access) => executePublish(await planPublish(files, t, a), files, t, a)
+const target = (repo: string, extra: Partial<PublishTarget> = {}): PublishTarget => ({
+  repo,
+  revision: 'main',
+  private: false,
+  message: 'Publish test',
+  ...extra,
+})
+const publish = async (files: LocalFile[], t: PublishTarget, a: HubAccess = access) =>
+  executePublish(await planPublish(files, t, a), files, t, a)
 const writes = () => server.requests.filter(isWriteRequest)
 
 async function rejectsWith(p: Promise<unknown>, code: string): Promise<JevError> {
@@ -56,10 +63,19 @@ test('first publish creates the repo, uploads the output files byte-identical in
   const plan = await planPublish(first, t, access)
   assert.equal(plan.repoAction, 'create')
   assert.equal(plan.parentCommit, null)
-  assert.deepEqual(plan.files.map((f) => `${f.action} ${f.path}`), [
-    'add test.jsonl', 'add val.jsonl', 'add provenance.jsonl', 'add README.md',
-    'add option-counts.svg', 'add answer-positions.svg', 'add borrowed-options.svg', 'add manifest.json',
-  ])
+  assert.deepEqual(
+    plan.files.map((f) => `${f.action} ${f.path}`),
+    [
+      'add test.jsonl',
+      'add val.jsonl',
+      'add provenance.jsonl',
+      'add README.md',
+      'add option-counts.svg',
+      'add answer-positions.svg',
+      'add borrowed-options.svg',
+      'add manifest.json',
+    ],
+  )
   const r = await executePublish(plan, first, t, access)
   assert.equal(r.committed, true)
   assert.equal(r.tagged, 'created')
@@ -79,7 +95,9 @@ test('publishing the same files again makes no commit, sends no write request an
   assert.deepEqual([r2.committed, r2.tagged, r2.commit], [false, 'exists', r1.commit])
   assert.equal(writes().length, before, 'no write request at all')
   assert.equal((await commitIds(server.url, 'someone/again')).length, 2)
-  assert.ok(formatPlan(await planPublish(first, t, access), t).some((l) => l.includes('none: the branch already holds exactly these files')))
+  assert.ok(
+    formatPlan(await planPublish(first, t, access), t).some((l) => l.includes('none: the branch already holds exactly these files')),
+  )
 })
 
 test('changed data publishes exactly one new commit on top of the previous one', async () => {
@@ -91,7 +109,10 @@ test('changed data publishes exactly one new commit on top of the previous one',
   const actions = new Map(plan.files.map((f) => [f.path, f.action]))
   assert.equal(actions.get('option-counts.svg'), 'unchanged', formatPlan(plan, t).join('\n'))
   actions.delete('option-counts.svg')
-  assert.ok([...actions.values()].every((a) => a === 'replace'), formatPlan(plan, t).join('\n'))
+  assert.ok(
+    [...actions.values()].every((a) => a === 'replace'),
+    formatPlan(plan, t).join('\n'),
+  )
   const r2 = await executePublish(plan, second, t, access)
   const ids = await commitIds(server.url, 'someone/changed')
   assert.deepEqual(ids.slice(0, 2), [r2.commit, r1.commit])
@@ -109,7 +130,10 @@ test('a commit by someone else between plan and commit makes publish fail with C
     if (!raced && url.includes('/preupload/')) {
       raced = true
       await commit({
-        hubUrl: server.url, accessToken: 'hf_someoneElse000000000', repo: { type: 'dataset', name: 'someone/race' }, title: 'their change',
+        hubUrl: server.url,
+        accessToken: 'hf_someoneElse000000000',
+        repo: { type: 'dataset', name: 'someone/race' },
+        title: 'their change',
         operations: [{ operation: 'addOrUpdate', path: 'notes.md', content: new Blob(['theirs\n']) }],
       })
     }
@@ -131,17 +155,34 @@ test('files an earlier publish listed in its manifest and this one lacks are del
   const t = target('someone/prune')
   const manifest = JSON.parse(first.find((f) => f.path === 'manifest.json')!.bytes.toString('utf8')) as { outputs: { path: string }[] }
   manifest.outputs.push({ path: 'data/old.jsonl' } as never)
-  const older = [...first.filter((f) => f.path !== 'manifest.json'), describeLocal('manifest.json', Buffer.from(JSON.stringify(manifest))), describeLocal('data/old.jsonl', Buffer.from('{"id":"x"}\n'))]
+  const older = [
+    ...first.filter((f) => f.path !== 'manifest.json'),
+    describeLocal('manifest.json', Buffer.from(JSON.stringify(manifest))),
+    describeLocal('data/old.jsonl', Buffer.from('{"id":"x"}\n')),
+  ]
   await publish(older, t)
   await commit({
-    hubUrl: server.url, accessToken: TOKEN, repo: { type: 'dataset', name: 'someone/prune' }, title: 'notes',
+    hubUrl: server.url,
+    accessToken: TOKEN,
+    repo: { type: 'dataset', name: 'someone/prune' },
+    title: 'notes',
     operations: [{ operation: 'addOrUpdate', path: 'notes.md', content: new Blob(['kept\n']) }],
   })
   const plan = await planPublish(first, t, access)
-  assert.deepEqual(plan.files.map((f) => `${f.action} ${f.path}`), [
-    'unchanged test.jsonl', 'unchanged val.jsonl', 'unchanged provenance.jsonl', 'unchanged README.md',
-    'unchanged option-counts.svg', 'unchanged answer-positions.svg', 'unchanged borrowed-options.svg', 'replace manifest.json', 'delete data/old.jsonl',
-  ])
+  assert.deepEqual(
+    plan.files.map((f) => `${f.action} ${f.path}`),
+    [
+      'unchanged test.jsonl',
+      'unchanged val.jsonl',
+      'unchanged provenance.jsonl',
+      'unchanged README.md',
+      'unchanged option-counts.svg',
+      'unchanged answer-positions.svg',
+      'unchanged borrowed-options.svg',
+      'replace manifest.json',
+      'delete data/old.jsonl',
+    ],
+  )
   await executePublish(plan, first, t, access)
   assertHolds(await downloadAll(server.url, 'someone/prune'), first, ['.gitattributes', 'notes.md'])
 })
@@ -169,7 +210,12 @@ test('large files go through LFS (batch + PUT); the Hub then reports their sha25
     const urls = lfsServer.requests.map((r) => `${r.method} ${r.url.split('?')[0]}`)
     assert.ok(urls.includes('POST /datasets/someone/lfs.git/info/lfs/objects/batch'), urls.join('\n'))
     assert.equal(urls.filter((u) => u.startsWith('PUT /lfs-upload/')).length, 2, 'only test.jsonl and provenance.jsonl are over 16 KiB')
-    const info = await pathsInfo({ hubUrl: a.endpoint, accessToken: TOKEN, repo: { type: 'dataset', name: 'someone/lfs' }, paths: ['test.jsonl', 'val.jsonl'] })
+    const info = await pathsInfo({
+      hubUrl: a.endpoint,
+      accessToken: TOKEN,
+      repo: { type: 'dataset', name: 'someone/lfs' },
+      paths: ['test.jsonl', 'val.jsonl'],
+    })
     assert.equal(info.find((i) => i.path === 'test.jsonl')?.lfs?.oid, first[0]!.sha256)
     assert.equal(info.find((i) => i.path === 'val.jsonl')?.lfs, undefined)
     assertHolds(await downloadAll(a.endpoint, 'someone/lfs'), first)

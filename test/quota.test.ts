@@ -5,7 +5,16 @@ import { assignQuotas, type QuotaItem } from '../src/quota.ts'
 import { rngFor, shuffle } from '../src/rng.ts'
 import type { QuotaTable } from '../src/schema.ts'
 
-const table = (t: Partial<Record<keyof QuotaTable, number>>): QuotaTable => ({ '2': 0, '3': 0, '4': 0, '5': 0, '6': 0, '7': 0, '8': 0, ...t })
+const table = (t: Partial<Record<keyof QuotaTable, number>>): QuotaTable => ({
+  '2': 0,
+  '3': 0,
+  '4': 0,
+  '5': 0,
+  '6': 0,
+  '7': 0,
+  '8': 0,
+  ...t,
+})
 const items = (n: number, over: Partial<QuotaItem> = {}, prefix = 'i'): QuotaItem[] =>
   Array.from({ length: n }, (_, i) => ({ id: `${prefix}${i}`, group: 'src/src', capacity: 8, ...over }))
 
@@ -27,7 +36,7 @@ describe('assignQuotas', () => {
     assert.deepEqual(histogram(out), T)
   })
 
-  test('the deal order follows the items\' keys (their identity) when given, not their ids', () => {
+  test("the deal order follows the items' keys (their identity) when given, not their ids", () => {
     const keyed = items(100).map((it, i) => ({ ...it, key: `identity ${i}` }))
     const renamed = keyed.map((it, i) => ({ ...it, id: `other${i}` }))
     const a = assignQuotas(keyed, T, 1234, 'test')
@@ -57,7 +66,8 @@ describe('assignQuotas', () => {
     const list = [...items(3, { capacity: 4, group: 'mmlu/moral_scenarios' }, 'm'), ...items(2)]
     assert.throws(
       () => assignQuotas(list, table({ '8': 3, '4': 2 }), 1234, 'test'),
-      (e) => isJevError(e) && e.code === 'QUOTA' && e.context.group === 'mmlu/moral_scenarios' && e.message.includes('mmlu/moral_scenarios'),
+      (e) =>
+        isJevError(e) && e.code === 'QUOTA' && e.context.group === 'mmlu/moral_scenarios' && e.message.includes('mmlu/moral_scenarios'),
     )
   })
 
@@ -70,8 +80,14 @@ describe('assignQuotas', () => {
   })
 
   test('a table whose total differs from the item count throws QUOTA', () => {
-    assert.throws(() => assignQuotas(items(5), table({ '4': 6 }), 1, 'test'), (e) => isJevError(e) && e.code === 'QUOTA')
-    assert.throws(() => assignQuotas(items(5), table({ '4': 4 }), 1, 'test'), (e) => isJevError(e) && e.code === 'QUOTA')
+    assert.throws(
+      () => assignQuotas(items(5), table({ '4': 6 }), 1, 'test'),
+      (e) => isJevError(e) && e.code === 'QUOTA',
+    )
+    assert.throws(
+      () => assignQuotas(items(5), table({ '4': 4 }), 1, 'test'),
+      (e) => isJevError(e) && e.code === 'QUOTA',
+    )
   })
 
   test('is deterministic and does not depend on input order', () => {
@@ -93,30 +109,27 @@ describe('assignQuotas', () => {
     assert.equal(assignQuotas([], table({}), 1, 'val').size, 0)
   })
 
-  test(
-    'finds a feasible assignment when it needs a chain of trades',
-    () => {
-      // the only fitting assignment is a=4, b=7, c=8; a deal of a=8, b=4, c=7 needs a three-way trade
-      const three: QuotaItem[] = [
-        { id: 'a', group: 'g/a', capacity: 4 },
-        { id: 'b', group: 'g/b', capacity: 7 },
-        { id: 'c', group: 'g/c', capacity: 8 },
-      ]
-      for (let seed = 0; seed < 30; seed++) {
-        const out = assignQuotas(three, table({ '4': 1, '7': 1, '8': 1 }), seed, 'test')
-        assert.deepEqual([out.get('a'), out.get('b'), out.get('c')], [4, 7, 8], `seed ${seed}`)
-      }
-      // capacities 3..8 in equal shares satisfy Hall's condition for T (for every k, items with capacity >= k
-      // outnumber counts >= k), yet about 6 % of seeds throw
-      const caps = [3, 4, 5, 6, 7, 8]
-      const mixed = Array.from({ length: 100 }, (_, i) => ({ id: `c${i}`, group: `g/${caps[i % 6]}`, capacity: caps[i % 6]! }))
-      for (let seed = 0; seed < 100; seed++) {
-        const out = assignQuotas(mixed, T, seed, 'val')
-        assert.deepEqual(histogram(out), T)
-        for (const it of mixed) assert.ok(out.get(it.id)! <= it.capacity)
-      }
-    },
-  )
+  test('finds a feasible assignment when it needs a chain of trades', () => {
+    // the only fitting assignment is a=4, b=7, c=8; a deal of a=8, b=4, c=7 needs a three-way trade
+    const three: QuotaItem[] = [
+      { id: 'a', group: 'g/a', capacity: 4 },
+      { id: 'b', group: 'g/b', capacity: 7 },
+      { id: 'c', group: 'g/c', capacity: 8 },
+    ]
+    for (let seed = 0; seed < 30; seed++) {
+      const out = assignQuotas(three, table({ '4': 1, '7': 1, '8': 1 }), seed, 'test')
+      assert.deepEqual([out.get('a'), out.get('b'), out.get('c')], [4, 7, 8], `seed ${seed}`)
+    }
+    // capacities 3..8 in equal shares satisfy Hall's condition for T (for every k, items with capacity >= k
+    // outnumber counts >= k), yet about 6 % of seeds throw
+    const caps = [3, 4, 5, 6, 7, 8]
+    const mixed = Array.from({ length: 100 }, (_, i) => ({ id: `c${i}`, group: `g/${caps[i % 6]}`, capacity: caps[i % 6]! }))
+    for (let seed = 0; seed < 100; seed++) {
+      const out = assignQuotas(mixed, T, seed, 'val')
+      assert.deepEqual(histogram(out), T)
+      for (const it of mixed) assert.ok(out.get(it.id)! <= it.capacity)
+    }
+  })
 })
 
 describe('assignQuotas: capacity read only where the floor does not settle it', () => {
@@ -132,7 +145,12 @@ describe('assignQuotas: capacity read only where the floor does not settle it', 
 
   test('items whose own options cover every count they are dealt are never asked their capacity', () => {
     const reads: string[] = []
-    const out = assignQuotas(Array.from({ length: 100 }, (_, i) => lazy(`f${i}`, 8, 8, reads)), T, 1234, 'test')
+    const out = assignQuotas(
+      Array.from({ length: 100 }, (_, i) => lazy(`f${i}`, 8, 8, reads)),
+      T,
+      1234,
+      'test',
+    )
     assert.deepEqual(histogram(out), T)
     assert.deepEqual(reads, [])
   })
@@ -140,8 +158,18 @@ describe('assignQuotas: capacity read only where the floor does not settle it', 
   test('with floors of 4, only items dealt more than 4 are asked, and the result is that of plain capacities', () => {
     const reads: string[] = []
     const caps = Array.from({ length: 100 }, (_, i) => 4 + (i % 5))
-    const withFloor = assignQuotas(caps.map((c, i) => lazy(`g${i}`, 4, c, reads)), T, 1234, 'test')
-    const plain = assignQuotas(caps.map((c, i) => ({ id: `g${i}`, group: 'src/src', capacity: c })), T, 1234, 'test')
+    const withFloor = assignQuotas(
+      caps.map((c, i) => lazy(`g${i}`, 4, c, reads)),
+      T,
+      1234,
+      'test',
+    )
+    const plain = assignQuotas(
+      caps.map((c, i) => ({ id: `g${i}`, group: 'src/src', capacity: c })),
+      T,
+      1234,
+      'test',
+    )
     assert.deepEqual([...withFloor].sort(), [...plain].sort())
     const askedOnce = new Set(reads)
     assert.ok(askedOnce.size > 0 && askedOnce.size < 100, `${askedOnce.size} items asked`)

@@ -25,16 +25,35 @@ function variant(edit: (s: Record<string, unknown>) => void, replace?: [string, 
 }
 
 const CASES: Array<[string, string, RegExp]> = [
-  ['"from": "constructor"', variant((s) => void ((s.val as { from: string }).from = 'constructor')), /\$\.sources\.0\.val\.from: no files listed for split "constructor"/],
-  ['"from": "toString"', variant((s) => void ((s.val as { from: string }).from = 'toString')), /\$\.sources\.0\.val\.from: no files listed for split "toString"/],
-  ['a files key "__proto__"', variant((s) => void ((s.files as Record<string, unknown>).zzproto = ['data/x.parquet']), ['"zzproto"', '"__proto__"']), /\$\.sources\.0\.files\.__proto__: "__proto__" is a reserved name, not a split/],
-  ['a files key "constructor"', variant((s) => void Object.defineProperty(s.files, 'constructor', { value: ['data/x.parquet'], enumerable: true })), /\$\.sources\.0\.files\.constructor: "constructor" is a reserved name, not a split/],
+  [
+    '"from": "constructor"',
+    variant((s) => void ((s.val as { from: string }).from = 'constructor')),
+    /\$\.sources\.0\.val\.from: no files listed for split "constructor"/,
+  ],
+  [
+    '"from": "toString"',
+    variant((s) => void ((s.val as { from: string }).from = 'toString')),
+    /\$\.sources\.0\.val\.from: no files listed for split "toString"/,
+  ],
+  [
+    'a files key "__proto__"',
+    variant((s) => void ((s.files as Record<string, unknown>).zzproto = ['data/x.parquet']), ['"zzproto"', '"__proto__"']),
+    /\$\.sources\.0\.files\.__proto__: "__proto__" is a reserved name, not a split/,
+  ],
+  [
+    'a files key "constructor"',
+    variant((s) => void Object.defineProperty(s.files, 'constructor', { value: ['data/x.parquet'], enumerable: true })),
+    /\$\.sources\.0\.files\.constructor: "constructor" is a reserved name, not a split/,
+  ],
   ['a source named "constructor"', variant((s) => void (s.name = 'constructor')), /\$\.sources\.0\.name: is a reserved name/],
 ]
 
 for (const [name, text, says] of CASES) {
   test(`${name}: a RECIPE error at its JSON path`, () => {
-    assert.throws(() => parseRecipe(JSON.parse(text)), (e: unknown) => isJevError(e) && e.code === 'RECIPE' && says.test(e.message))
+    assert.throws(
+      () => parseRecipe(JSON.parse(text)),
+      (e: unknown) => isJevError(e) && e.code === 'RECIPE' && says.test(e.message),
+    )
   })
 }
 
@@ -46,7 +65,16 @@ test('through the CLI: "from": "constructor" is error[RECIPE], exit 2, before an
       const recipe = join(tmp, 'recipe.json')
       await writeFile(recipe, text)
       const c = collectIo()
-      const status = await runCli(() => buildDatasetCli(['--recipe', recipe, '--cache-dir', join(tmp, 'cache'), '--out', join(tmp, 'out')], { HF_ENDPOINT: server.url }, c.io), c.io, false)
+      const status = await runCli(
+        () =>
+          buildDatasetCli(
+            ['--recipe', recipe, '--cache-dir', join(tmp, 'cache'), '--out', join(tmp, 'out')],
+            { HF_ENDPOINT: server.url },
+            c.io,
+          ),
+        c.io,
+        false,
+      )
       assert.equal(status, 2, c.text())
       assert.match(c.err[0]!, /^error\[RECIPE\]: /)
     }

@@ -27,7 +27,13 @@ describe('parseRecipe', () => {
     assert.deepEqual(r.quotas.test, { '2': 296, '3': 151, '4': 207, '5': 158, '6': 110, '7': 162, '8': 107 })
     assert.deepEqual(r.quotas.val, { '2': 119, '3': 40, '4': 55, '5': 42, '6': 30, '7': 43, '8': 29 })
     const counts = Object.fromEntries(r.sources.map((s) => [s.name, [s.test.count, s.val.count]]))
-    assert.deepEqual(counts, { jcommonsenseqa: [300, 100], mmlu: [291, 100], arc_challenge: [250, 18], arc_easy: [200, 60], boolq: [150, 80] })
+    assert.deepEqual(counts, {
+      jcommonsenseqa: [300, 100],
+      mmlu: [291, 100],
+      arc_challenge: [250, 18],
+      arc_easy: [200, 60],
+      boolq: [150, 80],
+    })
     // defaults are applied
     assert.equal(r.sources[0]!.shuffle, true)
     assert.equal(r.sources.find((s) => s.name === 'boolq')!.shuffle, false)
@@ -48,7 +54,10 @@ describe('parseRecipe', () => {
     const e = recipeError(bad)
     const lines = e.message.split('\n').slice(1)
     const expectPath = (path: string, what: RegExp) =>
-      assert.ok(lines.some((l) => l.includes(`at ${path}:`) && what.test(l)), `no line for ${path} in\n${e.message}`)
+      assert.ok(
+        lines.some((l) => l.includes(`at ${path}:`) && what.test(l)),
+        `no line for ${path} in\n${e.message}`,
+      )
     expectPath('$.sources.1.revision', /commit/)
     expectPath('$.sources.3', /colour/)
     expectPath('$', /extra/)
@@ -78,19 +87,16 @@ describe('parseRecipe', () => {
     assert.match(recipeError(bad).message, /\$\.sources\.2\.val\.from: .*dev/)
   })
 
-  test(
-    'lists the cross-field problems too when a field has the wrong type',
-    () => {
-      const bad = realJson()
-      bad.seed = '1234'
-      bad.sources[1].adapter = 'nope'
-      bad.sources[0].test.count = 301
-      const msg = recipeError(bad).message
-      assert.match(msg, /\$\.seed/)
-      assert.match(msg, /\$\.sources\.1\.adapter/)
-      assert.match(msg, /\$\.quotas\.test:/)
-    },
-  )
+  test('lists the cross-field problems too when a field has the wrong type', () => {
+    const bad = realJson()
+    bad.seed = '1234'
+    bad.sources[1].adapter = 'nope'
+    bad.sources[0].test.count = 301
+    const msg = recipeError(bad).message
+    assert.match(msg, /\$\.seed/)
+    assert.match(msg, /\$\.sources\.1\.adapter/)
+    assert.match(msg, /\$\.quotas\.test:/)
+  })
 })
 
 describe('recipeHash', () => {

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { type Lock, readLock } from '../src/lock.ts'
+import { OUTPUT_FILES, type OutputContent, outputText } from '../src/outputs.ts'
 import { buildDataset, buildToDir } from '../src/pipeline.ts'
 import { loadRecipe } from '../src/recipe.ts'
 import type { DataRecord, Recipe } from '../src/schema.ts'
 import { createMirrorFetcher } from '../src/sources/mirror.ts'
 import { FIXTURE_HUB, FIXTURE_RECIPE, ROOT, runNode } from './helpers/cli.ts'
 import { readRows, rewriteRows } from './helpers/parquet.ts'
-import { OUTPUT_FILES, type OutputContent, outputText } from '../src/outputs.ts'
 
 const FILES = OUTPUT_FILES
 const LOCK = join(ROOT, 'test/fixtures/recipe.lock.json')
@@ -35,7 +35,12 @@ const cliBuild = (out: string) => ['--recipe', FIXTURE_RECIPE, '--lock', LOCK, '
 
 test('the same bytes whatever the time zone, locale and working folder', async () => {
   const out = join(tmp, 'env-out')
-  const r = await runNode('build-dataset.ts', cliBuild(out), { TZ: 'Pacific/Chatham', LANG: 'tr_TR.UTF-8', LC_ALL: 'tr_TR.UTF-8', LC_COLLATE: 'tr_TR.UTF-8' }, tmpdir())
+  const r = await runNode(
+    'build-dataset.ts',
+    cliBuild(out),
+    { TZ: 'Pacific/Chatham', LANG: 'tr_TR.UTF-8', LC_ALL: 'tr_TR.UTF-8', LC_COLLATE: 'tr_TR.UTF-8' },
+    tmpdir(),
+  )
   assert.equal(r.status, 0, r.stderr)
   await assertReference(out, 'TZ/LANG/cwd')
 })
@@ -46,14 +51,23 @@ test('two builds at once into the same folder both succeed and leave one complet
   assert.equal(a.status, 0, a.stderr)
   assert.equal(b.status, 0, b.stderr)
   await assertReference(out, 'concurrent')
-  assert.deepEqual((await readdir(tmp)).filter((e) => e.startsWith('.shared-out.')), [], 'no temp folders left')
+  assert.deepEqual(
+    (await readdir(tmp)).filter((e) => e.startsWith('.shared-out.')),
+    [],
+    'no temp folders left',
+  )
 })
 
 function recordsOf(files: Map<string, OutputContent>): DataRecord[] {
-  return ['test.jsonl', 'val.jsonl'].flatMap((f) => outputText(files.get(f)!).trimEnd().split('\n').map((l) => JSON.parse(l) as DataRecord))
+  return ['test.jsonl', 'val.jsonl'].flatMap((f) =>
+    outputText(files.get(f)!)
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as DataRecord),
+  )
 }
 
-test('dropping an unselected row of one source leaves every other source\'s records byte-identical', async () => {
+test("dropping an unselected row of one source leaves every other source's records byte-identical", async () => {
   const hub = join(tmp, 'one-row-less')
   await cp(FIXTURE_HUB, hub, { recursive: true })
   const file = join(hub, 'datasets/allenai/ai2_arc/ARC-Easy/test-00000-of-00001.parquet')
@@ -61,7 +75,11 @@ test('dropping an unselected row of one source leaves every other source\'s reco
   const victim = (await readRows(file)).find((r) => !chosen.has(`arc_easy-${String(r.id)}`))!
   await rewriteRows(file, (rows) => rows.filter((r) => r.id !== victim.id))
   const changed = recordsOf((await buildDataset(recipe, createMirrorFetcher(hub), { lock: null })).files)
-  const others = (rs: DataRecord[]) => rs.filter((r) => r.source !== 'arc_easy').map((r) => JSON.stringify(r)).sort()
+  const others = (rs: DataRecord[]) =>
+    rs
+      .filter((r) => r.source !== 'arc_easy')
+      .map((r) => JSON.stringify(r))
+      .sort()
   assert.deepEqual(others(changed), others(recordsOf(reference)))
   assert.ok(!changed.some((r) => r.id === `arc_easy-${String(victim.id)}`))
 })
@@ -85,9 +103,12 @@ test('the exclusion list removes what it names and warns about entries that matc
   const built = await buildDataset(excluding, createMirrorFetcher(FIXTURE_HUB), { lock })
   assert.ok(!recordsOf(built.files).some((r) => r.id === victim.id))
   assert.equal(built.drops.get('arc_easy')?.get('excluded'), 1)
-  assert.deepEqual(built.warnings.filter((w) => w.startsWith('exclusion list')), [
-    'exclusion list: no upstream question has the id arc_easy-NO_SUCH_ID',
-    'exclusion list: no upstream question has the text "A question nobody asked?"',
-  ])
+  assert.deepEqual(
+    built.warnings.filter((w) => w.startsWith('exclusion list')),
+    [
+      'exclusion list: no upstream question has the id arc_easy-NO_SUCH_ID',
+      'exclusion list: no upstream question has the text "A question nobody asked?"',
+    ],
+  )
   assert.match(outputText(built.files.get('README.md')!), /The exclusion list named 2 ids and 1 question texts/)
 })

@@ -44,7 +44,10 @@ describe('reshape: shrink', () => {
 })
 
 describe('reshape: grow', () => {
-  for (const [name, pool, lending] of [['small pool', smallPool, small], ['large pool', bigPool, big]] as const) {
+  for (const [name, pool, lending] of [
+    ['small pool', smallPool, small],
+    ['large pool', bigPool, big],
+  ] as const) {
     test(`keeps every original and borrows only new pool texts (${name})`, () => {
       const poolTexts = new Set(pool.texts)
       const ownNorm = new Set(three.normOptions)
@@ -88,8 +91,22 @@ describe('reshape: order', () => {
     const yes = item('y', ['yes', 'no'], 0)
     const no = item('n', ['yes', 'no'], 1)
     for (let seed = 0; seed < 20; seed++) {
-      assert.deepEqual(reshape(yes, 2, undefined, seed, true), { choices: ['yes', 'no'], answer: 0, origins: [{ from: 'upstream', index: 0 }, { from: 'upstream', index: 1 }] })
-      assert.deepEqual(reshape(no, 2, undefined, seed, true), { choices: ['yes', 'no'], answer: 1, origins: [{ from: 'upstream', index: 0 }, { from: 'upstream', index: 1 }] })
+      assert.deepEqual(reshape(yes, 2, undefined, seed, true), {
+        choices: ['yes', 'no'],
+        answer: 0,
+        origins: [
+          { from: 'upstream', index: 0 },
+          { from: 'upstream', index: 1 },
+        ],
+      })
+      assert.deepEqual(reshape(no, 2, undefined, seed, true), {
+        choices: ['yes', 'no'],
+        answer: 1,
+        origins: [
+          { from: 'upstream', index: 0 },
+          { from: 'upstream', index: 1 },
+        ],
+      })
     }
   })
 
@@ -104,7 +121,9 @@ describe('reshape: order', () => {
 
   test('is deterministic for a seed', () => {
     assert.deepEqual(reshape(three, 6, big, 42, false), reshape(three, 6, big, 42, false))
-    const differ = [1, 2, 3, 4, 5].some((s) => JSON.stringify(reshape(three, 6, big, s, false)) !== JSON.stringify(reshape(three, 6, big, 42, false)))
+    const differ = [1, 2, 3, 4, 5].some(
+      (s) => JSON.stringify(reshape(three, 6, big, s, false)) !== JSON.stringify(reshape(three, 6, big, 42, false)),
+    )
     assert.ok(differ)
   })
 
@@ -123,9 +142,16 @@ describe('reshape: order', () => {
     // 2000 items whose right answer is always upstream option 0
     const count = (n: number, upstream: number) => {
       const pos = Array<number>(n).fill(0)
-      const pool = buildPool(Array.from({ length: 5 }, (_, i) => item(`p${i}`, [`pa${i}`, `pb${i}`], 0)), 200)
+      const pool = buildPool(
+        Array.from({ length: 5 }, (_, i) => item(`p${i}`, [`pa${i}`, `pb${i}`], 0)),
+        200,
+      )
       for (let i = 0; i < 2000; i++) {
-        const c = item(`pos${i}`, Array.from({ length: upstream }, (_, k) => `opt ${k}`), 0)
+        const c = item(
+          `pos${i}`,
+          Array.from({ length: upstream }, (_, k) => `opt ${k}`),
+          0,
+        )
         pos[reshape(c, n, uniformLending(pool), 1234, false).answer]!++
       }
       return pos

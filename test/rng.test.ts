@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { keyedHash, keyedUnit, randInt, type Rng, rngFor, sample, shuffle } from '../src/rng.ts'
+import { keyedHash, keyedUnit, type Rng, randInt, rngFor, sample, shuffle } from '../src/rng.ts'
 
 const draw = (rng: Rng, k: number) => Array.from({ length: k }, () => rng.uint32())
 
@@ -110,7 +110,10 @@ describe('shuffle', () => {
     const out = shuffle(rngFor(1, 'shuffle', 'a'), items)
     assert.deepEqual(items, copy)
     assert.equal(out.length, items.length)
-    assert.deepEqual(out.slice().sort((a, b) => a - b), items)
+    assert.deepEqual(
+      out.slice().sort((a, b) => a - b),
+      items,
+    )
     assert.notDeepEqual(out, items)
   })
 

@@ -49,9 +49,15 @@ describe('prepareSource', () => {
     const bySubject = sourceSpec({ ...arcLike, group: 'subject' })
     const a = uq({ id: 'src-m', subject: 'nutrition', row: 1 })
     const b = { ...a, subject: 'clinical_knowledge', row: 40 }
-    for (const order of [[a, b], [b, a]]) {
+    for (const order of [
+      [a, b],
+      [b, a],
+    ]) {
       const p = prepareSource(bySubject, order, recipeOf([bySubject]))
-      assert.deepEqual(p.sides.test.map((c) => c.subject), ['clinical_knowledge'])
+      assert.deepEqual(
+        p.sides.test.map((c) => c.subject),
+        ['clinical_knowledge'],
+      )
       assert.equal(p.drops.get('duplicate_row'), 1)
     }
   })
@@ -214,7 +220,13 @@ describe('one question per context (BoolQ)', () => {
   // 40 passages with three questions each, "the same" passage spelled differently once
   const qs = Array.from({ length: 40 }, (_, p) =>
     [0, 1, 2].map((k) =>
-      uq({ id: `src-p${p}q${k}`, split: 'validation', question: `question ${k} about passage ${p}?`, context: k === 2 ? `  PASSAGE   number ${p}.` : `Passage number ${p}.`, options: ['yes', 'no'] }),
+      uq({
+        id: `src-p${p}q${k}`,
+        split: 'validation',
+        question: `question ${k} about passage ${p}?`,
+        context: k === 2 ? `  PASSAGE   number ${p}.` : `Passage number ${p}.`,
+        options: ['yes', 'no'],
+      }),
     ),
   ).flat()
   const r = recipeOf([passages])
@@ -240,7 +252,9 @@ describe('one question per context (BoolQ)', () => {
     const val = selectSplit([p], 'val', taken, new Set(), skipped).get('src')!
     const testPassages = new Set(test.map((c) => c.id.replace(/q\d$/, '')))
     for (const c of val) assert.ok(!testPassages.has(c.id.replace(/q\d$/, '')), `${c.id} shares a passage with the test split`)
-    const crossing = p.sides.val.slice(0, p.sides.val.indexOf(val.at(-1)!) + 1).filter((c) => testPassages.has(c.id.replace(/q\d$/, ''))).length
+    const crossing = p.sides.val
+      .slice(0, p.sides.val.indexOf(val.at(-1)!) + 1)
+      .filter((c) => testPassages.has(c.id.replace(/q\d$/, ''))).length
     assert.ok(crossing > 0, 'the fixture must make val meet test passages')
     assert.equal(skipped.get('src')?.get('duplicate_passage'), crossing)
   })

@@ -20,7 +20,8 @@ describe('TfIdfIndex', () => {
   })
 
   test('scores agree both ways (the quantising absorbs the summation order) and rank the topical neighbour first', () => {
-    for (let a = 0; a < docs.length; a++) for (let b = 0; b < docs.length; b++) assert.equal(index.similarities(a)[b], index.similarities(b)[a])
+    for (let a = 0; a < docs.length; a++)
+      for (let b = 0; b < docs.length; b++) assert.equal(index.similarities(a)[b], index.similarities(b)[a])
     const s = index.similarities(1)
     assert.ok(s[0]! > s[3]! && s[0]! > s[2]!)
   })
@@ -29,6 +30,25 @@ describe('TfIdfIndex', () => {
     const common = new TfIdfIndex([['x a'], ['x', 'b'], ['x c'], ['y', 'a']])
     // doc 0 shares "x" with doc 1 (in 3 of 4 documents) and "a" with doc 3 (in 2 of 4)
     assert.ok(common.similarities(0)[3]! > common.similarities(0)[1]!)
+  })
+
+  test('similar lists just the documents that share a weighted term, and asking again gives the same', () => {
+    // views of scratch the next query overwrites: copied out
+    const first = index.similar(3)
+    const docs = [...first.docs]
+    const scores = [...first.scores]
+    // "which" is in documents 0, 3 and 4, "the" in 2 and 3; document 1 shares nothing with it
+    assert.deepEqual([...docs].sort(), [0, 2, 3, 4])
+    assert.deepEqual(
+      docs.map((d, i) => [d, scores[i]]),
+      docs.map((d) => [d, index.similarities(3)[d]]),
+    )
+    assert.deepEqual([...index.similar(1).docs].sort(), [0, 1, 4])
+    const again = index.similar(3)
+    assert.deepEqual([...again.docs], docs)
+    assert.deepEqual([...again.scores], scores)
+    // a term in every document weighs 0, so it lists nothing
+    assert.deepEqual([...new TfIdfIndex([['x'], ['x'], ['x y']]).similar(0).docs], [])
   })
 
   test('the same documents in another order give the same score to each pair', () => {

@@ -29,8 +29,14 @@ test("the committed card's chance floor is the mean of 1/n over the committed re
   const card = await readFile('out/README.md', 'utf8')
   const m = /Chance floor[^*]*\*\*([\d.]+)\*\* on test, ([\d.]+) on val/.exec(card)
   assert.ok(m, 'the card states the chance floor')
-  for (const [split, stated] of [['test', m[1]], ['val', m[2]]] as const) {
-    const ns = (await readFile(`out/${split}.jsonl`, 'utf8')).trim().split('\n').map((l) => (JSON.parse(l) as DataRecord).n_choices)
+  for (const [split, stated] of [
+    ['test', m[1]],
+    ['val', m[2]],
+  ] as const) {
+    const ns = (await readFile(`out/${split}.jsonl`, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as DataRecord).n_choices)
     assert.equal(stated, (ns.reduce((a, n) => a + 1 / n, 0) / ns.length).toFixed(3), split)
   }
 })

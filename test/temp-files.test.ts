@@ -28,7 +28,10 @@ test('a process that exits while a temp file is being written (a CLI after an er
       setTimeout(wait, 5)
     `
     await mkdir(join(tmp, 'blobs'))
-    const r = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 })
+    const r = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    })
     assert.equal(r.status, 3, r.stderr)
     assert.equal(r.stdout.trim(), 'seen', 'the temp file existed when the process exited')
     assert.deepEqual(await readdir(join(tmp, 'blobs')), [])
@@ -49,7 +52,10 @@ test("the next build removes temp files of dead processes, once old; a live proc
     assert.equal((await fetcher().fetchFile(ARC, ARC_REV, FILE)).sha256, FILE_SHA)
     const left = (await readdir(blobs)).filter((n) => n.endsWith('.incomplete')).sort()
     assert.deepEqual(left, [live, fresh].map((p) => p.slice(blobs.length + 1)).sort())
-    assert.ok(logs.some((l) => l.includes(`removed ${dead}`)), logs.join('\n'))
+    assert.ok(
+      logs.some((l) => l.includes(`removed ${dead}`)),
+      logs.join('\n'),
+    )
     assert.deepEqual(await removeStaleTemps(blobs, 'incomplete', Date.now() + 120_000), [fresh])
   }))
 
@@ -57,7 +63,11 @@ test('a build process that stops on a Retry-After of hours for one file, while o
   withRig(async ({ proxy, cacheDir }) => {
     proxy.addFault({ match: CDN, fault: 'delay:50' }) // keep the other downloads in flight
     proxy.addFault({ match: 'ARC-Easy/test', fault: 'status:429', retryAfter: '3600' })
-    const r = await runNode('build-dataset.ts', ['--recipe', FIXTURE_RECIPE, '--cache-dir', cacheDir, '--out', join(cacheDir, '..', 'out')], { HF_ENDPOINT: proxy.url })
+    const r = await runNode(
+      'build-dataset.ts',
+      ['--recipe', FIXTURE_RECIPE, '--cache-dir', cacheDir, '--out', join(cacheDir, '..', 'out')],
+      { HF_ENDPOINT: proxy.url },
+    )
     assert.equal(r.status, 6, r.stderr)
     assert.match(r.stderr, /error\[NETWORK\]: .*asked to wait 3600 s/)
     await assertClean(cacheDir)

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { tokens, Tokenizer } from '../src/tokens.ts'
+import { Tokenizer, tokens } from '../src/tokens.ts'
 
 describe('tokens', () => {
   test('words for Latin script, character bigrams for Japanese, both in one text', () => {
@@ -23,7 +23,10 @@ describe('Tokenizer', () => {
     const b = t.ids('moon の月')
     assert.equal(a[0], a[3])
     assert.equal(a[4], b[0])
-    assert.deepEqual(Array.from(b, (id) => t.word(id)), ['moon', 'の月'])
+    assert.deepEqual(
+      Array.from(b, (id) => t.word(id)),
+      ['moon', 'の月'],
+    )
   })
 
   test('a vocabulary grown past its first table keeps every id', () => {

@@ -3,13 +3,13 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { diffRecords } from '../src/compare.ts'
 import { isJevError } from '../src/errors.ts'
 import { type Lock, readLock } from '../src/lock.ts'
 import { buildDataset, buildToDir } from '../src/pipeline.ts'
 import { loadRecipe } from '../src/recipe.ts'
 import type { Recipe } from '../src/schema.ts'
 import { createMirrorFetcher } from '../src/sources/mirror.ts'
-import { diffRecords } from '../src/compare.ts'
 import { formatVerify, verifyDataset, verifyFiles } from '../src/verify.ts'
 import { rewriteRows } from './helpers/parquet.ts'
 
@@ -81,16 +81,21 @@ describe('verifyDataset', () => {
     // the report names the folder it was given, not out/
     const dir = join(tmp, 'delete')
     const text = formatVerify(dir, r).join('\n')
-    assert.match(text, new RegExp(`val\\.jsonl: 0 changed, 1 added \\(in the rebuild, not in ${dir}/\\), 0 removed \\(in ${dir}/, not in the rebuild\\)`))
+    assert.match(
+      text,
+      new RegExp(`val\\.jsonl: 0 changed, 1 added \\(in the rebuild, not in ${dir}/\\), 0 removed \\(in ${dir}/, not in the rebuild\\)`),
+    )
     assert.ok(text.includes(`${dir}/val.jsonl no longer matches the sha256 in ${dir}/manifest.json`), text)
     assert.doesNotMatch(text, /(^|\s)out\//)
   })
 
   test('reordered lines: out-edited, recognised as the same records', async () => {
-    const r = await verifyEdited('reorder', (dir) => editFile(dir, 'test.jsonl', (t) => {
-      const lines = t.trimEnd().split('\n')
-      return `${[...lines.slice(1), lines[0]].join('\n')}\n`
-    }))
+    const r = await verifyEdited('reorder', (dir) =>
+      editFile(dir, 'test.jsonl', (t) => {
+        const lines = t.trimEnd().split('\n')
+        return `${[...lines.slice(1), lines[0]].join('\n')}\n`
+      }),
+    )
     assert.equal(r.cause, 'out-edited')
     assert.equal(r.files.find((f) => f.file === 'test.jsonl')!.records?.reordered, true)
     assert.match(formatVerify('out', r).join('\n'), /same records in another order/)
@@ -99,7 +104,10 @@ describe('verifyDataset', () => {
   test('an edited card: out-edited, README.md named', async () => {
     const r = await verifyEdited('card', (dir) => editFile(dir, 'README.md', (t) => t.replace('## Caveats', '## Caveats (edited)')))
     assert.equal(r.cause, 'out-edited')
-    assert.deepEqual(r.files.filter((f) => f.status !== 'identical').map((f) => f.file), ['README.md'])
+    assert.deepEqual(
+      r.files.filter((f) => f.status !== 'identical').map((f) => f.file),
+      ['README.md'],
+    )
     assert.ok(r.reasons.some((x) => x.includes('README.md')))
   })
 
@@ -112,7 +120,7 @@ describe('verifyDataset', () => {
 
   test('the same inputs with another builder version: builder-changed', async () => {
     const r = await verifyEdited('builder', (dir) =>
-      editFile(dir, 'manifest.json', (t) => t.replace(/"version": "(\d+)\.(\d+)\.(\d+)"\n  \}/, '"version": "0.0.0-old"\n  }')),
+      editFile(dir, 'manifest.json', (t) => t.replace(/"version": "(\d+)\.(\d+)\.(\d+)"\n {2}\}/, '"version": "0.0.0-old"\n  }')),
     )
     assert.equal(r.cause, 'builder-changed')
     assert.match(r.reasons.join('\n'), /0\.0\.0-old/)
@@ -169,7 +177,10 @@ describe('verifyFiles', () => {
     const edited = new Map(read).set('val.jsonl', Buffer.concat([val.subarray(0, -2), Buffer.from('X\n')]))
     const r = verifyFiles(edited, rebuilt)
     assert.equal(r.identical, false)
-    assert.deepEqual(r.files.filter((f) => f.status !== 'identical').map((f) => f.file), ['val.jsonl'])
+    assert.deepEqual(
+      r.files.filter((f) => f.status !== 'identical').map((f) => f.file),
+      ['val.jsonl'],
+    )
     assert.equal(r.cause, 'out-edited')
     assert.equal((await verifyDataset(reference, rebuilt)).identical, true)
     assert.equal(verifyFiles(new Map(read).set('README.md', null), rebuilt).files.find((f) => f.file === 'README.md')?.status, 'missing')
@@ -179,15 +190,18 @@ describe('verifyFiles', () => {
 describe('diffRecords', () => {
   test('reports added, removed and changed records by id', () => {
     const line = (id: string, q: string) => JSON.stringify({ id, question: q })
-    const d = diffRecords([line('a', 'x'), line('b', 'y')].join('\n') + '\n', [line('b', 'z'), line('c', 'w')].join('\n') + '\n')
+    const d = diffRecords(`${[line('a', 'x'), line('b', 'y')].join('\n')}\n`, `${[line('b', 'z'), line('c', 'w')].join('\n')}\n`)
     assert.deepEqual(d, { added: ['c'], removed: ['a'], changed: [{ id: 'b', fields: ['question'] }], repeated: [], reordered: false })
   })
 
   test('a line repeated in out/ is a repeat, not a reordering', () => {
     const line = (id: string, q: string) => JSON.stringify({ id, question: q })
-    const d = diffRecords([line('a', 'x'), line('b', 'y'), line('a', 'x')].join('\n') + '\n', [line('a', 'x'), line('b', 'y')].join('\n') + '\n')
+    const d = diffRecords(
+      `${[line('a', 'x'), line('b', 'y'), line('a', 'x')].join('\n')}\n`,
+      `${[line('a', 'x'), line('b', 'y')].join('\n')}\n`,
+    )
     assert.deepEqual(d, { added: [], removed: [], changed: [], repeated: ['a'], reordered: false })
-    const moved = diffRecords([line('b', 'y'), line('a', 'x')].join('\n') + '\n', [line('a', 'x'), line('b', 'y')].join('\n') + '\n')
+    const moved = diffRecords(`${[line('b', 'y'), line('a', 'x')].join('\n')}\n`, `${[line('a', 'x'), line('b', 'y')].join('\n')}\n`)
     assert.equal(moved.reordered, true)
   })
 })

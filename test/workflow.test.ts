@@ -8,7 +8,11 @@ import { parse } from 'yaml'
 import { resolveCacheDir } from '../src/sources/hub.ts'
 import { ROOT } from './helpers/cli.ts'
 
-interface Step { uses?: string; run?: string; with?: Record<string, unknown> }
+interface Step {
+  uses?: string
+  run?: string
+  with?: Record<string, unknown>
+}
 const workflow = parse(await readFile(join(ROOT, '.github/workflows/verify.yml'), 'utf8')) as {
   on: unknown
   jobs: Record<string, { env?: Record<string, string>; steps: Step[] }>

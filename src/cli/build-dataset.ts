@@ -1,19 +1,24 @@
 import { performance } from 'node:perf_hooks'
 import { JevError } from '../errors.ts'
 import { lockPathFor, readLock, writeLock } from '../lock.ts'
+import { type BuiltDataset, buildToDir } from '../pipeline.ts'
 import { loadRecipe } from '../recipe.ts'
-import { buildToDir, type BuiltDataset } from '../pipeline.ts'
 import { nameBadEntry } from '../sources/hub-cache.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
-import { isMain, runMain, stdio, type Io } from './run.ts'
 import { fetcherFor, SOURCE_NOTES, SOURCE_OPTIONS } from './common/source-options.ts'
+import { type Io, isMain, runMain, stdio } from './run.ts'
 
 export const buildCommand = defineCommand({
   name: 'build-dataset',
-  about: ['Builds the output folder from the recipe\'s sources, checked against the lock (written when there is none).'],
+  about: ["Builds the output folder from the recipe's sources, checked against the lock (written when there is none)."],
   options: {
     ...SOURCE_OPTIONS,
-    out: { type: 'string', arg: 'DIR', default: 'out', help: 'output folder; replaced whole, so only a new or empty one, or one a build wrote' },
+    out: {
+      type: 'string',
+      arg: 'DIR',
+      default: 'out',
+      help: 'output folder; replaced whole, so only a new or empty one, or one a build wrote',
+    },
     'update-lock': { type: 'boolean', default: false, help: 're-resolve revisions and rewrite the lock instead of checking against it' },
     ...JSON_OPTION,
   },
@@ -37,10 +42,14 @@ export interface BuildSummary {
 
 export function summary(built: BuiltDataset, outDir: string): string[] {
   const lines = [`built ${outDir}/`, '', 'source            test    val']
-  for (const [source, c] of Object.entries(built.stats.bySource)) lines.push(`${source.padEnd(16)} ${String(c.test).padStart(5)} ${String(c.val).padStart(6)}`)
-  lines.push(`${'total'.padEnd(16)} ${String(built.stats.total.test).padStart(5)} ${String(built.stats.total.val).padStart(6)}`, '', 'dropped:')
-  for (const [source, drops] of built.drops)
-    for (const [reason, n] of sortedDrops(drops)) lines.push(`  ${source}: ${reason} ${n}`)
+  for (const [source, c] of Object.entries(built.stats.bySource))
+    lines.push(`${source.padEnd(16)} ${String(c.test).padStart(5)} ${String(c.val).padStart(6)}`)
+  lines.push(
+    `${'total'.padEnd(16)} ${String(built.stats.total.test).padStart(5)} ${String(built.stats.total.val).padStart(6)}`,
+    '',
+    'dropped:',
+  )
+  for (const [source, drops] of built.drops) for (const [reason, n] of sortedDrops(drops)) lines.push(`  ${source}: ${reason} ${n}`)
   lines.push('')
   // the figures' names are longer than the data files': one column for all
   const width = Math.max(16, ...built.manifest.outputs.map((o) => o.path.length))
@@ -81,14 +90,20 @@ export async function runBuild(values: BuildValues, env: NodeJS.ProcessEnv, io: 
   const lockPath = values.lock ?? lockPathFor(values.recipe)
   const recipe = await loadRecipe(values.recipe)
   if (values['update-lock'] && values.offline && !values.mirror)
-    throw new JevError('USAGE', '--update-lock checks every cached file with the Hub before it rewrites the lock, which --offline forbids; drop one of them')
+    throw new JevError(
+      'USAGE',
+      '--update-lock checks every cached file with the Hub before it rewrites the lock, which --offline forbids; drop one of them',
+    )
   const lock = values['update-lock'] ? null : await readLock(lockPath)
   const fetcher = await fetcherFor(values, env, io.err, lock, io.progress)
-  const built = await buildToDir(recipe, fetcher, values.out, { lock, ...(io.progress ? { progress: io.progress } : {}) }).catch((e: unknown) => {
-    throw nameBadEntry(e, fetcher)
-  })
+  const built = await buildToDir(recipe, fetcher, values.out, { lock, ...(io.progress ? { progress: io.progress } : {}) }).catch(
+    (e: unknown) => {
+      throw nameBadEntry(e, fetcher)
+    },
+  )
   const warnings = [...built.warnings]
-  if (lock && lock.recipe.hash !== built.lock.recipe.hash) warnings.push(`the recipe changed since ${lockPath} was written; --update-lock records it`)
+  if (lock && lock.recipe.hash !== built.lock.recipe.hash)
+    warnings.push(`the recipe changed since ${lockPath} was written; --update-lock records it`)
   for (const w of warnings) io.err(`warning: ${w}`)
   // the lock before any output: a reader that stops early (| head) must not cost it
   if (!lock) await writeLock(lockPath, built.lock)

@@ -4,25 +4,31 @@ import { checkUpstream } from '../check-upstream.ts'
 import { JevError } from '../errors.ts'
 import { refuseIrregular } from '../files.ts'
 import { lockPathFor, readLock } from '../lock.ts'
-import { loadRecipe } from '../recipe.ts'
 import { OUTPUT_FILES } from '../outputs.ts'
+import { loadRecipe } from '../recipe.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
-import { isMain, runMain, stdio, type Io } from './run.ts'
 import { fetcherFor, PROGRESS_NOTE, requireFolder, SOURCE_OPTIONS } from './common/source-options.ts'
+import { type Io, isMain, runMain, stdio } from './run.ts'
 
 export const checkCommand = defineCommand({
   name: 'check-dataset',
   args: { synopsis: '[DIR]', max: 1 },
-  about: ['Checks a built folder (DIR, default out) against the recipe\'s counts, the spec\'s invariants and its own card, manifest and provenance.'],
+  about: [
+    "Checks a built folder (DIR, default out) against the recipe's counts, the spec's invariants and its own card, manifest and provenance.",
+  ],
   options: {
     upstream: {
-      type: 'boolean', default: false,
-      help: 'also read the recipe\'s sources (at the lock\'s commits, from the source options) and prove provenance.jsonl against the upstream rows',
+      type: 'boolean',
+      default: false,
+      help: "also read the recipe's sources (at the lock's commits, from the source options) and prove provenance.jsonl against the upstream rows",
     },
     ...SOURCE_OPTIONS,
     ...JSON_OPTION,
   },
-  notes: ['  The source options (--lock, --mirror, --offline, --cache-dir, the bounds) matter only with --upstream.', `  With --upstream: ${PROGRESS_NOTE.replace(/^P/, 'p').replace(' is drawn', '')}`],
+  notes: [
+    '  The source options (--lock, --mirror, --offline, --cache-dir, the bounds) matter only with --upstream.',
+    `  With --upstream: ${PROGRESS_NOTE.replace(/^P/, 'p').replace(' is drawn', '')}`,
+  ],
 })
 
 export const parseCheck = (argv: string[], io: Io) => checkCommand.parse(argv, io)
@@ -40,7 +46,7 @@ export interface Problem {
 export function problemOf(text: string): Problem {
   const m = /^(\S+?\.(?:jsonl|json|md|svg))(?: front matter)?(?: line (\d+))?: (.*)$/s.exec(text)
   if (m) {
-    const field = m[2] ? /^([\w.]+): /.exec(m[3]!)?.[1] ?? null : null
+    const field = m[2] ? (/^([\w.]+): /.exec(m[3]!)?.[1] ?? null) : null
     return { file: m[1]!, line: m[2] ? Number(m[2]) : null, id: null, field, message: text }
   }
   const r = /^(test|val) (\S+): /.exec(text)
@@ -50,7 +56,11 @@ export function problemOf(text: string): Problem {
 }
 
 /** The check itself, for parsed options: the problems found (none: the folder meets the spec). */
-export async function runCheck(parsed: NonNullable<ReturnType<typeof parseCheck>>, env: NodeJS.ProcessEnv, io: Io): Promise<{ dir: string; problems: string[] }> {
+export async function runCheck(
+  parsed: NonNullable<ReturnType<typeof parseCheck>>,
+  env: NodeJS.ProcessEnv,
+  io: Io,
+): Promise<{ dir: string; problems: string[] }> {
   const { values, positionals } = parsed
   // one spelling of the folder in every message, however it was typed (out, out/)
   const dir = (positionals[0] ?? 'out').replace(/(.)\/+$/, '$1')

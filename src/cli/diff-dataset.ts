@@ -11,7 +11,11 @@ export const diffCommand = defineCommand({
     'for choices, which options), totals by source and option count, and which data files and manifest fields differ.',
   ],
   options: {
-    rev: { type: 'string', arg: 'REV', help: 'compare the out/ committed at git revision REV (read with git show REV:out/<file>) with B (default out)' },
+    rev: {
+      type: 'string',
+      arg: 'REV',
+      help: 'compare the out/ committed at git revision REV (read with git show REV:out/<file>) with B (default out)',
+    },
     ...JSON_OPTION,
   },
   notes: ['  Exit 0 when the two are identical, 11 (DIFF) when they differ.'],
@@ -24,7 +28,8 @@ export async function runDiff(parsed: NonNullable<ReturnType<typeof parseDiff>>)
   const { values, positionals } = parsed
   const rev = values.rev
   const [a, b] = rev === undefined ? positionals : [`${rev}:out`, positionals[0] ?? 'out']
-  if (!a || !b || (rev !== undefined && positionals.length > 1)) throw new JevError('USAGE', 'give two folders, or --rev REV and at most one folder')
+  if (!a || !b || (rev !== undefined && positionals.length > 1))
+    throw new JevError('USAGE', 'give two folders, or --rev REV and at most one folder')
   const strip = (d: string) => d.replace(/(.)\/+$/, '$1')
   return diffBuilds(rev === undefined ? await readBuildDir(a) : await readBuildAtRev(rev), await readBuildDir(b), strip(a), strip(b))
 }
@@ -35,7 +40,10 @@ export async function diffDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io:
     // --json prints the diff itself (by main); the text only without it
     if (!parsed.values.json) for (const line of formatDiff(diff)) io.out(line)
     const n = diff.files.filter((f) => f.status !== 'identical').length
-    return { json: diff, ...(diff.identical ? {} : { fail: new JevError('DIFF', `${diff.a} and ${diff.b} differ (${n} file${n === 1 ? '' : 's'})`) }) }
+    return {
+      json: diff,
+      ...(diff.identical ? {} : { fail: new JevError('DIFF', `${diff.a} and ${diff.b} differ (${n} file${n === 1 ? '' : 's'})`) }),
+    }
   })
 }
 

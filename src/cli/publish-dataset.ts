@@ -1,18 +1,18 @@
 import { checkCardMetadata } from '../card-check.ts'
 import { isJevError, JevError } from '../errors.ts'
 import { Manifest } from '../manifest.ts'
+import { formatBytes } from '../progress.ts'
+import { executePublish, formatPlan, type PublishPlan, type PublishResult, type PublishTarget, planPublish } from '../publish.ts'
 import { checkOwnManifest, dataFileFacts, type LocalFile, readPublishFiles } from '../publish-files.ts'
 import type { HubAccess } from '../publish-hub.ts'
-import { formatBytes } from '../progress.ts'
-import { executePublish, formatPlan, planPublish, type PublishPlan, type PublishResult, type PublishTarget } from '../publish.ts'
+import { isHubRepoName, isRefName } from '../repo-name.ts'
 import { boundsFrom } from '../sources/bounds.ts'
 import { hubOptionsFromEnv } from '../sources/hub.ts'
 import { boundedFetch } from '../sources/retry.ts'
 import { formatVerify, verifyFiles } from '../verify.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
-import { type Io, isMain, runMain, stdio } from './run.ts'
 import { PROGRESS_NOTE, rebuildFromLock, SOURCE_OPTIONS, type SourceValues } from './common/source-options.ts'
-import { isHubRepoName, isRefName } from '../repo-name.ts'
+import { type Io, isMain, runMain, stdio } from './run.ts'
 
 export const publishCommand = defineCommand({
   name: 'publish-dataset',
@@ -20,10 +20,18 @@ export const publishCommand = defineCommand({
   options: {
     repo: { type: 'string', arg: 'OWNER/NAME', help: 'the dataset repo (required); created when it does not exist' },
     revision: { type: 'string', arg: 'BRANCH', default: 'main', help: 'branch to commit to; created from the default branch when missing' },
-    tag: { type: 'string', arg: 'NAME', help: 'tag the published commit; an existing tag on the same files is kept, one on other files is an error' },
+    tag: {
+      type: 'string',
+      arg: 'NAME',
+      help: 'tag the published commit; an existing tag on the same files is kept, one on other files is an error',
+    },
     private: { type: 'boolean', default: false, help: 'create the repo private' },
     message: { type: 'string', arg: 'TEXT', help: 'commit title (default: "Publish <name> <version>" with the dataset hash)' },
-    'dry-run': { type: 'boolean', default: false, help: 'print the plan (files with size, sha256 and add/replace/delete/unchanged); send only read requests' },
+    'dry-run': {
+      type: 'boolean',
+      default: false,
+      help: 'print the plan (files with size, sha256 and add/replace/delete/unchanged); send only read requests',
+    },
     'no-verify': { type: 'boolean', default: false, help: 'skip the rebuild; the folder must still match its own manifest' },
     out: { type: 'string', arg: 'DIR', default: 'out', help: 'the folder to publish' },
     ...SOURCE_OPTIONS,
@@ -41,18 +49,29 @@ type PublishValues = NonNullable<ReturnType<typeof parsePublish>>['values']
 export const parsePublish = (argv: string[], io: Io) => publishCommand.parse(argv, io)
 
 /** The same rebuild-and-compare verify-dataset does, or with --no-verify the manifest self-check. */
-async function guardOut(outDir: string, files: readonly LocalFile[], values: PublishValues & SourceValues, env: NodeJS.ProcessEnv, io: Io): Promise<void> {
+async function guardOut(
+  outDir: string,
+  files: readonly LocalFile[],
+  values: PublishValues & SourceValues,
+  env: NodeJS.ProcessEnv,
+  io: Io,
+): Promise<void> {
   if (values['no-verify']) {
     const problems = checkOwnManifest(files)
     if (problems.length === 0) return io.out(`ok: ${outDir}/ matches its own manifest (--no-verify: not rebuilt)`)
     for (const p of problems) io.err(`  ${p}`)
-    throw new JevError('VERIFY', `${outDir}/ does not match its own manifest (${problems.length} problem${problems.length === 1 ? '' : 's'}); nothing was sent`, { file: outDir })
+    throw new JevError(
+      'VERIFY',
+      `${outDir}/ does not match its own manifest (${problems.length} problem${problems.length === 1 ? '' : 's'}); nothing was sent`,
+      { file: outDir },
+    )
   }
   const rebuilt = await rebuildFromLock(values, env, io)
   // the bytes read for upload, not a second read of the folder, which could have changed since
   const result = verifyFiles(new Map(files.map((f) => [f.path, f.bytes])), rebuilt, outDir)
   for (const line of formatVerify(outDir, result)) (result.identical ? io.out : io.err)(line)
-  if (!result.identical) throw new JevError('VERIFY', `${outDir}/ differs from a rebuild (cause: ${result.cause}); nothing was sent`, { file: outDir })
+  if (!result.identical)
+    throw new JevError('VERIFY', `${outDir}/ differs from a rebuild (cause: ${result.cause}); nothing was sent`, { file: outDir })
 }
 
 function defaultMessage(files: readonly LocalFile[]): string {
@@ -71,7 +90,13 @@ export interface PublishRun {
 }
 
 /** Verifies, plans and publishes, for parsed options, saying each step on `io`; `onPlan` sees the plan before any write. */
-export async function runPublish(values: PublishValues, env: NodeJS.ProcessEnv, io: Io, fetchImpl?: typeof fetch, onPlan?: (plan: PublishPlan) => void): Promise<PublishRun> {
+export async function runPublish(
+  values: PublishValues,
+  env: NodeJS.ProcessEnv,
+  io: Io,
+  fetchImpl?: typeof fetch,
+  onPlan?: (plan: PublishPlan) => void,
+): Promise<PublishRun> {
   const repo = values.repo
   if (!repo || !isHubRepoName(repo)) throw new JevError('USAGE', `--repo must be OWNER/NAME, got ${JSON.stringify(repo ?? '')}`)
   for (const k of ['revision', 'tag'] as const) {
@@ -92,7 +117,11 @@ export async function runPublish(values: PublishValues, env: NodeJS.ProcessEnv, 
   const problems = checkCardMetadata(readme, dataFileFacts(files))
   if (problems.length) {
     for (const p of problems) io.err(`  ${p}`)
-    throw new JevError('CARD', `${problems.length} problem${problems.length === 1 ? '' : 's'} in ${outDir}/README.md front matter; nothing was sent`, { file: `${outDir}/README.md` })
+    throw new JevError(
+      'CARD',
+      `${problems.length} problem${problems.length === 1 ? '' : 's'} in ${outDir}/README.md front matter; nothing was sent`,
+      { file: `${outDir}/README.md` },
+    )
   }
 
   // every publishing request under the same bounds as the downloads, each once: a commit is not blindly re-sent
@@ -115,7 +144,9 @@ export async function runPublish(values: PublishValues, env: NodeJS.ProcessEnv, 
     return { plan, result: null }
   }
   const sent = plan.files.filter((f) => f.action === 'add' || f.action === 'replace')
-  io.progress?.stage(`publishing to ${repo}@${target.revision}: uploading ${sent.length} file${sent.length === 1 ? '' : 's'} (${formatBytes(sent.reduce((n, f) => n + f.size, 0))})`)
+  io.progress?.stage(
+    `publishing to ${repo}@${target.revision}: uploading ${sent.length} file${sent.length === 1 ? '' : 's'} (${formatBytes(sent.reduce((n, f) => n + f.size, 0))})`,
+  )
   const result = await executePublish(plan, files, target, access, (line) => values.quiet || io.out(line))
   io.progress?.end()
   if (!result.committed) io.out(`no new commit: ${repo}@${target.revision} already holds these files`)

@@ -6,7 +6,10 @@ import { runMain, stdio } from './run.ts'
 export const recipeSchemaCommand = defineCommand({
   name: 'recipe-schema',
   args: { synopsis: '[FILE]', max: 1 },
-  about: ['Writes the recipe\'s JSON Schema, generated from its zod schema, so editors can check recipes.', 'FILE: where to write it (default recipes/recipe.schema.json).'],
+  about: [
+    "Writes the recipe's JSON Schema, generated from its zod schema, so editors can check recipes.",
+    'FILE: where to write it (default recipes/recipe.schema.json).',
+  ],
   options: {},
 })
 

@@ -23,7 +23,7 @@ export const stdio: Io = {
 
 /** Runs a command; a typed error becomes one line plus a hint and its documented exit status. */
 export async function runCli(
-  main: () => Promise<number | void>,
+  main: () => Promise<number | undefined>,
   io: Io = stdio,
   debug = process.argv.includes('--debug'),
 ): Promise<number> {
@@ -52,7 +52,7 @@ export async function runCli(
  * printed. That work only ever writes to temp paths first, and the cache locks
  * it holds are released on exit, so stopping it loses nothing.
  */
-export async function runMain(main: () => Promise<number | void>): Promise<void> {
+export async function runMain(main: () => Promise<number | undefined>): Promise<void> {
   // a reader that stopped early (| head) is not an error of ours: finish quietly
   for (const stream of [process.stdout, process.stderr])
     stream.on('error', (e: NodeJS.ErrnoException) => {

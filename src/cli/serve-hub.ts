@@ -1,8 +1,8 @@
 import { JevError } from '../errors.ts'
 import { type HubRequest, type HubServer, startHubServer } from '../hub-server/index.ts'
 import { defineCommand } from './common/command.ts'
-import { type Io, isMain, runMain, stdio } from './run.ts'
 import { requireFolder } from './common/source-options.ts'
+import { type Io, isMain, runMain, stdio } from './run.ts'
 
 export const serveCommand = defineCommand({
   name: 'serve-hub',
@@ -20,10 +20,15 @@ export const serveCommand = defineCommand({
 export const parseServe = (argv: string[], io: Io) => serveCommand.parse(argv, io)
 
 /** Starts the server for parsed options and says where it is; `close()` stops it. */
-export async function startServe(values: NonNullable<ReturnType<typeof parseServe>>['values'], env: NodeJS.ProcessEnv, io: Io): Promise<HubServer> {
+export async function startServe(
+  values: NonNullable<ReturnType<typeof parseServe>>['values'],
+  env: NodeJS.ProcessEnv,
+  io: Io,
+): Promise<HubServer> {
   const port = /^\d+$/.test(values.port) ? Number(values.port) : NaN
   if (!(port >= 0 && port <= 65535)) throw new JevError('USAGE', `--port must be 0..65535, got ${JSON.stringify(values.port)}`)
-  if (values['require-token'] && !env.HF_TOKEN) throw new JevError('USAGE', '--require-token needs HF_TOKEN set in the environment of serve-hub')
+  if (values['require-token'] && !env.HF_TOKEN)
+    throw new JevError('USAGE', '--require-token needs HF_TOKEN set in the environment of serve-hub')
   // a mirror that is not there would serve nothing but 404s, silently
   if (values.mirror) await requireFolder(values.mirror, '--mirror')
   const server = await startHubServer({
@@ -35,8 +40,13 @@ export async function startServe(values: NonNullable<ReturnType<typeof parseServ
     ...(values.log ? { onRequest: (r: HubRequest) => io.out(`${r.method} ${r.url.split('?')[0]}`) } : {}),
   }).catch((e: NodeJS.ErrnoException) => {
     if (e.code === 'EADDRINUSE')
-      throw new JevError('IO', `cannot listen on port ${port}: it is in use`, { hint: 'stop what listens there, or choose another --port (--port 0 takes any free one)' })
-    if (e.code === 'EACCES') throw new JevError('IO', `cannot listen on port ${port}: EACCES`, { hint: 'ports below 1024 need privileges; choose another --port (--port 0 takes any free one)' })
+      throw new JevError('IO', `cannot listen on port ${port}: it is in use`, {
+        hint: 'stop what listens there, or choose another --port (--port 0 takes any free one)',
+      })
+    if (e.code === 'EACCES')
+      throw new JevError('IO', `cannot listen on port ${port}: EACCES`, {
+        hint: 'ports below 1024 need privileges; choose another --port (--port 0 takes any free one)',
+      })
     throw e
   })
   io.out(`local Hub at ${server.url}`)

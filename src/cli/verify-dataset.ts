@@ -1,8 +1,8 @@
 import { JevError } from '../errors.ts'
-import { formatVerify, verifyDataset, type VerifyResult } from '../verify.ts'
+import { formatVerify, type VerifyResult, verifyDataset } from '../verify.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
-import { type Io, isMain, runMain, stdio } from './run.ts'
 import { rebuildFromLock, SOURCE_NOTES, SOURCE_OPTIONS } from './common/source-options.ts'
+import { type Io, isMain, runMain, stdio } from './run.ts'
 
 export const verifyCommand = defineCommand({
   name: 'verify-dataset',
@@ -17,7 +17,11 @@ export const verifyCommand = defineCommand({
 export const parseVerify = (argv: string[], io: Io) => verifyCommand.parse(argv, io)
 
 /** The rebuild and comparison, for parsed options: warnings on `io.err`, the result returned. */
-export async function runVerify(values: NonNullable<ReturnType<typeof parseVerify>>['values'], env: NodeJS.ProcessEnv, io: Io): Promise<{ outDir: string; result: VerifyResult }> {
+export async function runVerify(
+  values: NonNullable<ReturnType<typeof parseVerify>>['values'],
+  env: NodeJS.ProcessEnv,
+  io: Io,
+): Promise<{ outDir: string; result: VerifyResult }> {
   const rebuilt = await rebuildFromLock(values, env, io)
   const outDir = values.out.replace(/(.)\/+$/, '$1')
   io.progress?.stage(`comparing with ${outDir}/`)
@@ -29,7 +33,9 @@ export async function verifyDatasetCli(argv: string[], env: NodeJS.ProcessEnv, i
     const { outDir, result } = await runVerify(values, env, io)
     io.progress?.end()
     for (const line of formatVerify(outDir, result)) (result.identical ? io.out : io.err)(line)
-    const fail = result.identical ? undefined : new JevError('VERIFY', `${outDir}/ differs from a rebuild (cause: ${result.cause})`, { file: outDir })
+    const fail = result.identical
+      ? undefined
+      : new JevError('VERIFY', `${outDir}/ differs from a rebuild (cause: ${result.cause})`, { file: outDir })
     return { json: { out: `${outDir}/`, ...result }, ...(fail ? { fail } : {}) }
   })
 }

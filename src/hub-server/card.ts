@@ -16,7 +16,8 @@ const ValidateBody = z.object({ content: z.string(), repoType: z.string().option
 export async function validateYaml(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const body = ValidateBody.safeParse(await readJson<unknown>(req))
   if (!body.success) throw new HubHttpError(400, 'the body must be {"content": <README text>, "repoType": "dataset"}')
-  if ((body.data.repoType ?? 'model') !== 'dataset') throw new HubHttpError(400, 'this local Hub holds dataset repos only (repoType: "dataset")')
+  if ((body.data.repoType ?? 'model') !== 'dataset')
+    throw new HubHttpError(400, 'this local Hub holds dataset repos only (repoType: "dataset")')
   const { errors, warnings } = checkCardYaml(body.data.content.replace(/\r\n/g, '\n'))
   const list = (xs: string[]) => xs.map((message) => ({ message }))
   json(res, { errors: list(errors), warnings: list(warnings) }, errors.length ? 400 : 200)

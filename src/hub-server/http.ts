@@ -65,10 +65,13 @@ export function safeRepoPath(path: unknown): path is string {
   )
 }
 
-
 /** 'status:<code>' answers with that status; 'reset' drops the connection; 'truncate' and
  * 'corrupt' apply to full (non-Range) file bodies only: half the body then a dropped
  * connection, or the same length with one byte flipped. */
 export type FaultKind = `status:${number}` | 'reset' | 'truncate' | 'corrupt'
 
-export interface Fault { match: string; kind: FaultKind; left: number }
+export interface Fault {
+  match: string
+  kind: FaultKind
+  left: number
+}

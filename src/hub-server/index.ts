@@ -8,8 +8,8 @@ import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { JevError } from '../errors.ts'
-import { validateYaml } from './card.ts'
 import { isHubNamePart } from '../repo-name.ts'
+import { validateYaml } from './card.ts'
 import { type Fault, type FaultKind, fail, HubHttpError, isTrue, json } from './http.ts'
 import { findMirrorRepo, MirrorHashes } from './mirror.ts'
 import * as read from './read.ts'
@@ -67,7 +67,11 @@ export function isWriteRequest(r: HubRequest): boolean {
 
 export async function startHubServer(options: HubServerOptions): Promise<HubServer> {
   const host = options.host ?? '127.0.0.1'
-  if (!LOOPBACK.has(host)) throw new JevError('USAGE', `refusing to listen on ${host}: the local Hub binds to the loopback interface only (127.0.0.1, ::1, localhost)`)
+  if (!LOOPBACK.has(host))
+    throw new JevError(
+      'USAGE',
+      `refusing to listen on ${host}: the local Hub binds to the loopback interface only (127.0.0.1, ::1, localhost)`,
+    )
   const requests: HubRequest[] = []
   const faults: Fault[] = []
   const hashes = new MirrorHashes()
@@ -117,14 +121,16 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
     const isWhoami = decoded === 'api/whoami-v2'
     const isValidate = decoded === 'api/validate-yaml'
     if (!isApi && !isResolve && !isLfsBatch && !isCdn && !isLfsObject && !isCreate && !isWhoami && !isValidate)
-      return fail(res, 404, 'Sorry, we can\'t find the page you are looking for.')
+      return fail(res, 404, "Sorry, we can't find the page you are looking for.")
     // CDN and LFS object URLs are presigned, as on the Hub: no Authorization header there, a signature instead.
     if (options.token && !isCdn && !isLfsObject && auth !== `Bearer ${options.token}`)
       return fail(res, 401, 'Invalid credentials in Authorization header')
 
     const base = `http://${req.headers.host ?? '127.0.0.1'}`
     const deps: write.WriteDeps = {
-      store, secret, base,
+      store,
+      secret,
+      base,
       lfsThreshold: options.lfsThreshold ?? 10 * 1024 * 1024,
       inMirror: async (o, n) => (await findMirrorRepo(options.root, o, n, hashes)) !== null,
     }
@@ -132,7 +138,15 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
     if ((isWrite || isWhoami) && !auth?.startsWith('Bearer hf_'))
       return fail(res, 401, 'Authorization header with a token (Bearer hf_…) is required')
 
-    if (isWhoami) return json(res, { type: 'user', id: '0'.repeat(24), name: 'local', fullname: 'local Hub user', orgs: [], auth: { type: 'access_token', accessToken: { displayName: 'local', role: 'write' } } })
+    if (isWhoami)
+      return json(res, {
+        type: 'user',
+        id: '0'.repeat(24),
+        name: 'local',
+        fullname: 'local Hub user',
+        orgs: [],
+        auth: { type: 'access_token', accessToken: { displayName: 'local', role: 'write' } },
+      })
     if (isValidate) return method === 'POST' ? validateYaml(req, res) : fail(res, 405, 'Method not allowed')
     if (isCreate && method === 'POST') return write.createRepo(req, res, deps)
     if (isLfsObject && seg[0] === 'lfs-upload' && method === 'PUT') return write.lfsUpload(req, res, seg[1]!, url, deps)
@@ -153,7 +167,12 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
 
     if (isLfsBatch && method === 'POST') return write.lfsBatch(req, res, deps)
     if (isResolve && (method === 'GET' || method === 'HEAD'))
-      return read.resolveFile(req, res, view, seg[4] ?? '', seg.slice(5).join('/'), { redirectLfs: options.redirectLfs !== false, fault: bodyFault, secret, base })
+      return read.resolveFile(req, res, view, seg[4] ?? '', seg.slice(5).join('/'), {
+        redirectLfs: options.redirectLfs !== false,
+        fault: bodyFault,
+        secret,
+        base,
+      })
     if (!isApi) return fail(res, 404, 'Not found')
 
     const op = seg[4]

@@ -5,10 +5,10 @@
  */
 import { readdir, readFile, realpath, stat } from 'node:fs/promises'
 import { join, sep } from 'node:path'
-import { isHubNamePart } from '../repo-name.ts'
-import { safeRepoPath } from './http.ts'
-import { DEFAULT_GITATTRIBUTES, lfsPatterns, tracksAsLfs } from './gitattributes.ts'
 import { gitBlobSha1, sha1Hex, sha256Hex } from '../hash.ts'
+import { isHubNamePart } from '../repo-name.ts'
+import { DEFAULT_GITATTRIBUTES, lfsPatterns, tracksAsLfs } from './gitattributes.ts'
+import { safeRepoPath } from './http.ts'
 import { type CommitSummary, isCommitId, lfsPointer, type RepoFile, type RepoView } from './repo.ts'
 
 const LFS = lfsPatterns(DEFAULT_GITATTRIBUTES)
@@ -30,7 +30,13 @@ export class MirrorHashes {
     const lfs = tracksAsLfs(rel, LFS)
     const sha256 = sha256Hex(bytes)
     const pointer = Buffer.from(lfsPointer(sha256, bytes.length))
-    const info: Info = { size: bytes.length, sha256, lfs, oid: lfs ? gitBlobSha1(pointer) : gitBlobSha1(bytes), pointerSize: pointer.length }
+    const info: Info = {
+      size: bytes.length,
+      sha256,
+      lfs,
+      oid: lfs ? gitBlobSha1(pointer) : gitBlobSha1(bytes),
+      pointerSize: pointer.length,
+    }
     this.cache.set(abs, { key, info })
     return info
   }
@@ -91,7 +97,12 @@ export class MirrorRepo implements RepoView {
 }
 
 /** The mirror repo at `<root>/datasets/<owner>/<name>`, or null. */
-export async function findMirrorRepo(root: string | undefined, owner: string, name: string, hashes: MirrorHashes): Promise<MirrorRepo | null> {
+export async function findMirrorRepo(
+  root: string | undefined,
+  owner: string,
+  name: string,
+  hashes: MirrorHashes,
+): Promise<MirrorRepo | null> {
   // names as the Hub allows them are never paths
   if (!root || !isHubNamePart(owner) || !isHubNamePart(name)) return null
   const dir = join(root, 'datasets', owner, name)

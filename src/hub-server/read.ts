@@ -5,9 +5,9 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { sha1Hex } from '../hash.ts'
 import { cardDataOf } from './card.ts'
 import { type Fault, HubHttpError, isTrue, json, readBody } from './http.ts'
-import { sha1Hex } from '../hash.ts'
 import { type RepoFile, type RepoView, treeOf } from './repo.ts'
 
 export function commitOf(view: RepoView, revision: string): string {
@@ -17,7 +17,10 @@ export function commitOf(view: RepoView, revision: string): string {
 }
 
 const fileEntry = (f: RepoFile) => ({
-  type: 'file', path: f.path, size: f.size, oid: f.oid,
+  type: 'file',
+  path: f.path,
+  size: f.size,
+  oid: f.oid,
   ...(f.lfs ? { lfs: { oid: f.sha256, size: f.size, pointerSize: f.pointerSize } } : {}),
 })
 /** The date reported when a repo has no commit date to give. */
@@ -28,14 +31,23 @@ const dirEntry = (path: string) => ({ type: 'directory', path, size: 0, oid: sha
 async function sibling(view: RepoView, commit: string, rfilename: string, blobs: boolean): Promise<object> {
   const f = blobs ? await view.file(commit, rfilename) : null
   if (!f) return { rfilename }
-  return { rfilename, size: f.size, blobId: f.oid, ...(f.lfs ? { lfs: { sha256: f.sha256, size: f.size, pointerSize: f.pointerSize } } : {}) }
+  return {
+    rfilename,
+    size: f.size,
+    blobId: f.oid,
+    ...(f.lfs ? { lfs: { sha256: f.sha256, size: f.size, pointerSize: f.pointerSize } } : {}),
+  }
 }
 
 /** What `expand` adds to tree and paths-info entries (the head commit stands in for each file's last one); files get a scan result too. */
 function expandFields(view: RepoView, commit: string): { dir: object; file: object } {
   const last = view.log(commit)[0]
   const dir = { lastCommit: { id: commit, title: last?.title ?? '', date: last?.date ?? NO_DATE } }
-  const securityFileStatus = { status: 'safe', avScan: { virusFound: false, virusNames: null }, pickleImportScan: { highestSafetyLevel: 'innocuous', imports: [] } }
+  const securityFileStatus = {
+    status: 'safe',
+    avScan: { virusFound: false, virusNames: null },
+    pickleImportScan: { highestSafetyLevel: 'innocuous', imports: [] },
+  }
   return { dir, file: { ...dir, securityFileStatus } }
 }
 
@@ -47,15 +59,29 @@ export async function repoInfo(res: ServerResponse, view: RepoView, revision: st
   const siblings = []
   for (const p of await view.paths(commit)) siblings.push(await sibling(view, commit, p, blobs))
   json(res, {
-    _id: sha1Hex(view.id).slice(0, 24), id: view.id, author: owner, sha: commit,
-    private: view.private, gated: false, disabled: false, downloads: 0, likes: 0, tags: [],
+    _id: sha1Hex(view.id).slice(0, 24),
+    id: view.id,
+    author: owner,
+    sha: commit,
+    private: view.private,
+    gated: false,
+    disabled: false,
+    downloads: 0,
+    likes: 0,
+    tags: [],
     lastModified: view.log(commit)[0]?.date ?? NO_DATE,
     siblings,
     ...(cardData ? { cardData } : {}),
   })
 }
 
-export async function tree(res: ServerResponse, view: RepoView, revision: string, dir: string, o: { recursive: boolean; expand: boolean }): Promise<void> {
+export async function tree(
+  res: ServerResponse,
+  view: RepoView,
+  revision: string,
+  dir: string,
+  o: { recursive: boolean; expand: boolean },
+): Promise<void> {
   const commit = commitOf(view, revision)
   const entries = treeOf(await view.paths(commit), dir, o.recursive)
   if (!entries) throw new HubHttpError(404, `Entry not found: ${dir}`, 'EntryNotFound')
@@ -103,13 +129,25 @@ export async function pathsInfo(req: IncomingMessage, res: ServerResponse, view:
 export function refs(res: ServerResponse, view: RepoView): void {
   const r = view.refs()
   const list = (kind: string, m: Record<string, string>) =>
-    Object.entries(m).sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, targetCommit]) => ({ name, ref: `refs/${kind}/${name}`, targetCommit }))
+    Object.entries(m)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([name, targetCommit]) => ({ name, ref: `refs/${kind}/${name}`, targetCommit }))
   json(res, { branches: list('heads', r.branches), tags: list('tags', r.tags), converts: [] })
 }
 
 export function commits(res: ServerResponse, view: RepoView, revision: string): void {
   const log = view.log(commitOf(view, revision))
-  json(res, log.map((c) => ({ id: c.id, title: c.title, message: c.message, authors: [{ user: 'local', avatar: '' }], date: c.date, parents: c.parents })))
+  json(
+    res,
+    log.map((c) => ({
+      id: c.id,
+      title: c.title,
+      message: c.message,
+      authors: [{ user: 'local', avatar: '' }],
+      date: c.date,
+      parents: c.parents,
+    })),
+  )
 }
 
 export interface ResolveOptions {
@@ -134,7 +172,14 @@ export function validCdnSignature(secret: Buffer, repo: string, commit: string, 
 }
 
 /** `GET|HEAD /datasets/<repo>/resolve/<rev>/<path>`: small files directly, LFS files by redirect unless disabled. */
-export async function resolveFile(req: IncomingMessage, res: ServerResponse, view: RepoView, revision: string, path: string, o: ResolveOptions): Promise<void> {
+export async function resolveFile(
+  req: IncomingMessage,
+  res: ServerResponse,
+  view: RepoView,
+  revision: string,
+  path: string,
+  o: ResolveOptions,
+): Promise<void> {
   const commit = commitOf(view, revision)
   const f = await view.file(commit, path)
   if (!f) throw new HubHttpError(404, 'Entry not found', 'EntryNotFound')
@@ -148,13 +193,26 @@ export async function resolveFile(req: IncomingMessage, res: ServerResponse, vie
 }
 
 /** `/cdn-lfs/<owner>/<name>/<commit>/<path>?sig=…`: the bytes, as a CDN serves them (no auth, ETag = sha256). */
-export async function cdnFile(req: IncomingMessage, res: ServerResponse, view: RepoView, commit: string, path: string, fault: Fault | undefined): Promise<void> {
+export async function cdnFile(
+  req: IncomingMessage,
+  res: ServerResponse,
+  view: RepoView,
+  commit: string,
+  path: string,
+  fault: Fault | undefined,
+): Promise<void> {
   const f = await view.file(commitOf(view, commit), path)
   if (!f) throw new HubHttpError(404, 'Entry not found', 'EntryNotFound')
   return sendFile(req, res, f, { ETag: `"${f.sha256}"` }, fault)
 }
 
-async function sendFile(req: IncomingMessage, res: ServerResponse, f: RepoFile, headers: Record<string, string>, pending?: Fault): Promise<void> {
+async function sendFile(
+  req: IncomingMessage,
+  res: ServerResponse,
+  f: RepoFile,
+  headers: Record<string, string>,
+  pending?: Fault,
+): Promise<void> {
   const all = await f.read()
   let body: Uint8Array = all
   let status = 200

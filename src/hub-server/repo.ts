@@ -47,7 +47,10 @@ export function lfsPointer(sha256: string, size: number): string {
 }
 
 /** The hashes a file's bytes give it, stored as LFS or as a plain git blob. */
-export function describe(bytes: Uint8Array, lfs: boolean): { size: number; sha256: string; oid: string; lfs: boolean; pointerSize: number } {
+export function describe(
+  bytes: Uint8Array,
+  lfs: boolean,
+): { size: number; sha256: string; oid: string; lfs: boolean; pointerSize: number } {
   const sha256 = sha256Hex(bytes)
   const pointer = Buffer.from(lfsPointer(sha256, bytes.length))
   return { size: bytes.length, sha256, lfs, oid: lfs ? gitBlobSha1(pointer) : gitBlobSha1(bytes), pointerSize: pointer.length }

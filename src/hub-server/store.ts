@@ -7,13 +7,26 @@ import { randomBytes } from 'node:crypto'
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { writeAtomic } from '../atomic.ts'
+import { sha1Hex, sha256Hex } from '../hash.ts'
 import { DEFAULT_GITATTRIBUTES } from './gitattributes.ts'
 import { HubHttpError } from './http.ts'
-import { sha1Hex, sha256Hex } from '../hash.ts'
 import { type CommitSummary, describe, isCommitId, type RepoFile, type RepoView } from './repo.ts'
 
-export interface StoredFile { oid: string; sha256: string; size: number; lfs: boolean; pointerSize: number }
-interface StoredCommit { id: string; parents: string[]; title: string; message: string; date: string; files: Record<string, StoredFile> }
+export interface StoredFile {
+  oid: string
+  sha256: string
+  size: number
+  lfs: boolean
+  pointerSize: number
+}
+interface StoredCommit {
+  id: string
+  parents: string[]
+  title: string
+  message: string
+  date: string
+  files: Record<string, StoredFile>
+}
 interface RepoState {
   id: string
   private: boolean
@@ -87,7 +100,12 @@ export class Store {
     const bytes = Buffer.from(DEFAULT_GITATTRIBUTES)
     const repo = new StoreRepo(this, { id, private: isPrivate, branches: {}, tags: {}, commits: {} })
     this.repos.set(id, repo)
-    repo.addCommit('main', { title: 'initial commit', message: '', put: [{ path: '.gitattributes', file: describe(bytes, false) }], remove: [] })
+    repo.addCommit('main', {
+      title: 'initial commit',
+      message: '',
+      put: [{ path: '.gitattributes', file: describe(bytes, false) }],
+      remove: [],
+    })
     await this.putBlob(bytes)
     await this.save(repo)
     return repo
@@ -100,7 +118,10 @@ export class Store {
     if (!this.dir) return Promise.resolve()
     const path = join(this.dir, 'repos', 'datasets', `${repo.id}.json`)
     const next = (this.saving.get(repo.id) ?? Promise.resolve()).then(() => writeAtomic(path, JSON.stringify(repo.state)))
-    this.saving.set(repo.id, next.catch(() => undefined))
+    this.saving.set(
+      repo.id,
+      next.catch(() => undefined),
+    )
     return next
   }
 }
@@ -174,7 +195,10 @@ export class StoreRepo implements RepoView {
     for (const { path, file } of change.put) files[path] = file
     // a commit's date, as the Hub reports it; server state only, never dataset output
     const date = new Date().toISOString()
-    const tree = Object.keys(files).sort().map((p) => `${p}\0${files[p]!.oid}`).join('\n')
+    const tree = Object.keys(files)
+      .sort()
+      .map((p) => `${p}\0${files[p]!.oid}`)
+      .join('\n')
     const id = sha1Hex(`${tree}\n${head ?? ''}\n${change.title}\n${date}\n${randomBytes(8).toString('hex')}`)
     this.state.commits[id] = { id, parents: head ? [head] : [], title: change.title, message: change.message, date, files }
     this.state.branches[branch] = id

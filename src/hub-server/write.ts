@@ -5,11 +5,11 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { lfsPatterns, tracksAsLfs } from './gitattributes.ts'
+import { gitBlobSha1, sha1Hex } from '../hash.ts'
 import { isHubNamePart, isRefName } from '../repo-name.ts'
+import { lfsPatterns, tracksAsLfs } from './gitattributes.ts'
 import { HubHttpError, isTrue, json, readBody, readJson, safeRepoPath } from './http.ts'
 import { commitOf } from './read.ts'
-import { gitBlobSha1, sha1Hex } from '../hash.ts'
 import { describe, lfsPointer } from './repo.ts'
 import type { CommitChange, Store, StoredFile, StoreRepo } from './store.ts'
 
@@ -59,7 +59,12 @@ export async function preupload(req: IncomingMessage, res: ServerResponse, repo:
     const lfs = tracksAsLfs(f.path, patterns) || f.size >= d.lfsThreshold || binary
     const remote = await repo.file(head, f.path)
     // Python's huggingface_hub skips files whose remote oid equals its local one (sha256 for LFS, git sha1 otherwise).
-    files.push({ path: f.path, uploadMode: lfs ? 'lfs' : 'regular', shouldIgnore: false, oid: remote ? (remote.lfs ? remote.sha256 : remote.oid) : null })
+    files.push({
+      path: f.path,
+      uploadMode: lfs ? 'lfs' : 'regular',
+      shouldIgnore: false,
+      oid: remote ? (remote.lfs ? remote.sha256 : remote.oid) : null,
+    })
   }
   json(res, { files, commitOid: head })
 }
@@ -81,7 +86,9 @@ export async function lfsBatch(req: IncomingMessage, res: ServerResponse, d: Wri
     }
     const q = `size=${o.size}&sig=${sign(d, o.oid, o.size)}`
     objects.push({
-      oid: o.oid, size: o.size, authenticated: true,
+      oid: o.oid,
+      size: o.size,
+      authenticated: true,
       actions: {
         upload: { href: `${d.base}/lfs-upload/${o.oid}?${q}`, expires_in: 3600 },
         verify: { href: `${d.base}/lfs-verify/${o.oid}?${q}`, expires_in: 3600 },
@@ -115,18 +122,42 @@ export async function lfsVerify(res: ServerResponse, oid: string, url: URL, d: W
   json(res, { oid, size }, 200, LFS_JSON)
 }
 
-type Op = { key: string; value: { path?: string; content?: string; encoding?: string; oid?: string; algo?: string; size?: number; oldPath?: string; summary?: string; description?: string; parentCommit?: string } }
+type Op = {
+  key: string
+  value: {
+    path?: string
+    content?: string
+    encoding?: string
+    oid?: string
+    algo?: string
+    size?: number
+    oldPath?: string
+    summary?: string
+    description?: string
+    parentCommit?: string
+  }
+}
 
 function parseNdjson(text: string): Op[] {
   try {
-    return text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Op)
+    return text
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as Op)
   } catch {
     throw new HubHttpError(400, 'commit body is not NDJSON')
   }
 }
 
 /** `POST /api/datasets/<repo>/commit/<branch>`: header, file, lfsFile, deletedFile, deletedFolder. */
-export async function commit(req: IncomingMessage, res: ServerResponse, repo: StoreRepo, branch: string, url: URL, d: WriteDeps): Promise<void> {
+export async function commit(
+  req: IncomingMessage,
+  res: ServerResponse,
+  repo: StoreRepo,
+  branch: string,
+  url: URL,
+  d: WriteDeps,
+): Promise<void> {
   if (isTrue(url.searchParams.get('create_pr'))) throw new HubHttpError(400, 'this local Hub does not open pull requests')
   const head = commitOf(repo, branch)
   const ops = parseNdjson((await readBody(req)).toString('utf8'))
@@ -148,14 +179,24 @@ export async function commit(req: IncomingMessage, res: ServerResponse, repo: St
       if (size === null || (value.size !== undefined && value.size !== size))
         throw new HubHttpError(422, `LFS object ${oid} for ${path} was not uploaded`)
       const pointer = Buffer.from(lfsPointer(oid, size))
-      change.put.push({ path, file: { oid: gitBlobSha1(pointer), sha256: oid, size, lfs: true, pointerSize: pointer.length } satisfies StoredFile })
+      change.put.push({
+        path,
+        file: { oid: gitBlobSha1(pointer), sha256: oid, size, lfs: true, pointerSize: pointer.length } satisfies StoredFile,
+      })
     } else if (key === 'deletedFile') change.remove.push(path)
     else if (key === 'deletedFolder') change.remove.push(`${path.replace(/\/+$/, '')}/`)
     else throw new HubHttpError(400, `unknown commit operation ${JSON.stringify(key)}`)
   }
   await trackLfs(repo, head, change, d)
   const oid = await repo.commit(branch, change)
-  json(res, { success: true, commitOid: oid, commitUrl: `${d.base}/datasets/${repo.id}/commit/${oid}`, commitMessage: change.title, hookOutput: '', pullRequestUrl: null })
+  json(res, {
+    success: true,
+    commitOid: oid,
+    commitUrl: `${d.base}/datasets/${repo.id}/commit/${oid}`,
+    commitMessage: change.title,
+    hookOutput: '',
+    pullRequestUrl: null,
+  })
 }
 
 /** Like the Hub, an LFS file that `.gitattributes` does not cover yet gets a line of its own. */
@@ -185,7 +226,8 @@ export async function createBranch(req: IncomingMessage, res: ServerResponse, re
   if (!isRefName(branch)) throw new HubHttpError(400, `invalid branch name: ${JSON.stringify(branch)}`)
   const b = await readJson<{ startingPoint?: string; emptyBranch?: boolean; overwrite?: boolean }>(req)
   if (b.emptyBranch) throw new HubHttpError(400, 'empty branches are not supported by this local Hub')
-  if (Object.hasOwn(repo.refs().branches, branch) && !b.overwrite) throw new HubHttpError(409, `Reference refs/heads/${branch} already exists`)
+  if (Object.hasOwn(repo.refs().branches, branch) && !b.overwrite)
+    throw new HubHttpError(409, `Reference refs/heads/${branch} already exists`)
   await repo.setRef('branches', branch, commitOf(repo, b.startingPoint ?? 'HEAD'))
   json(res, {})
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { canonicalJson } from '../canonical.ts'
-import { sha256Digest, sha256Hex } from '../hash.ts'
 import { JevError } from '../errors.ts'
+import { sha256Digest, sha256Hex } from '../hash.ts'
 
 /** One upstream question in the builder's own terms, whatever dataset it came from. */
 export interface UpstreamQuestion {
@@ -42,7 +42,9 @@ export interface Adapter<Row> {
  * rows hash writes both alike, so a copy of the data that narrowed a column
  * must build as the lock says it does.
  */
-export const IntColumn = z.union([z.bigint(), z.int()], { error: 'expected an integer (an int64 or int32 column)' }).transform((v) => BigInt(v))
+export const IntColumn = z
+  .union([z.bigint(), z.int()], { error: 'expected an integer (an int64 or int32 column)' })
+  .transform((v) => BigInt(v))
 
 /** For datasets without an upstream id: a hash of the canonical content that makes the question. */
 export function contentId(source: string, content: Record<string, unknown>): string {

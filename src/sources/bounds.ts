@@ -17,7 +17,13 @@ export interface NetBounds {
   fileDeadlineMs: number
 }
 
-interface Setting { key: keyof NetBounds; flag: string; env: string; default: number; unit: 's' | 'bytes/s' }
+interface Setting {
+  key: keyof NetBounds
+  flag: string
+  env: string
+  default: number
+  unit: 's' | 'bytes/s'
+}
 
 export const BOUND_SETTINGS: readonly Setting[] = [
   { key: 'timeoutMs', flag: 'http-timeout', env: 'JEV_HTTP_TIMEOUT', default: 30_000, unit: 's' },
@@ -37,11 +43,15 @@ export function settingOf(key: keyof NetBounds): string {
 
 /** The usage lines for the flags, from the table, so they cannot drift from it. */
 export const BOUNDS_USAGE = BOUND_SETTINGS.map(
-  (s) => `  --${`${s.flag} ${s.unit === 's' ? 'S' : 'N'}`.padEnd(20)} ${s.env}; default ${s.unit === 's' ? s.default / 1000 : s.default} ${s.unit}`,
+  (s) =>
+    `  --${`${s.flag} ${s.unit === 's' ? 'S' : 'N'}`.padEnd(20)} ${s.env}; default ${s.unit === 's' ? s.default / 1000 : s.default} ${s.unit}`,
 ).join('\n')
 
 /** parseArgs options for the flags, shared by every command that talks to the Hub. */
-export const BOUND_OPTIONS = Object.fromEntries(BOUND_SETTINGS.map((s) => [s.flag, { type: 'string' as const }])) as Record<string, { type: 'string' }>
+export const BOUND_OPTIONS = Object.fromEntries(BOUND_SETTINGS.map((s) => [s.flag, { type: 'string' as const }])) as Record<
+  string,
+  { type: 'string' }
+>
 
 /** The bounds from flags (strings, as parseArgs gives them) over the environment over the defaults. */
 export function boundsFrom(values: Record<string, unknown>, env: NodeJS.ProcessEnv): NetBounds {
@@ -52,7 +62,10 @@ export function boundsFrom(values: Record<string, unknown>, env: NodeJS.ProcessE
     if (raw === undefined || raw === '') continue
     const n = /^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) : NaN
     if (!Number.isFinite(n) || (n <= 0 && s.key !== 'minRate'))
-      throw new JevError('USAGE', `${from} ${JSON.stringify(raw)} is not a ${s.key === 'minRate' ? 'number' : 'positive number'} of ${s.unit}`)
+      throw new JevError(
+        'USAGE',
+        `${from} ${JSON.stringify(raw)} is not a ${s.key === 'minRate' ? 'number' : 'positive number'} of ${s.unit}`,
+      )
     out[s.key] = s.unit === 's' ? Math.round(n * 1000) : n
   }
   return out

@@ -5,7 +5,10 @@ export const LANGUAGES = ['en', 'ja'] as const
 export type Language = (typeof LANGUAGES)[number]
 
 // a column name becomes a key of the row schema: no name Object.prototype has
-const Column = z.string().min(1).refine((s) => !(s in Object.prototype), 'is a reserved name')
+const Column = z
+  .string()
+  .min(1)
+  .refine((s) => !(s in Object.prototype), 'is a reserved name')
 
 const Options = z.discriminatedUnion('from', [
   z.strictObject({ from: z.literal('list'), column: Column }).describe('one column holding the list of option texts'),
@@ -13,7 +16,9 @@ const Options = z.discriminatedUnion('from', [
   z
     .strictObject({ from: z.literal('labelled'), column: Column, text: Column, label: Column })
     .describe('a struct column of two parallel lists: the option texts and their labels'),
-  z.strictObject({ from: z.literal('fixed'), options: z.array(z.string().min(1)).min(2).max(8) }).describe('the same options for every row'),
+  z
+    .strictObject({ from: z.literal('fixed'), options: z.array(z.string().min(1)).min(2).max(8) })
+    .describe('the same options for every row'),
 ])
 
 const Answer = z.discriminatedUnion('from', [
@@ -72,9 +77,15 @@ export type SourceCard = z.infer<typeof SourceCard>
 export function descriptorIssues(mapping: Mapping, card: SourceCard): { path: string[]; message: string }[] {
   const out: { path: string[]; message: string }[] = []
   if ((mapping.context === undefined) !== (card.context === undefined))
-    out.push({ path: ['card', 'context'], message: mapping.context === undefined ? 'the mapping has no context to describe' : 'must say what the context is' })
+    out.push({
+      path: ['card', 'context'],
+      message: mapping.context === undefined ? 'the mapping has no context to describe' : 'must say what the context is',
+    })
   if ((mapping.id.from === 'content') !== (card.idNote !== undefined))
-    out.push({ path: ['card', 'idNote'], message: mapping.id.from === 'content' ? 'must say what the content id covers' : 'only a content id has a note' })
+    out.push({
+      path: ['card', 'idNote'],
+      message: mapping.id.from === 'content' ? 'must say what the content id covers' : 'only a content id has a note',
+    })
   return out
 }
 
@@ -89,7 +100,11 @@ function roleColumns(m: Mapping): string[] {
     ...(m.id.from === 'column' ? [m.id.column] : []),
     m.question,
     ...(m.context === undefined ? [] : [m.context]),
-    ...(m.options.from === 'list' || m.options.from === 'labelled' ? [m.options.column] : m.options.from === 'columns' ? m.options.columns : []),
+    ...(m.options.from === 'list' || m.options.from === 'labelled'
+      ? [m.options.column]
+      : m.options.from === 'columns'
+        ? m.options.columns
+        : []),
     m.answer.column,
     ...(m.subject === undefined ? [] : [m.subject]),
   ]

@@ -6,12 +6,12 @@
  */
 import { readdir, readFile, readlink, rm } from 'node:fs/promises'
 import { basename, dirname, join, relative, resolve } from 'node:path'
-import { isJevError, JevError } from '../errors.ts'
-import { gitBlobSha1, sha256Hex } from '../hash.ts'
-import type { FileFetcher } from './types.ts'
 import { removeStaleTemps, symlinkAtomic, writeAtomic } from '../atomic.ts'
+import { isJevError, JevError } from '../errors.ts'
 import { withFileLock } from '../file-lock.ts'
 import { makeDirs, readRegular } from '../files.ts'
+import { gitBlobSha1, sha256Hex } from '../hash.ts'
+import type { FileFetcher } from './types.ts'
 
 export const SHA1_RE = /^[0-9a-f]{40}$/
 export const SHA256_RE = /^[0-9a-f]{64}$/
@@ -19,7 +19,6 @@ export const SHA256_RE = /^[0-9a-f]{64}$/
 export const isOid = (s: string) => SHA1_RE.test(s) || SHA256_RE.test(s)
 /** A blob's name says how to check it: 64 hex = LFS sha256, 40 hex = git blob sha1. */
 export const hashLike = (etag: string, b: Uint8Array) => (SHA256_RE.test(etag) ? sha256Hex(b) : gitBlobSha1(b))
-
 
 /** Into the cache: a partial file is never seen, and its temp name is the `.incomplete` huggingface_hub uses. */
 export const atomicWrite = (dest: string, data: Uint8Array | string) => writeAtomic(dest, data, 'incomplete')
@@ -39,7 +38,11 @@ export interface CacheEntry {
  * The cached file for repo@revision path: a complete entry, `corrupt` (the blob fails its own
  * hash, and has been deleted), or null. `repoDir` must be absolute: the link is resolved against it.
  */
-export async function readCacheEntry(repoDir: string, revision: string, path: string): Promise<CacheEntry | { corrupt: string; etag: string; got: string } | null> {
+export async function readCacheEntry(
+  repoDir: string,
+  revision: string,
+  path: string,
+): Promise<CacheEntry | { corrupt: string; etag: string; got: string } | null> {
   let commit: string | null = SHA1_RE.test(revision) ? revision : null
   const ref = commit ? null : join(repoDir, 'refs', ...revision.split('/'))
   if (ref) {
@@ -87,7 +90,11 @@ export function nameBadEntry(e: unknown, fetcher: FileFetcher): unknown {
   if (!isJevError(e) || !['LOCK', 'SCHEMA', 'DATA'].includes(e.code) || typeof e.context.file !== 'string') return e
   const bad = fetcher.unvouched?.(typeof e.context.repo === 'string' ? e.context.repo : undefined, e.context.file)
   if (!bad) return e
-  return new JevError(e.code, `${e.message}; it came from a Hub cache entry the lock does not vouch for: delete ${bad.pointer} and ${bad.blob} (rm -f), then build without --offline to fetch it again`, { ...e.context, cacheEntry: bad.pointer })
+  return new JevError(
+    e.code,
+    `${e.message}; it came from a Hub cache entry the lock does not vouch for: delete ${bad.pointer} and ${bad.blob} (rm -f), then build without --offline to fetch it again`,
+    { ...e.context, cacheEntry: bad.pointer },
+  )
 }
 
 /** The blob's bytes if it exists with the right size and hash, else null. */

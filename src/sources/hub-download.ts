@@ -14,7 +14,13 @@ import { type BodyWatcher, Deadline } from './retry.ts'
 import type { SourceFile } from './types.ts'
 
 export const sourceFile = (repo: string, revision: string, commit: string, path: string, bytes: Uint8Array): SourceFile => ({
-  repo, revision, commit, path, bytes, size: bytes.length, sha256: sha256Hex(bytes),
+  repo,
+  revision,
+  commit,
+  path,
+  bytes,
+  size: bytes.length,
+  sha256: sha256Hex(bytes),
 })
 
 /**
@@ -44,7 +50,15 @@ async function sweep(s: HubSession, repoDir: string): Promise<void> {
  * The source's file. With `held`, a cached entry not vouched for, the source is asked first: bytes
  * it still serves are kept (the rows check decides); others are discarded, and fetched again.
  */
-export async function download(s: HubSession, repoDir: string, repo: string, revision: string, path: string, ctx: ErrorContext, held?: CacheEntry): Promise<SourceFile> {
+export async function download(
+  s: HubSession,
+  repoDir: string,
+  repo: string,
+  revision: string,
+  path: string,
+  ctx: ErrorContext,
+  held?: CacheEntry,
+): Promise<SourceFile> {
   // one deadline for everything this file needs: the commit, its listing, the bytes, every retry and wait
   const deadline = new Deadline(s.policy.fileDeadlineMs)
   // Resolve the branch first and pin every later request to the commit, so a push mid-build cannot mix snapshots.
@@ -53,7 +67,10 @@ export async function download(s: HubSession, repoDir: string, repo: string, rev
   if (held && held.etag === etag && held.commit === commit) return sourceFile(repo, revision, commit, path, held.bytes)
   if (held) {
     await discardEntry(held)
-    say(s, `warning: bad cache entry replaced: ${held.pointer} held blob ${held.etag}, which ${s.endpoint} no longer serves for ${repo}@${revision} ${path}; discarded it and fetching the file again`)
+    say(
+      s,
+      `warning: bad cache entry replaced: ${held.pointer} held blob ${held.etag}, which ${s.endpoint} no longer serves for ${repo}@${revision} ${path}; discarded it and fetching the file again`,
+    )
   }
   await sweep(s, repoDir)
   const blobPath = join(repoDir, 'blobs', etag)
@@ -65,7 +82,14 @@ export async function download(s: HubSession, repoDir: string, repo: string, rev
     async () => {
       deadline.exclude(performance.now() - waitFrom)
       say(s, `hub: downloading ${repo}@${revision} ${path} (${size} bytes)`)
-      const got = await retried(s, ctx, deadline, (f) => downloadVerified(s, f, ctx, commit, etag, size), /\.html?$/i.test(path), barFor(s, `${repo} ${path}`, size))
+      const got = await retried(
+        s,
+        ctx,
+        deadline,
+        (f) => downloadVerified(s, f, ctx, commit, etag, size),
+        /\.html?$/i.test(path),
+        barFor(s, `${repo} ${path}`, size),
+      )
       await atomicWrite(blobPath, got)
       return got
     },

@@ -26,6 +26,7 @@ export function hubOptionsFromEnv(env: NodeJS.ProcessEnv): { endpoint?: string; 
   // checked before any request: a bad value fails every request the same way
   if (env.HF_ENDPOINT && !isHttpUrl(env.HF_ENDPOINT))
     throw new JevError('USAGE', `HF_ENDPOINT ${JSON.stringify(env.HF_ENDPOINT)} is not an http:// or https:// URL`)
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what a malformed token holds
   if (env.HF_TOKEN && /[\s\x00-\x1f\x7f]/.test(env.HF_TOKEN))
     throw new JevError('AUTH', 'HF_TOKEN is malformed: it holds white space or a control character')
   return {

@@ -24,11 +24,25 @@ export function resolveCommit(s: HubSession, repo: string, revision: string, ctx
 }
 
 /** The file's blob id (LFS sha256, else git blob sha1) and size at the commit, as the Hub lists it. */
-export function lookupFile(s: HubSession, repo: string, revision: string, commit: string, path: string, ctx: ErrorContext, deadline: Deadline): Promise<{ etag: string; size: number }> {
+export function lookupFile(
+  s: HubSession,
+  repo: string,
+  revision: string,
+  commit: string,
+  path: string,
+  ctx: ErrorContext,
+  deadline: Deadline,
+): Promise<{ etag: string; size: number }> {
   return retried(s, ctx, deadline, async (f) => {
-    const infos = await (await hubClient()).pathsInfo({ ...clientOf(s, f), repo: { type: 'dataset', name: repo }, revision: commit, paths: [path] })
+    const infos = await (await hubClient()).pathsInfo({
+      ...clientOf(s, f),
+      repo: { type: 'dataset', name: repo },
+      revision: commit,
+      paths: [path],
+    })
     const info = infos.find((i) => i.path === path && i.type === 'file')
-    if (!info) throw new JevError('NOT_FOUND', `no file ${path} in dataset ${repo}@${revision}; check the recipe's path`, { ...ctx, status: 404 })
+    if (!info)
+      throw new JevError('NOT_FOUND', `no file ${path} in dataset ${repo}@${revision}; check the recipe's path`, { ...ctx, status: 404 })
     const oid = info.lfs?.oid ?? info.oid ?? ''
     if (!isOid(oid)) throw new TransientError('NETWORK', `the Hub sent an unexpected oid ${JSON.stringify(oid.slice(0, 80))}`)
     return { etag: oid, size: info.lfs?.size ?? info.size }
@@ -36,21 +50,43 @@ export function lookupFile(s: HubSession, repo: string, revision: string, commit
 }
 
 /** One attempt at the bytes: checked for length and hash before anything touches the disk. */
-export async function downloadVerified(s: HubSession, f: Fetch, ctx: ErrorContext, commit: string, etag: string, size: number): Promise<Uint8Array> {
+export async function downloadVerified(
+  s: HubSession,
+  f: Fetch,
+  ctx: ErrorContext,
+  commit: string,
+  etag: string,
+  size: number,
+): Promise<Uint8Array> {
   const path = String(ctx.file)
   let bytes = new Uint8Array()
   if (size !== 0) {
     // xet: false keeps to plain HTTP resolve (+ CDN redirect); the hash check below covers integrity either way.
     const encoded = path.split('/').map(encodeURIComponent).join('/')
-    const blob = await (await hubClient()).downloadFile({ ...clientOf(s, f), repo: { type: 'dataset', name: String(ctx.repo) }, revision: commit, path: encoded, xet: false })
-    if (!blob) throw new JevError('NOT_FOUND', `Hub answered HTTP 404 (not found) for ${ctx.repo}@${ctx.revision} ${path}: check the recipe's path`, { status: 404 })
+    const blob = await (await hubClient()).downloadFile({
+      ...clientOf(s, f),
+      repo: { type: 'dataset', name: String(ctx.repo) },
+      revision: commit,
+      path: encoded,
+      xet: false,
+    })
+    if (!blob)
+      throw new JevError(
+        'NOT_FOUND',
+        `Hub answered HTTP 404 (not found) for ${ctx.repo}@${ctx.revision} ${path}: check the recipe's path`,
+        { status: 404 },
+      )
     bytes = new Uint8Array(await blob.arrayBuffer())
   }
   const html = looksLikeHtml(bytes) && !/\.html?$/i.test(path) ? ' (an HTML page, not the file)' : ''
   if (bytes.length !== size) {
-    throw new TransientError('NETWORK', `received ${bytes.length} bytes where the Hub lists ${size}${html}`, { expectedSize: size, receivedSize: bytes.length })
+    throw new TransientError('NETWORK', `received ${bytes.length} bytes where the Hub lists ${size}${html}`, {
+      expectedSize: size,
+      receivedSize: bytes.length,
+    })
   }
   const got = hashLike(etag, bytes)
-  if (got !== etag) throw new TransientError('INTEGRITY', `expected ${etag} (${size} bytes), received ${got}${html}`, { expected: etag, received: got })
+  if (got !== etag)
+    throw new TransientError('INTEGRITY', `expected ${etag} (${size} bytes), received ${got}${html}`, { expected: etag, received: got })
   return bytes
 }

@@ -3,10 +3,11 @@
  * bounds, what it reports, and the commits it has resolved. Passed to the request, download and
  * error modules in place of a closure.
  */
-import { oneLine } from '../oneline.ts'
-import { scrubToken } from '../secrets.ts'
+
 import type { ErrorContext } from '../errors.ts'
+import { oneLine } from '../oneline.ts'
 import type { Progress } from '../progress.ts'
+import { scrubToken } from '../secrets.ts'
 import { type BodyWatcher, type Deadline, type Fetch, type RetryPolicy, withRetries } from './retry.ts'
 
 export interface HubSession {
@@ -37,7 +38,14 @@ export const say = (s: HubSession, line: string) => s.log?.(scrubbed(s, line))
 export const clientOf = (s: HubSession, f: Fetch) => ({ hubUrl: s.endpoint, fetch: f, ...(s.token ? { accessToken: s.token } : {}) })
 
 /** Every Hub call goes through here: a fresh guarded fetch per attempt, bounded retries, one log line per retry. */
-export function retried<T>(s: HubSession, ctx: ErrorContext, deadline: Deadline, run: (f: Fetch) => Promise<T>, htmlExpected = false, onBody?: BodyWatcher): Promise<T> {
+export function retried<T>(
+  s: HubSession,
+  ctx: ErrorContext,
+  deadline: Deadline,
+  run: (f: Fetch) => Promise<T>,
+  htmlExpected = false,
+  onBody?: BodyWatcher,
+): Promise<T> {
   return withRetries(s.policy, s.baseFetch, run, {
     htmlExpected,
     deadline,

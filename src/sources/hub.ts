@@ -46,7 +46,8 @@ export interface HubFetcherOptions extends Partial<NetBounds> {
 }
 
 function checkNames(repo: string, revision: string, path: string): void {
-  const bad = (s: string) => s === '' || s.includes('\\') || s.startsWith('/') || s.split('/').some((p) => p === '' || p === '.' || p === '..')
+  const bad = (s: string) =>
+    s === '' || s.includes('\\') || s.startsWith('/') || s.split('/').some((p) => p === '' || p === '.' || p === '..')
   if (!isRepoId(repo) || bad(revision) || bad(path)) {
     throw new JevError('RECIPE', `unsafe or malformed Hub reference: ${repo}@${revision} ${path}`, { repo, revision, file: path })
   }
@@ -85,7 +86,13 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
     const entry = await readCacheEntry(repoDir, revision, path)
     if (!entry || !('corrupt' in entry)) return entry
     const msg = `cached blob for ${ctx.repo}@${revision} ${path} is corrupt (expected ${entry.etag}, got ${entry.got}); deleted it`
-    if (s.offline) throw new JevError('INTEGRITY', `${msg}; cannot re-fetch while offline`, { ...ctx, expected: entry.etag, received: entry.got, hint: 'the corrupt cache entry was deleted; build once without --offline to fetch it again' })
+    if (s.offline)
+      throw new JevError('INTEGRITY', `${msg}; cannot re-fetch while offline`, {
+        ...ctx,
+        expected: entry.etag,
+        received: entry.got,
+        hint: 'the corrupt cache entry was deleted; build once without --offline to fetch it again',
+      })
     say(s, `hub: ${msg}, re-fetching`)
     return null
   }
@@ -93,7 +100,9 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
   return {
     kind: 'hub',
     unvouched(repo, path) {
-      const e = [...unvouched.entries()].find(([k]) => k === `${repo}\u0000${path}` || (repo === undefined && k.endsWith(`\u0000${path}`)))?.[1]
+      const e = [...unvouched.entries()].find(
+        ([k]) => k === `${repo}\u0000${path}` || (repo === undefined && k.endsWith(`\u0000${path}`)),
+      )?.[1]
       return e && { pointer: e.pointer, blob: e.blobPath }
     },
     async fetchFile(repo, revision, path) {
@@ -112,7 +121,11 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
           return file
         }
         if (s.offline) {
-          throw new JevError('OFFLINE', `${repo}@${revision} ${path} is not in the Hub cache at ${s.cacheDir} and offline mode forbids downloading it`, ctx)
+          throw new JevError(
+            'OFFLINE',
+            `${repo}@${revision} ${path} is not in the Hub cache at ${s.cacheDir} and offline mode forbids downloading it`,
+            ctx,
+          )
         }
         return await download(s, repoDir, repo, revision, path, ctx)
       } catch (e) {

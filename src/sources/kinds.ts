@@ -112,7 +112,8 @@ const inline = new WeakMap<object, SourceKind>()
 /** A recipe source's kind: the named built-in, or its inline mapping and card. */
 export function kindOf(spec: KindRef): SourceKind {
   if (spec.adapter !== undefined) return SOURCE_KINDS[spec.adapter]
-  if (spec.mapping === undefined || spec.card === undefined) throw new JevError('RECIPE', 'a source needs "adapter", or "mapping" and "card"')
+  if (spec.mapping === undefined || spec.card === undefined)
+    throw new JevError('RECIPE', 'a source needs "adapter", or "mapping" and "card"')
   let kind = inline.get(spec)
   if (!kind) inline.set(spec, (kind = kindFromDescriptor({ mapping: spec.mapping, card: spec.card })))
   return kind

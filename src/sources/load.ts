@@ -1,5 +1,5 @@
-import { digestSetHash } from '../hash.ts'
 import { JevError } from '../errors.ts'
+import { digestSetHash } from '../hash.ts'
 import { streamParquet } from '../parquet.ts'
 import { NO_PROGRESS, type Progress } from '../progress.ts'
 import { sourceFiles } from '../recipe.ts'
@@ -61,35 +61,59 @@ export async function loadSource(
     commit = file.commit
     const hashes: string[] = []
     // one line per file: the source, and its split or (several files to a split) its path
-    const label = jobs.length === 1 ? spec.name : `${spec.name} ${jobs.filter((j) => j.split === job.split).length === 1 ? job.split : job.path}`
+    const label =
+      jobs.length === 1 ? spec.name : `${spec.name} ${jobs.filter((j) => j.split === job.split).length === 1 ? job.split : job.path}`
     let total: number | undefined
-    await streamParquet(file.bytes, { source: spec.name, file: job.path }, { trusted: trusted.has(file.sha256) }, {
-      columns(columns) {
-        for (const c of adapter.columns) {
-          if (!columns.includes(c))
-            throw new JevError('SCHEMA', `${spec.name}: ${job.path} has no column "${c}" (columns: ${columns.join(', ')})`, {
+    await streamParquet(
+      file.bytes,
+      { source: spec.name, file: job.path },
+      { trusted: trusted.has(file.sha256) },
+      {
+        columns(columns) {
+          for (const c of adapter.columns) {
+            if (!columns.includes(c))
+              throw new JevError('SCHEMA', `${spec.name}: ${job.path} has no column "${c}" (columns: ${columns.join(', ')})`, {
+                source: spec.name,
+                file: job.path,
+                field: c,
+              })
+          }
+        },
+        total(n) {
+          total = n
+          progress.rows(label, 0, n)
+        },
+        rows(rows, first) {
+          for (let r = 0; r < rows.length; r++) {
+            const raw = rows[r]
+            const at = { source: spec.name, file: job.path, row: first + r }
+            hashes.push(hashRow(raw, at))
+            const q = adaptRow(adapter, raw, at)
+            take({
               source: spec.name,
+              id: q.id,
+              subject: q.subject,
+              question: q.question,
+              context: q.context,
+              options: q.options,
+              answer: q.answer,
+              split: job.split,
               file: job.path,
-              field: c,
+              row: at.row,
             })
-        }
+          }
+          progress.rows(label, hashes.length, total)
+        },
       },
-      total(n) {
-        total = n
-        progress.rows(label, 0, n)
-      },
-      rows(rows, first) {
-        for (let r = 0; r < rows.length; r++) {
-          const raw = rows[r]
-          const at = { source: spec.name, file: job.path, row: first + r }
-          hashes.push(hashRow(raw, at))
-          const q = adaptRow(adapter, raw, at)
-          take({ source: spec.name, id: q.id, subject: q.subject, question: q.question, context: q.context, options: q.options, answer: q.answer, split: job.split, file: job.path, row: at.row })
-        }
-        progress.rows(label, hashes.length, total)
-      },
+    )
+    files.push({
+      split: job.split,
+      path: job.path,
+      size: file.size,
+      sha256: file.sha256,
+      rows: hashes.length,
+      rowsHash: digestSetHash(hashes),
     })
-    files.push({ split: job.split, path: job.path, size: file.size, sha256: file.sha256, rows: hashes.length, rowsHash: digestSetHash(hashes) })
   }
   return { spec, commit, files, questions }
 }

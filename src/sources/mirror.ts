@@ -1,8 +1,8 @@
 import { lstat, realpath } from 'node:fs/promises'
 import { isAbsolute, join, relative, resolve, sep } from 'node:path'
-import { sha256Hex } from '../hash.ts'
 import { JevError } from '../errors.ts'
 import { readRegular } from '../files.ts'
+import { sha256Hex } from '../hash.ts'
 import { isRepoId } from '../repo-name.ts'
 import type { FileFetcher, SourceFile } from './types.ts'
 
@@ -11,7 +11,6 @@ function within(root: string, child: string): boolean {
   const rel = relative(root, child)
   return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))
 }
-
 
 /**
  * A local folder in Hub layout (`DIR/datasets/<owner>/<name>/<path>`), read

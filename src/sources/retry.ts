@@ -150,19 +150,41 @@ export function guardedFetch(base: Fetch, opts: GuardOptions): Fetch {
     const headersMs = Math.round(opts.timeoutMs + (minRate > 0 ? (bodySize(init?.body) / minRate) * 1000 : 0))
     arm(headersMs)
     const failure = (received: number, of: string, status: number) =>
-      why === 'deadline' ? deadlineError(opts.deadline!)
-      : why === 'slow' ? new TransientError('NETWORK', `the response body came at under ${minRate} bytes/s over ${windowMs / 1000} s (${received}${of} bytes, HTTP ${status})`, { status, timeout: true, slow: true })
-      : new TransientError('NETWORK', `the response body stalled for ${opts.timeoutMs} ms after ${received}${of} bytes (HTTP ${status})`, { status, timeout: true })
+      why === 'deadline'
+        ? deadlineError(opts.deadline!)
+        : why === 'slow'
+          ? new TransientError(
+              'NETWORK',
+              `the response body came at under ${minRate} bytes/s over ${windowMs / 1000} s (${received}${of} bytes, HTTP ${status})`,
+              { status, timeout: true, slow: true },
+            )
+          : new TransientError(
+              'NETWORK',
+              `the response body stalled for ${opts.timeoutMs} ms after ${received}${of} bytes (HTTP ${status})`,
+              { status, timeout: true },
+            )
     try {
       let res: Response
       try {
         res = await base(input, { ...init, signal: ctl.signal })
       } catch (e) {
-        if (ours()) throw why === 'deadline' ? deadlineError(opts.deadline!) : new TransientError('NETWORK', `no response within ${headersMs} ms`, { timeout: true })
+        if (ours())
+          throw why === 'deadline'
+            ? deadlineError(opts.deadline!)
+            : new TransientError('NETWORK', `no response within ${headersMs} ms`, { timeout: true })
         if (outer?.aborted || !isNetworkFailure(e)) throw e
-        throw new TransientError('NETWORK', `connection failed: ${describeCause(e)}`, isUnreachable(e) ? { unreachable: true, hint: UNREACHABLE_HINT } : {}, { cause: e })
+        throw new TransientError(
+          'NETWORK',
+          `connection failed: ${describeCause(e)}`,
+          isUnreachable(e) ? { unreachable: true, hint: UNREACHABLE_HINT } : {},
+          { cause: e },
+        )
       }
-      const note: ResponseNote = { status: res.status, retryAfter: res.headers.get('retry-after'), errorCode: res.headers.get('x-error-code') }
+      const note: ResponseNote = {
+        status: res.status,
+        retryAfter: res.headers.get('retry-after'),
+        errorCode: res.headers.get('x-error-code'),
+      }
       opts.onResponse?.(note)
 
       const declared = Number(res.headers.get('content-length') ?? NaN)
@@ -192,7 +214,12 @@ export function guardedFetch(base: Fetch, opts: GuardOptions): Fetch {
           if (ours()) throw failure(received, of, res.status)
           if (outer?.aborted) throw e
           const what = Number.isFinite(declared) && received < declared ? 'the response was cut short' : 'the connection broke'
-          throw new TransientError('NETWORK', `${what} after ${received}${of} bytes (HTTP ${res.status}): ${describeCause(e)}`, { status: res.status }, { cause: e })
+          throw new TransientError(
+            'NETWORK',
+            `${what} after ${received}${of} bytes (HTTP ${res.status}): ${describeCause(e)}`,
+            { status: res.status },
+            { cause: e },
+          )
         } finally {
           watch?.end()
         }
@@ -200,7 +227,11 @@ export function guardedFetch(base: Fetch, opts: GuardOptions): Fetch {
       const type = res.headers.get('content-type') ?? ''
       if (res.ok && !opts.htmlExpected && /^\s*text\/html\b/i.test(type)) {
         // A captive portal or a proxy's error page, dressed as success: never data, never JSON.
-        throw new TransientError('NETWORK', `got an HTML page with HTTP ${res.status} instead of the Hub's answer (a proxy or captive portal in between?)`, { status: res.status, html: true })
+        throw new TransientError(
+          'NETWORK',
+          `got an HTML page with HTTP ${res.status} instead of the Hub's answer (a proxy or captive portal in between?)`,
+          { status: res.status, html: true },
+        )
       }
       const body = NULL_BODY.has(res.status) || !res.body ? null : Buffer.concat(chunks)
       const copy = new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers })
@@ -224,10 +255,18 @@ export function boundedFetch(base: Fetch, b: NetBounds): Fetch {
 
 /** Not retried: the time for this file is up. */
 export function deadlineError(d: Deadline): TransientError {
-  return new TransientError('NETWORK', `gave up after ${d.ms / 1000} s, the limit for one file or request (${settingOf('fileDeadlineMs')} to allow longer)`, { timeout: true, deadline: true })
+  return new TransientError(
+    'NETWORK',
+    `gave up after ${d.ms / 1000} s, the limit for one file or request (${settingOf('fileDeadlineMs')} to allow longer)`,
+    { timeout: true, deadline: true },
+  )
 }
 
-interface Verdict { retry: boolean; waitMs?: number; why: string }
+interface Verdict {
+  retry: boolean
+  waitMs?: number
+  why: string
+}
 
 /**
  * A failure on the wire carries a system or undici code (ECONNREFUSED,
@@ -289,8 +328,15 @@ export async function withRetries<T>(
   for (let n = 1; ; n++) {
     let note: ResponseNote | undefined
     const f = guardedFetch(base, {
-      timeoutMs: policy.timeoutMs, minRate: policy.minRate, rateWindowMs: policy.rateWindowMs, deadline,
-      htmlExpected: opts.htmlExpected ?? false, onResponse: (r) => { note = r }, ...(opts.onBody ? { onBody: opts.onBody } : {}),
+      timeoutMs: policy.timeoutMs,
+      minRate: policy.minRate,
+      rateWindowMs: policy.rateWindowMs,
+      deadline,
+      htmlExpected: opts.htmlExpected ?? false,
+      onResponse: (r) => {
+        note = r
+      },
+      ...(opts.onBody ? { onBody: opts.onBody } : {}),
     })
     try {
       return await attempt(f)

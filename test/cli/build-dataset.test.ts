@@ -7,10 +7,10 @@ import { after, before, test } from 'node:test'
 import { buildDatasetCli } from '../../src/cli/build-dataset.ts'
 import { runCli } from '../../src/cli/run.ts'
 import { Manifest } from '../../src/manifest.ts'
+import { OUTPUT_FILES } from '../../src/outputs.ts'
 import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, ROOT, runNode, runNodeSync, STACK_FRAME } from '../helpers/cli.ts'
 import { startFaultProxy } from '../helpers/fault-proxy.ts'
 import { startHubServer } from '../helpers/hub-server.ts'
-import { OUTPUT_FILES } from '../../src/outputs.ts'
 
 let tmp: string
 let badRecipe: string
@@ -40,7 +40,11 @@ async function build(argv: string[], env: NodeJS.ProcessEnv = {}, debug = false)
   return { status, ...c }
 }
 
-const exists = (p: string) => stat(p).then(() => true, () => false)
+const exists = (p: string) =>
+  stat(p).then(
+    () => true,
+    () => false,
+  )
 
 async function filesUnder(dir: string): Promise<string[]> {
   const out: string[] = []
@@ -73,7 +77,11 @@ test('subprocess build: exit 0 and stdout ends with counts per source × split, 
   const start = lines.indexOf(`built ${out}/`)
   assert.ok(start >= 0, r.stdout)
   const summary = lines.slice(start)
-  const has = (re: RegExp, what: string) => assert.ok(summary.some((l) => re.test(l)), `${what}: no line matching ${re} in\n${r.stdout}`)
+  const has = (re: RegExp, what: string) =>
+    assert.ok(
+      summary.some((l) => re.test(l)),
+      `${what}: no line matching ${re} in\n${r.stdout}`,
+    )
   has(/^source\s+test\s+val$/, 'header')
   let testTotal = 0
   let valTotal = 0
@@ -111,8 +119,14 @@ test('a bad recipe: error[RECIPE] with the JSON paths, a hint, no stack, exit 2;
   assert.deepEqual(r.out, [])
   assert.match(r.err[0]!, /^error\[RECIPE\]: invalid recipe .*bad-recipe\.json:$/)
   for (const path of ['$.seed', '$.sources.1.revision', '$.quotas.test.2', '$'])
-    assert.ok(r.err.some((l) => l.startsWith(`  at ${path}: `)), `issue at ${path} listed:\n${r.text()}`)
-  assert.ok(r.err.some((l) => l.includes('Unrecognized key') && l.includes('extra')), r.text())
+    assert.ok(
+      r.err.some((l) => l.startsWith(`  at ${path}: `)),
+      `issue at ${path} listed:\n${r.text()}`,
+    )
+  assert.ok(
+    r.err.some((l) => l.includes('Unrecognized key') && l.includes('extra')),
+    r.text(),
+  )
   assert.equal(r.err.filter((l) => l.startsWith('hint: ')).length, 1)
   assert.equal(r.err.at(-1), 'hint: fix the recipe at the JSON paths listed')
   assert.ok(!r.err.some((l) => STACK_FRAME.test(l)), `no stack trace:\n${r.text()}`)
@@ -121,8 +135,14 @@ test('a bad recipe: error[RECIPE] with the JSON paths, a hint, no stack, exit 2;
   // --debug: runCli takes the flag from process.argv by default, so an in-process caller passes it
   const d = await build(['--recipe', badRecipe, '--mirror', FIXTURE_HUB, '--out', out, '--debug'], {}, true)
   assert.equal(d.status, 2)
-  assert.ok(d.err.some((l) => STACK_FRAME.test(l)), `a stack trace:\n${d.text()}`)
-  assert.ok(d.err.some((l) => /src\/recipe\.ts:\d+:\d+/.test(l)), 'the stack points into the source')
+  assert.ok(
+    d.err.some((l) => STACK_FRAME.test(l)),
+    `a stack trace:\n${d.text()}`,
+  )
+  assert.ok(
+    d.err.some((l) => /src\/recipe\.ts:\d+:\d+/.test(l)),
+    'the stack points into the source',
+  )
 
   // and for real, as a subprocess
   const plain = runNodeSync('build-dataset.ts', ['--recipe', badRecipe, '--mirror', FIXTURE_HUB, '--out', out])
@@ -135,7 +155,10 @@ test('a bad recipe: error[RECIPE] with the JSON paths, a hint, no stack, exit 2;
   const debug = runNodeSync('build-dataset.ts', ['--recipe', badRecipe, '--mirror', FIXTURE_HUB, '--out', out, '--debug'])
   assert.equal(debug.status, 2)
   assert.match(debug.stderr, /^error\[RECIPE\]: /)
-  assert.ok(debug.stderr.split('\n').some((l) => STACK_FRAME.test(l)), `a stack trace with --debug:\n${debug.stderr}`)
+  assert.ok(
+    debug.stderr.split('\n').some((l) => STACK_FRAME.test(l)),
+    `a stack trace with --debug:\n${debug.stderr}`,
+  )
 })
 
 test('a recipe that is not JSON is a RECIPE error; a missing recipe file is IO (exit 7)', async () => {
@@ -155,7 +178,10 @@ test('a file missing from the mirror: error[NOT_FOUND], exit 6, no output folder
   const out = join(tmp, 'nf', 'deeper', 'out')
   const r = await build(['--recipe', FIXTURE_RECIPE, '--mirror', mirror, '--out', out])
   assert.equal(r.status, 6, r.text())
-  assert.match(r.err[0]!, /^error\[NOT_FOUND\]: sbintuitions\/JCommonsenseQA@[0-9a-f]{40} data\/validation-00000-of-00001\.parquet is not in the mirror /)
+  assert.match(
+    r.err[0]!,
+    /^error\[NOT_FOUND\]: sbintuitions\/JCommonsenseQA@[0-9a-f]{40} data\/validation-00000-of-00001\.parquet is not in the mirror /,
+  )
   assert.equal(r.err[1], 'hint: check the repo name, revision and file path named')
   assert.ok(!r.err.some((l) => STACK_FRAME.test(l)))
   assert.equal(await exists(out), false)
@@ -187,7 +213,11 @@ test('HF_TOKEN the Hub rejects: error[AUTH], exit 6, and the token is nowhere in
       assert.equal(r.err.filter((l) => l === 'hint: set HF_TOKEN to a token with access to the repo').length, 1)
       assert.ok(!r.text().includes(TOKEN), `the token leaked:\n${r.text()}`)
       assert.ok(!r.text().includes(TOKEN.slice(3)), 'not even without its prefix')
-      if (debug) assert.ok(r.err.some((l) => STACK_FRAME.test(l)), 'the --debug run printed a stack, still without the token')
+      if (debug)
+        assert.ok(
+          r.err.some((l) => STACK_FRAME.test(l)),
+          'the --debug run printed a stack, still without the token',
+        )
     }
     assert.ok(server.requests.length > 0 && server.requests.every((q) => q.auth), 'the token was sent with every request')
     // and as a real subprocess (stdio output)
@@ -207,8 +237,15 @@ test('an --out that cannot be made (below a file, under /proc or /sys) is an IO 
   await writeFile(file, 'x')
   // under /sys a folder exists but nothing can be made in it, whatever its permission bits say
   const sysOut = '/sys/jev-no-such-out'
-  const sysRefuses = await mkdir(sysOut).then(() => rm(sysOut, { recursive: true }).then(() => false), () => true)
-  const outs = [join(file, 'sub', 'out'), ...((await exists('/proc/self')) ? ['/proc/jev-no-such/out'] : []), ...(sysRefuses ? [sysOut] : [])]
+  const sysRefuses = await mkdir(sysOut).then(
+    () => rm(sysOut, { recursive: true }).then(() => false),
+    () => true,
+  )
+  const outs = [
+    join(file, 'sub', 'out'),
+    ...((await exists('/proc/self')) ? ['/proc/jev-no-such/out'] : []),
+    ...(sysRefuses ? [sysOut] : []),
+  ]
   for (const out of outs) {
     const cache = join(tmp, 'unmade-cache')
     // a port nothing listens on: a fetch would end in NETWORK, not IO
@@ -224,7 +261,9 @@ test('HF_ENDPOINT without http(s) is a USAGE error and HF_TOKEN with a newline a
   let r = await build(['--recipe', FIXTURE_RECIPE, '--out', out, '--cache-dir', join(tmp, 'env-cache')], { HF_ENDPOINT: 'localhost:8080' })
   assert.equal(r.status, 2, r.text())
   assert.equal(r.err[0], 'error[USAGE]: HF_ENDPOINT "localhost:8080" is not an http:// or https:// URL')
-  r = await build(['--recipe', FIXTURE_RECIPE, '--out', out, '--cache-dir', join(tmp, 'env-cache')], { HF_ENDPOINT: 'https://huggingface.co ' })
+  r = await build(['--recipe', FIXTURE_RECIPE, '--out', out, '--cache-dir', join(tmp, 'env-cache')], {
+    HF_ENDPOINT: 'https://huggingface.co ',
+  })
   assert.equal(r.status, 2, r.text())
   r = await build(['--recipe', FIXTURE_RECIPE, '--out', out, '--cache-dir', join(tmp, 'env-cache')], { HF_TOKEN: 'hf_abc\ndef' })
   assert.equal(r.status, 6, r.text())
@@ -237,9 +276,14 @@ test('a retry is said on stderr, so a slow build says why', async () => {
   const proxy = await startFaultProxy(server.url)
   proxy.addFault({ match: 'sbintuitions/JCommonsenseQA', fault: 'status:503', times: 1, retryAfter: '0' })
   try {
-    const r = await build(['--recipe', FIXTURE_RECIPE, '--out', join(tmp, 'retry', 'out'), '--cache-dir', join(tmp, 'retry', 'cache')], { HF_ENDPOINT: proxy.url })
+    const r = await build(['--recipe', FIXTURE_RECIPE, '--out', join(tmp, 'retry', 'out'), '--cache-dir', join(tmp, 'retry', 'cache')], {
+      HF_ENDPOINT: proxy.url,
+    })
     assert.equal(r.status, 0, r.text())
-    assert.ok(r.err.some((l) => /^hub: sbintuitions\/JCommonsenseQA@\w+ .*HTTP 503; retrying \(attempt 2 of 5\)/.test(l)), r.err.join('\n'))
+    assert.ok(
+      r.err.some((l) => /^hub: sbintuitions\/JCommonsenseQA@\w+ .*HTTP 503; retrying \(attempt 2 of 5\)/.test(l)),
+      r.err.join('\n'),
+    )
   } finally {
     await proxy.close()
     await server.close()
@@ -251,7 +295,11 @@ test('a reader that stops after the first line (| head -1): exit 0, no stack, an
   await mkdir(dir, { recursive: true })
   const recipe = join(dir, 'recipe.json')
   await writeFile(recipe, await readFile(FIXTURE_RECIPE))
-  const child = spawn(process.execPath, [join(ROOT, 'bin/jev.mjs'), 'build-dataset', '--recipe', recipe, '--mirror', FIXTURE_HUB, '--out', join(dir, 'out')], { cwd: ROOT })
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, 'bin/jev.mjs'), 'build-dataset', '--recipe', recipe, '--mirror', FIXTURE_HUB, '--out', join(dir, 'out')],
+    { cwd: ROOT },
+  )
   let stderr = ''
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
   // like head -1: read one chunk, then close the pipe
@@ -269,13 +317,20 @@ test('after an error the process ends at once, although the next source is still
   proxy.addFault({ match: 'sbintuitions/JCommonsenseQA', fault: 'status:403' })
   proxy.addFault({ match: 'cais/mmlu', fault: 'hang' })
   try {
-    const r = await runNode('build-dataset.ts', ['--recipe', FIXTURE_RECIPE, '--out', join(tmp, 'linger', 'out'), '--cache-dir', join(tmp, 'linger', 'cache')], {
-      HF_ENDPOINT: proxy.url,
-    })
+    const r = await runNode(
+      'build-dataset.ts',
+      ['--recipe', FIXTURE_RECIPE, '--out', join(tmp, 'linger', 'out'), '--cache-dir', join(tmp, 'linger', 'cache')],
+      {
+        HF_ENDPOINT: proxy.url,
+      },
+    )
     // without the prompt exit, the hung download keeps it alive until runNode kills it (status null)
     assert.equal(r.status, 6, r.stderr)
     assert.match(r.stderr, /^error\[AUTH\]: .*sbintuitions\/JCommonsenseQA/)
-    assert.ok(proxy.requests.some((q) => q.url.includes('cais/mmlu')), 'the next source had started')
+    assert.ok(
+      proxy.requests.some((q) => q.url.includes('cais/mmlu')),
+      'the next source had started',
+    )
   } finally {
     await proxy.close()
     await server.close()
@@ -297,7 +352,10 @@ test('through the loopback Hub with HF_ENDPOINT and --cache-dir; then --offline 
     assert.equal(off.status, 0, off.text())
     assert.deepEqual(server.requests, [])
     assert.deepEqual(off.out.slice(1), r.out.slice(1), 'the same summary, hashes included')
-    const cold = await build(['--recipe', FIXTURE_RECIPE, '--out', join(tmp, 'cold', 'out'), '--cache-dir', join(tmp, 'empty-cache'), '--offline'], env)
+    const cold = await build(
+      ['--recipe', FIXTURE_RECIPE, '--out', join(tmp, 'cold', 'out'), '--cache-dir', join(tmp, 'empty-cache'), '--offline'],
+      env,
+    )
     assert.equal(cold.status, 6)
     assert.match(cold.err[0]!, /^error\[OFFLINE\]: /)
     assert.equal(cold.err[1], 'hint: run once without --offline (and without HF_HUB_OFFLINE) to fill the cache, or use --mirror')
@@ -311,15 +369,26 @@ test('HF_HUB_OFFLINE=1 (as Python reads it) is --offline: a warm cache builds wi
   const server = await startHubServer({ root: FIXTURE_HUB })
   const cacheDir = join(tmp, 'env-offline-cache')
   try {
-    const online = await build(['--recipe', FIXTURE_RECIPE, '--out', join(tmp, 'env-on', 'out'), '--cache-dir', cacheDir], { HF_ENDPOINT: server.url, HF_HUB_OFFLINE: '0' })
+    const online = await build(['--recipe', FIXTURE_RECIPE, '--out', join(tmp, 'env-on', 'out'), '--cache-dir', cacheDir], {
+      HF_ENDPOINT: server.url,
+      HF_HUB_OFFLINE: '0',
+    })
     assert.equal(online.status, 0, online.text())
     assert.ok(server.requests.length > 0, 'HF_HUB_OFFLINE=0 leaves the network on')
     server.requests.length = 0
-    const warm = await runNode('build-dataset.ts', ['--recipe', FIXTURE_RECIPE, '--out', join(tmp, 'env-off', 'out'), '--cache-dir', cacheDir], { HF_ENDPOINT: server.url, HF_HUB_OFFLINE: '1' })
+    const warm = await runNode(
+      'build-dataset.ts',
+      ['--recipe', FIXTURE_RECIPE, '--out', join(tmp, 'env-off', 'out'), '--cache-dir', cacheDir],
+      { HF_ENDPOINT: server.url, HF_HUB_OFFLINE: '1' },
+    )
     assert.equal(warm.status, 0, warm.stderr)
     assert.deepEqual(warm.stdout.split('\n').slice(1, -1), online.out.slice(1), 'the same summary, hashes included')
     for (const value of ['1', 'true', 'YES', 'on']) {
-      const cold = await runNode('build-dataset.ts', ['--recipe', FIXTURE_RECIPE, '--out', join(tmp, `env-cold-${value}`, 'out'), '--cache-dir', join(tmp, 'env-empty-cache')], { HF_ENDPOINT: server.url, HF_HUB_OFFLINE: value })
+      const cold = await runNode(
+        'build-dataset.ts',
+        ['--recipe', FIXTURE_RECIPE, '--out', join(tmp, `env-cold-${value}`, 'out'), '--cache-dir', join(tmp, 'env-empty-cache')],
+        { HF_ENDPOINT: server.url, HF_HUB_OFFLINE: value },
+      )
       assert.equal(cold.status, 6, `HF_HUB_OFFLINE=${value}: ${cold.stderr}`)
       assert.match(cold.stderr, /^error\[OFFLINE\]: /)
     }

@@ -46,7 +46,10 @@ test('a tampered folder: the problems, error[CHECK], exit 8', async () => {
   const r = await check([dir, '--recipe', FIXTURE_RECIPE])
   assert.equal(r.status, 8, r.text())
   assert.deepEqual(r.out, [])
-  assert.ok(r.err.some((l) => /^test: \w+ has \d+ items, the recipe wants \d+$/.test(l)), r.text())
+  assert.ok(
+    r.err.some((l) => /^test: \w+ has \d+ items, the recipe wants \d+$/.test(l)),
+    r.text(),
+  )
   assert.ok(r.err.includes("test.jsonl: does not match the manifest's sha256/bytes"), r.text())
   assert.ok(r.err.includes('test.jsonl: row count differs from the manifest'), r.text())
   const problems = r.err.findIndex((l) => l.startsWith('error[CHECK]'))
@@ -71,7 +74,10 @@ test('a folder that does not exist: one IO line naming it, exit 7; a folder miss
   const one = await check([dir, '--recipe', FIXTURE_RECIPE])
   assert.equal(one.status, 8)
   assert.ok(one.err.includes('val.jsonl: missing'), one.text())
-  assert.ok(one.err.some((l) => l.startsWith('README.md: no YAML front matter')), one.text())
+  assert.ok(
+    one.err.some((l) => l.startsWith('README.md: no YAML front matter')),
+    one.text(),
+  )
   assert.ok(!one.err.some((l) => l.startsWith('README.md: README.md')), 'the file is named once')
 })
 
@@ -84,7 +90,10 @@ test('an unknown flag is USAGE (exit 2); a bad recipe is RECIPE (exit 2)', async
   const r = await check([good, '--recipe', bad])
   assert.equal(r.status, 2)
   assert.match(r.err[0]!, /^error\[RECIPE\]: /)
-  assert.ok(r.err.some((l) => l.startsWith('  at $.name: ')), r.text())
+  assert.ok(
+    r.err.some((l) => l.startsWith('  at $.name: ')),
+    r.text(),
+  )
 })
 
 test('subprocess: exit 0 with ok on a good folder, exit 8 on a tampered one', async () => {
@@ -96,7 +105,13 @@ test('subprocess: exit 0 with ok on a good folder, exit 8 on a tampered one', as
   const dir = join(tmp, 'tampered-card')
   await cp(good, dir, { recursive: true })
   const card = await readFile(join(dir, 'README.md'), 'utf8')
-  await writeFile(join(dir, 'README.md'), card.split('\n').filter((l) => !l.startsWith('Chance floor')).join('\n'))
+  await writeFile(
+    join(dir, 'README.md'),
+    card
+      .split('\n')
+      .filter((l) => !l.startsWith('Chance floor'))
+      .join('\n'),
+  )
   const bad = runNodeSync('check-dataset.ts', [dir, '--recipe', 'test/fixtures/recipe.json'])
   assert.equal(bad.status, 8, bad.stderr)
   assert.equal(bad.stdout, '')
@@ -137,7 +152,10 @@ test("the audit's sentences are proved too: a count edited in the card's prose i
   const dir = join(tmp, 'tampered-prose')
   await cp(good, dir, { recursive: true })
   const card = await readFile(join(dir, 'README.md'), 'utf8')
-  const edited = card.replace(/^(\d+) test items( \(\d+ val\))? are phrased as a negative/m, (_, n: string, v: string | undefined) => `${Number(n) + 7} test items${v ?? ''} are phrased as a negative`)
+  const edited = card.replace(
+    /^(\d+) test items( \(\d+ val\))? are phrased as a negative/m,
+    (_, n: string, v: string | undefined) => `${Number(n) + 7} test items${v ?? ''} are phrased as a negative`,
+  )
   assert.notEqual(edited, card)
   await writeFile(join(dir, 'README.md'), edited)
   const r = await check([dir, '--recipe', FIXTURE_RECIPE])

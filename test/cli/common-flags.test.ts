@@ -11,7 +11,10 @@ import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, ROOT } from '../helpers/cli.ts'
 import { startHubServer } from '../helpers/hub-server.ts'
 
 const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string }
-const COMMANDS = (await readdir(join(ROOT, 'src/cli'))).filter((f) => f.endsWith('.ts') && f !== 'run.ts').map((f) => f.slice(0, -3)).sort()
+const COMMANDS = (await readdir(join(ROOT, 'src/cli')))
+  .filter((f) => f.endsWith('.ts') && f !== 'run.ts')
+  .map((f) => f.slice(0, -3))
+  .sort()
 /** The commands that fetch sources, and so print hub: progress lines. */
 const QUIET = ['build-dataset', 'check-dataset', 'publish-dataset', 'verify-dataset']
 const jev = (...args: string[]) => spawnSync(process.execPath, ['bin/jev.mjs', ...args], { cwd: ROOT, encoding: 'utf8' })
@@ -23,7 +26,11 @@ test('every command: -h and --help print its usage with --version and --debug (a
       const r = jev(command, flag)
       assert.equal(r.status, 0, `${command} ${flag}: ${r.stderr}`)
       assert.match(r.stdout, new RegExp(`^usage: npm run ${command} -- `), command)
-      for (const line of [/^ {2}-h, --help {7}print this text$/m, /^ {2}--version {8}print the builder's name and version$/m, /^ {2}--debug {10}print the stack trace of an error$/m])
+      for (const line of [
+        /^ {2}-h, --help {7}print this text$/m,
+        /^ {2}--version {8}print the builder's name and version$/m,
+        /^ {2}--debug {10}print the stack trace of an error$/m,
+      ])
         assert.match(r.stdout, line, `${command} ${flag}`)
       assert.equal(/^ {2}--quiet /m.test(r.stdout), QUIET.includes(command), `${command}: --quiet documented exactly where it exists`)
     }
@@ -49,10 +56,19 @@ test('--quiet drops the hub: progress lines of a build, and keeps its summary', 
       return c
     }
     const loud = await build('loud')
-    assert.ok(loud.err.some((l) => l.startsWith('hub: ')), 'without --quiet a cold build reports its downloads')
+    assert.ok(
+      loud.err.some((l) => l.startsWith('hub: ')),
+      'without --quiet a cold build reports its downloads',
+    )
     const quiet = await build('quiet', '--quiet')
-    assert.deepEqual(quiet.err.filter((l) => l.startsWith('hub: ')), [])
-    assert.deepEqual(quiet.out, loud.out.map((l) => l.replace(join(tmp, 'loud'), join(tmp, 'quiet'))))
+    assert.deepEqual(
+      quiet.err.filter((l) => l.startsWith('hub: ')),
+      [],
+    )
+    assert.deepEqual(
+      quiet.out,
+      loud.out.map((l) => l.replace(join(tmp, 'loud'), join(tmp, 'quiet'))),
+    )
   } finally {
     await server.close()
     await rm(tmp, { recursive: true, force: true })

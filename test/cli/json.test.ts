@@ -12,7 +12,7 @@ import { type Io, runCli } from '../../src/cli/run.ts'
 import { verifyDatasetCli } from '../../src/cli/verify-dataset.ts'
 import { ERROR_CODES } from '../../src/errors.ts'
 import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE } from '../helpers/cli.ts'
-import { startHubServer, type HubServer } from '../helpers/hub-server.ts'
+import { type HubServer, startHubServer } from '../helpers/hub-server.ts'
 import { FIXTURE_LOCK, TOKEN } from '../helpers/publish.ts'
 
 type Cli = (argv: string[], env: NodeJS.ProcessEnv, io: Io) => Promise<number>
@@ -39,14 +39,17 @@ after(async () => {
   await rm(tmp, { recursive: true, force: true })
 })
 
-test('build-dataset --json: the summary under the text\'s names (counts, dropped, outputs, dataset hash, warnings, time); text on stderr', async () => {
+test("build-dataset --json: the summary under the text's names (counts, dropped, outputs, dataset hash, warnings, time); text on stderr", async () => {
   const r = await json(buildDatasetCli, [...SOURCES, '--out', out])
   assert.equal(r.status, 0, r.err.join('\n'))
   const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'))
   assert.equal(r.doc.built, `${out}/`)
   assert.equal(r.doc.datasetHash, manifest.datasetHash)
   assert.deepEqual(r.doc.counts, { ...manifest.counts.bySource, total: r.doc.counts.total })
-  assert.deepEqual(r.doc.outputs.map((o: { path: string }) => o.path), manifest.outputs.map((o: { path: string }) => o.path))
+  assert.deepEqual(
+    r.doc.outputs.map((o: { path: string }) => o.path),
+    manifest.outputs.map((o: { path: string }) => o.path),
+  )
   assert.ok(typeof r.doc.dropped === 'object' && Array.isArray(r.doc.warnings) && typeof r.doc.seconds === 'number')
   assert.equal(r.doc.wroteLock, null)
   assert.ok(r.err.includes(`built ${out}/`), 'the text summary goes to stderr')
@@ -68,8 +71,14 @@ test('check-dataset --json: ok with no problems; a tampered folder lists each pr
   assert.equal(r.doc.error.code, 'CHECK')
   assert.equal(r.doc.error.hint, ERROR_CODES.CHECK.hint)
   const problems = r.doc.problems as { file: string; line: number | null; id: string | null; field: string | null; message: string }[]
-  assert.ok(problems.some((p) => p.file === 'test.jsonl' && p.id === rec.id && /options not all distinct/.test(p.message)), JSON.stringify(problems))
-  assert.ok(problems.some((p) => p.file === 'test.jsonl' && p.line === 2 && p.field !== null), JSON.stringify(problems))
+  assert.ok(
+    problems.some((p) => p.file === 'test.jsonl' && p.id === rec.id && /options not all distinct/.test(p.message)),
+    JSON.stringify(problems),
+  )
+  assert.ok(
+    problems.some((p) => p.file === 'test.jsonl' && p.line === 2 && p.field !== null),
+    JSON.stringify(problems),
+  )
 })
 
 test('verify-dataset --json: the result; stopped early (no lock) one {"error":{code,message,hint}}, exit 5', async () => {
@@ -103,9 +112,15 @@ test('publish-dataset --json --dry-run: the plan, result null; a bad --revision:
   assert.equal(r.doc.dryRun, true)
   assert.equal(r.doc.result, null)
   assert.equal(r.doc.plan.repo, 'someone/json')
-  assert.ok(r.doc.plan.files.length >= 4 && r.doc.plan.files.every((f: { action: string }) => f.action === 'add'), JSON.stringify(r.doc.plan.files))
+  assert.ok(
+    r.doc.plan.files.length >= 4 && r.doc.plan.files.every((f: { action: string }) => f.action === 'add'),
+    JSON.stringify(r.doc.plan.files),
+  )
   const bad = await json(publishDatasetCli, [...SOURCES, '--repo', 'a/b', '--revision', 'a..b'], env)
   assert.equal(bad.status, 2)
   assert.deepEqual(bad.doc.error, { code: 'USAGE', message: '--revision "a..b" is not a valid git ref name', hint: 'see --help' })
-  assert.ok(bad.err.some((l) => l.startsWith('usage: npm run publish-dataset -- ')), bad.err.join('\n'))
+  assert.ok(
+    bad.err.some((l) => l.startsWith('usage: npm run publish-dataset -- ')),
+    bad.err.join('\n'),
+  )
 })

@@ -39,7 +39,16 @@ for (const kind of ['a FIFO', 'a folder'] as const) {
     await rm(join(mirror, ARC_FILE))
     if (kind === 'a FIFO') mkfifo(join(mirror, ARC_FILE))
     else await mkdir(join(mirror, ARC_FILE))
-    const r = await runNode('build-dataset.ts', ['--recipe', FIXTURE_RECIPE, '--lock', FIXTURE_LOCK, '--mirror', mirror, '--out', join(tmp, `out-${kind}`)])
+    const r = await runNode('build-dataset.ts', [
+      '--recipe',
+      FIXTURE_RECIPE,
+      '--lock',
+      FIXTURE_LOCK,
+      '--mirror',
+      mirror,
+      '--out',
+      join(tmp, `out-${kind}`),
+    ])
     assertIo(r, new RegExp(`test-00000-of-00001\\.parquet is ${kind}, not a regular file`))
   })
 }
@@ -53,7 +62,16 @@ test('a FIFO in place of val.jsonl given to check-dataset, or of the recipe or t
 
   const fifo = join(tmp, 'recipe.fifo')
   mkfifo(fifo)
-  assertIo(await runNode('build-dataset.ts', ['--recipe', fifo, '--mirror', FIXTURE_HUB, '--out', join(tmp, 'o1')]), /recipe\.fifo is a FIFO/)
-  assertIo(await runNode('build-dataset.ts', ['--recipe', FIXTURE_RECIPE, '--lock', fifo, '--mirror', FIXTURE_HUB, '--out', join(tmp, 'o2')]), /recipe\.fifo is a FIFO/)
-  assertIo(await runNode('build-dataset.ts', ['--recipe', '/dev/zero', '--mirror', FIXTURE_HUB, '--out', join(tmp, 'o3')]), /\/dev\/zero is a device/)
+  assertIo(
+    await runNode('build-dataset.ts', ['--recipe', fifo, '--mirror', FIXTURE_HUB, '--out', join(tmp, 'o1')]),
+    /recipe\.fifo is a FIFO/,
+  )
+  assertIo(
+    await runNode('build-dataset.ts', ['--recipe', FIXTURE_RECIPE, '--lock', fifo, '--mirror', FIXTURE_HUB, '--out', join(tmp, 'o2')]),
+    /recipe\.fifo is a FIFO/,
+  )
+  assertIo(
+    await runNode('build-dataset.ts', ['--recipe', '/dev/zero', '--mirror', FIXTURE_HUB, '--out', join(tmp, 'o3')]),
+    /\/dev\/zero is a device/,
+  )
 })

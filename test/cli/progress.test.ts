@@ -14,8 +14,8 @@ import { after, before, test } from 'node:test'
 import { buildDatasetCli } from '../../src/cli/build-dataset.ts'
 import { checkDatasetCli } from '../../src/cli/check-dataset.ts'
 import { publishDatasetCli } from '../../src/cli/publish-dataset.ts'
+import { type Io, runCli } from '../../src/cli/run.ts'
 import { verifyDatasetCli } from '../../src/cli/verify-dataset.ts'
-import { runCli, type Io } from '../../src/cli/run.ts'
 import { FIXTURE_HUB, FIXTURE_RECIPE, ROOT } from '../helpers/cli.ts'
 import { ALL_FILES } from '../helpers/hub-rig.ts'
 import { startHubServer } from '../helpers/hub-server.ts'
@@ -57,10 +57,25 @@ interface TtyRun {
 function buildOnTty(flags: string[], env: NodeJS.ProcessEnv = {}, stdoutToFile = false): Promise<TtyRun> {
   const out = join(tmp, `out-${++runs}`)
   const stdoutFile = join(tmp, `stdout-${runs}`)
-  const argv = [process.execPath, join(ROOT, 'bin/jev.mjs'), 'build-dataset', '--recipe', FIXTURE_RECIPE, '--mirror', FIXTURE_HUB, '--out', out, ...flags]
+  const argv = [
+    process.execPath,
+    join(ROOT, 'bin/jev.mjs'),
+    'build-dataset',
+    '--recipe',
+    FIXTURE_RECIPE,
+    '--mirror',
+    FIXTURE_HUB,
+    '--out',
+    out,
+    ...flags,
+  ]
   const command = argv.map(quote).join(' ') + (stdoutToFile ? ` > ${quote(stdoutFile)}` : '')
   return new Promise((ok, ko) => {
-    const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { cwd: ROOT, env: userEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], {
+      cwd: ROOT,
+      env: userEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let screen = ''
     child.stdout.setEncoding('utf8').on('data', (d: string) => (screen += d))
     child.stderr.setEncoding('utf8').on('data', (d: string) => (screen += d))
@@ -75,7 +90,9 @@ function buildOnTty(flags: string[], env: NodeJS.ProcessEnv = {}, stdoutToFile =
   })
 }
 
-test('on a terminal: the stages and rows are drawn on stderr, erased, and the summary follows on a clean line', { skip: !scriptWorks && 'needs util-linux script' }, async () => {
+test('on a terminal: the stages and rows are drawn on stderr, erased, and the summary follows on a clean line', {
+  skip: !scriptWorks && 'needs util-linux script',
+}, async () => {
   const r = await buildOnTty([])
   assert.equal(r.status, 0, r.screen)
   assert.ok(r.screen.startsWith(STAGE), JSON.stringify(r.screen.slice(0, 200)))
@@ -90,7 +107,9 @@ test('on a terminal: the stages and rows are drawn on stderr, erased, and the su
   assert.match(rest, /\ndataset hash [0-9a-f]{64}\n$/)
 })
 
-test('on a terminal with stdout redirected: stdout has the summary alone, no escape and no progress', { skip: !scriptWorks && 'needs util-linux script' }, async () => {
+test('on a terminal with stdout redirected: stdout has the summary alone, no escape and no progress', {
+  skip: !scriptWorks && 'needs util-linux script',
+}, async () => {
   const r = await buildOnTty([], {}, true)
   assert.equal(r.status, 0, r.screen)
   assert.ok(r.screen.includes(STAGE), 'stderr, still a terminal, shows progress')
@@ -101,7 +120,9 @@ test('on a terminal with stdout redirected: stdout has the summary alone, no esc
   assert.ok(r.screen.endsWith(ERASE), JSON.stringify(r.screen.slice(-80)))
 })
 
-test('on a terminal with --json: stdout is the one JSON document, untouched by progress', { skip: !scriptWorks && 'needs util-linux script' }, async () => {
+test('on a terminal with --json: stdout is the one JSON document, untouched by progress', {
+  skip: !scriptWorks && 'needs util-linux script',
+}, async () => {
   const r = await buildOnTty(['--json'], {}, true)
   assert.equal(r.status, 0, r.screen)
   assert.ok(r.screen.includes(STAGE))
@@ -118,7 +139,9 @@ for (const [name, flags, env] of [
   ['--quiet', ['--quiet'], {}],
   ['HF_HUB_DISABLE_PROGRESS_BARS=1', [], { HF_HUB_DISABLE_PROGRESS_BARS: '1' }],
 ] as const) {
-  test(`on a terminal under ${name}: no escape sequence and no progress text at all`, { skip: !scriptWorks && 'needs util-linux script' }, async () => {
+  test(`on a terminal under ${name}: no escape sequence and no progress text at all`, {
+    skip: !scriptWorks && 'needs util-linux script',
+  }, async () => {
     const r = await buildOnTty([...flags], env)
     assert.equal(r.status, 0, r.screen)
     assert.ok(!r.screen.includes(ESC), JSON.stringify(r.screen.slice(0, 200)))
@@ -129,9 +152,16 @@ for (const [name, flags, env] of [
 
 test('without a terminal: no escape sequence and no progress text on stderr or stdout', async () => {
   const out = join(tmp, 'no-tty')
-  const r = spawnSync(process.execPath, [join(ROOT, 'bin/jev.mjs'), 'build-dataset', '--recipe', FIXTURE_RECIPE, '--mirror', FIXTURE_HUB, '--out', out], {
-    cwd: ROOT, env: userEnv({}), encoding: 'utf8', timeout: 60_000,
-  })
+  const r = spawnSync(
+    process.execPath,
+    [join(ROOT, 'bin/jev.mjs'), 'build-dataset', '--recipe', FIXTURE_RECIPE, '--mirror', FIXTURE_HUB, '--out', out],
+    {
+      cwd: ROOT,
+      env: userEnv({}),
+      encoding: 'utf8',
+      timeout: 60_000,
+    },
+  )
   assert.equal(r.status, 0, r.stderr)
   assert.equal(r.stderr, '')
   assert.ok(!r.stdout.includes(ESC))
@@ -157,9 +187,15 @@ test('in-process against the loopback Hub: download bars with the file size, hub
     const { io, writes } = terminalIo()
     const status = await runCli(() => buildDatasetCli(['--recipe', FIXTURE_RECIPE, '--out', join(tmp, 'hub-out')], env, io), io)
     assert.equal(status, 0, JSON.stringify(writes.slice(-5)))
-    const drawn = writes.filter((w) => w.to === 'tty').map((w) => w.text).join('')
+    const drawn = writes
+      .filter((w) => w.to === 'tty')
+      .map((w) => w.text)
+      .join('')
     const size = (await readFile(join(FIXTURE_HUB, 'datasets/allenai/ai2_arc/ARC-Challenge/test-00000-of-00001.parquet'))).length
-    assert.match(drawn, new RegExp(`allenai/ai2_arc ARC-Challenge/test-00000-of-00001\\.parquet: [\\d.]+ k?B / ${(size / 1024).toFixed(1)} kB`))
+    assert.match(
+      drawn,
+      new RegExp(`allenai/ai2_arc ARC-Challenge/test-00000-of-00001\\.parquet: [\\d.]+ k?B / ${(size / 1024).toFixed(1)} kB`),
+    )
     // each hub: line is printed with the bars off: an erase (or nothing yet drawn) just before it, a redraw after
     const hubLines = writes.flatMap((w, i) => (w.to === 'err' && w.text.startsWith('hub: downloading') ? [i] : []))
     assert.equal(hubLines.length, ALL_FILES.length, 'one per fixture file')
@@ -180,10 +216,16 @@ test('in-process against the loopback Hub: download bars with the file size, hub
 test('in-process verify on a terminal: the rebuild shows its stages, and the verdict is printed after the bars are gone', async () => {
   const out = join(tmp, 'verify-out')
   const { io: buildIo } = terminalIo()
-  assert.equal(await runCli(() => buildDatasetCli(['--recipe', FIXTURE_RECIPE, '--mirror', FIXTURE_HUB, '--out', out], {}, buildIo), buildIo), 0)
+  assert.equal(
+    await runCli(() => buildDatasetCli(['--recipe', FIXTURE_RECIPE, '--mirror', FIXTURE_HUB, '--out', out], {}, buildIo), buildIo),
+    0,
+  )
   const { io, writes } = terminalIo()
   assert.equal(await runCli(() => verifyDatasetCli(['--recipe', FIXTURE_RECIPE, '--mirror', FIXTURE_HUB, '--out', out], {}, io), io), 0)
-  const drawn = writes.filter((w) => w.to === 'tty').map((w) => w.text).join('')
+  const drawn = writes
+    .filter((w) => w.to === 'tty')
+    .map((w) => w.text)
+    .join('')
   assert.ok(drawn.includes(STAGE))
   assert.ok(drawn.includes(`comparing with ${out}/`))
   assert.equal(writes.at(-1)!.to, 'out')
@@ -194,9 +236,15 @@ test('in-process check-dataset --upstream on a terminal: a stage per source read
   const out = join(tmp, 'check-out')
   await buildFixtureOut(out)
   const { io, writes } = terminalIo()
-  const status = await runCli(() => checkDatasetCli([out, '--upstream', '--recipe', FIXTURE_RECIPE, '--lock', FIXTURE_LOCK, '--mirror', FIXTURE_HUB], {}, io), io)
+  const status = await runCli(
+    () => checkDatasetCli([out, '--upstream', '--recipe', FIXTURE_RECIPE, '--lock', FIXTURE_LOCK, '--mirror', FIXTURE_HUB], {}, io),
+    io,
+  )
   assert.equal(status, 0, JSON.stringify(writes.slice(-3)))
-  const drawn = writes.filter((w) => w.to === 'tty').map((w) => w.text).join('')
+  const drawn = writes
+    .filter((w) => w.to === 'tty')
+    .map((w) => w.text)
+    .join('')
   assert.ok(drawn.includes('reading the upstream rows (source 1 of 5: jcommonsenseqa)'), drawn.slice(0, 300))
   assert.match(drawn, /boolq: 50 of 50 rows/)
   assert.match(writes.at(-1)!.text, /^ok: /)
@@ -212,7 +260,10 @@ test('in-process publish on a terminal: the rebuild and the upload are stages, s
     const argv = ['--recipe', FIXTURE_RECIPE, '--lock', FIXTURE_LOCK, '--mirror', FIXTURE_HUB, '--out', out, '--repo', 'someone/progress']
     const status = await runCli(() => publishDatasetCli(argv, { HF_ENDPOINT: hub.url, HF_TOKEN: TOKEN }, io), io)
     assert.equal(status, 0, JSON.stringify(writes.slice(-3)))
-    const drawn = writes.filter((w) => w.to === 'tty').map((w) => w.text).join('')
+    const drawn = writes
+      .filter((w) => w.to === 'tty')
+      .map((w) => w.text)
+      .join('')
     assert.ok(drawn.includes(STAGE), 'the verifying rebuild')
     assert.match(drawn, /publishing to someone\/progress@main: uploading \d+ files \([\d.]+ kB\)/)
     const created = writes.findIndex((w) => w.text.startsWith('created dataset repo'))

@@ -43,36 +43,48 @@ async function run(cli: typeof publishDatasetCli, argv: string[], env: NodeJS.Pr
   return { status, ...c }
 }
 
-test('a commit request that is never answered: error[NETWORK] within --http-timeout (plus the upload time at JEV_MIN_RATE), and nothing committed', SAFETY, async () => {
-  const rule = proxy.addFault({ match: '/commit/main', method: 'POST', fault: 'hang' })
-  try {
-    const r = await run(publishDatasetCli, [...SOURCES, '--mirror', FIXTURE_HUB, '--out', out, '--repo', 'someone/stalled', '--http-timeout', '2'], { HF_ENDPOINT: proxy.url, HF_TOKEN: TOKEN, JEV_MIN_RATE: '1000000' })
-    assert.equal(r.status, 6, r.text())
-    assert.match(r.err[0]!, /^error\[NETWORK\]: could not commit to someone\/stalled@main at .*no response within \d+ ms/)
-    assert.equal(rule.applied, 1)
-    assert.ok(!r.text().includes(TOKEN))
-  } finally {
-    proxy.clearFaults()
-  }
-  assert.equal((await commitIds(server.url, 'someone/stalled')).length, 1, 'only the new repo\'s first commit')
-})
+test(
+  'a commit request that is never answered: error[NETWORK] within --http-timeout (plus the upload time at JEV_MIN_RATE), and nothing committed',
+  SAFETY,
+  async () => {
+    const rule = proxy.addFault({ match: '/commit/main', method: 'POST', fault: 'hang' })
+    try {
+      const r = await run(
+        publishDatasetCli,
+        [...SOURCES, '--mirror', FIXTURE_HUB, '--out', out, '--repo', 'someone/stalled', '--http-timeout', '2'],
+        { HF_ENDPOINT: proxy.url, HF_TOKEN: TOKEN, JEV_MIN_RATE: '1000000' },
+      )
+      assert.equal(r.status, 6, r.text())
+      assert.match(r.err[0]!, /^error\[NETWORK\]: could not commit to someone\/stalled@main at .*no response within \d+ ms/)
+      assert.equal(rule.applied, 1)
+      assert.ok(!r.text().includes(TOKEN))
+    } finally {
+      proxy.clearFaults()
+    }
+    assert.equal((await commitIds(server.url, 'someone/stalled')).length, 1, "only the new repo's first commit")
+  },
+)
 
-test('a paths-info that never answers in verify-dataset: error[NETWORK] at JEV_FILE_DEADLINE; then the same cache verifies', SAFETY, async () => {
-  const cacheDir = join(tmp, 'verify-cache')
-  const args = [...SOURCES, '--out', out, '--cache-dir', cacheDir]
-  proxy.addFault({ match: 'paths-info', fault: 'hang' })
-  try {
-    const r = await run(verifyDatasetCli as never, args, { HF_ENDPOINT: proxy.url, JEV_FILE_DEADLINE: '0.3' })
-    assert.equal(r.status, 6, r.text())
-    assert.match(r.err[0]!, /^error\[NETWORK\]: .*gave up after 0\.3 s, the limit for one file or request/)
-  } finally {
-    proxy.clearFaults()
-  }
-  const ok = await run(verifyDatasetCli as never, args, { HF_ENDPOINT: proxy.url })
-  assert.equal(ok.status, 0, ok.text())
-})
+test(
+  'a paths-info that never answers in verify-dataset: error[NETWORK] at JEV_FILE_DEADLINE; then the same cache verifies',
+  SAFETY,
+  async () => {
+    const cacheDir = join(tmp, 'verify-cache')
+    const args = [...SOURCES, '--out', out, '--cache-dir', cacheDir]
+    proxy.addFault({ match: 'paths-info', fault: 'hang' })
+    try {
+      const r = await run(verifyDatasetCli as never, args, { HF_ENDPOINT: proxy.url, JEV_FILE_DEADLINE: '0.3' })
+      assert.equal(r.status, 6, r.text())
+      assert.match(r.err[0]!, /^error\[NETWORK\]: .*gave up after 0\.3 s, the limit for one file or request/)
+    } finally {
+      proxy.clearFaults()
+    }
+    const ok = await run(verifyDatasetCli as never, args, { HF_ENDPOINT: proxy.url })
+    assert.equal(ok.status, 0, ok.text())
+  },
+)
 
-test('a repo (with main) that appears between the plan\'s reads is re-read, not planned as a new branch', async () => {
+test("a repo (with main) that appears between the plan's reads is re-read, not planned as a new branch", async () => {
   let created = false
   // the first read of the branch finds nothing; before the next, someone creates the repo
   const racing: typeof fetch = async (input, init) => {
@@ -85,7 +97,12 @@ test('a repo (with main) that appears between the plan\'s reads is re-read, not 
     return res
   }
   const before = server.requests.filter(isWriteRequest).length
-  const r = await run(publishDatasetCli, [...SOURCES, '--mirror', FIXTURE_HUB, '--out', out, '--repo', 'someone/appeared'], { HF_ENDPOINT: server.url, HF_TOKEN: TOKEN }, racing)
+  const r = await run(
+    publishDatasetCli,
+    [...SOURCES, '--mirror', FIXTURE_HUB, '--out', out, '--repo', 'someone/appeared'],
+    { HF_ENDPOINT: server.url, HF_TOKEN: TOKEN },
+    racing,
+  )
   assert.ok(created)
   assert.equal(r.status, 0, r.text())
   assert.ok(!r.out.some((l) => /new branch/.test(l)), r.text())
@@ -96,7 +113,11 @@ test('a repo (with main) that appears between the plan\'s reads is re-read, not 
 test('a bad bound is error[USAGE] at once, with --mirror too, for every command', async () => {
   const { buildDatasetCli } = await import('../../src/cli/build-dataset.ts')
   const argv = [...SOURCES, '--mirror', FIXTURE_HUB, '--out', join(tmp, 'never')]
-  for (const [cli, extra] of [[buildDatasetCli, ['--http-timeout', 'soon']], [verifyDatasetCli, ['--file-deadline', '0']], [publishDatasetCli, ['--repo', 'a/b', '--min-rate', '1.2.3']]] as const) {
+  for (const [cli, extra] of [
+    [buildDatasetCli, ['--http-timeout', 'soon']],
+    [verifyDatasetCli, ['--file-deadline', '0']],
+    [publishDatasetCli, ['--repo', 'a/b', '--min-rate', '1.2.3']],
+  ] as const) {
     const r = await run(cli as never, [...argv, ...extra], { HF_ENDPOINT: server.url, HF_TOKEN: TOKEN })
     assert.equal(r.status, 2, r.text())
     assert.match(r.err[0]!, /^error\[USAGE\]: --[a-z-]+ "[^"]*" is not a (positive )?number of/)

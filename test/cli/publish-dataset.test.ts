@@ -7,10 +7,10 @@ import { commit } from '@huggingface/hub'
 import { publishDatasetCli } from '../../src/cli/publish-dataset.ts'
 import { runCli } from '../../src/cli/run.ts'
 import { sha256Hex } from '../../src/hash.ts'
-import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, runNode, STACK_FRAME } from '../helpers/cli.ts'
-import { isWriteRequest, startHubServer, type HubServer } from '../helpers/hub-server.ts'
-import { buildFixtureOut, commitIds, downloadAll, FIXTURE_LOCK, TOKEN, writeReseededRecipe } from '../helpers/publish.ts'
 import { OUTPUT_FILES } from '../../src/outputs.ts'
+import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, runNode, STACK_FRAME } from '../helpers/cli.ts'
+import { type HubServer, isWriteRequest, startHubServer } from '../helpers/hub-server.ts'
+import { buildFixtureOut, commitIds, downloadAll, FIXTURE_LOCK, TOKEN, writeReseededRecipe } from '../helpers/publish.ts'
 
 let tmp: string
 let out: string
@@ -71,7 +71,7 @@ test('as a subprocess: publish creates the repo, prints the commit URL; the same
   assert.match(r2.stdout, /tag {7}v1\.0\.0: already on/)
   assert.equal(writes(), before)
   const ids = await commitIds(server.url, 'someone/jev-bench')
-  assert.deepEqual([ids.length, ids[0]], [2, sha], 'the new repo\'s first commit, then ours; nothing more')
+  assert.deepEqual([ids.length, ids[0]], [2, sha], "the new repo's first commit, then ours; nothing more")
   for (const r of [r1, r2]) assert.ok(!`${r.stdout}${r.stderr}`.includes(TOKEN))
 })
 
@@ -87,7 +87,10 @@ test('--dry-run prints repo, revision, parent and every file with size, sha256 a
   assert.match(text, /parent {4}\(the first commit of the new repo\)/)
   for (const f of OUTPUT_FILES) {
     const bytes = await readFile(join(out, f))
-    assert.ok(r.out.some((l) => l.includes(`add       ${f}`) && l.includes(`${bytes.length} bytes`) && l.includes(`sha256 ${sha256Hex(bytes)}`)), f)
+    assert.ok(
+      r.out.some((l) => l.includes(`add       ${f}`) && l.includes(`${bytes.length} bytes`) && l.includes(`sha256 ${sha256Hex(bytes)}`)),
+      f,
+    )
   }
   assert.equal(r.out.at(-1), 'dry run: only read requests were sent; nothing was changed')
   const repo = await fetch(`${server.url}/api/datasets/someone/dry`)
@@ -119,7 +122,10 @@ test('changed data publishes one new commit with replace actions', async () => {
   assert.equal((await publish([...SOURCES, '--out', out, ...args])).status, 0)
   const r = await publish(['--recipe', reseeded, '--out', join(tmp, 'out-777'), ...args])
   assert.equal(r.status, 0, r.text())
-  assert.ok(r.out.some((l) => l.startsWith('  replace   test.jsonl')), r.text())
+  assert.ok(
+    r.out.some((l) => l.startsWith('  replace   test.jsonl')),
+    r.text(),
+  )
   assert.equal((await commitIds(server.url, 'someone/changing')).length, 3)
 })
 
@@ -161,7 +167,10 @@ test('a tampered or stale out/ is refused before any request to the Hub', async 
   for (const extra of [[], ['--no-verify']]) {
     const r = await publish([...SOURCES, '--out', tampered, '--repo', 'someone/refused', ...extra])
     assert.match(assertOneError(r, 'VERIFY', 9), /nothing was sent/)
-    assert.ok(r.err.some((l) => l.includes('val.jsonl')), r.text())
+    assert.ok(
+      r.err.some((l) => l.includes('val.jsonl')),
+      r.text(),
+    )
   }
   // out/ built from another recipe than the one being verified against
   const stale = await publish([...SOURCES, '--out', join(tmp, 'out-777'), '--repo', 'someone/refused'])
@@ -187,7 +196,10 @@ test('card metadata the Hub would reject is listed field by field, and nothing i
   const r = await publish(['--out', bad, '--repo', 'someone/card', '--no-verify'])
   assert.match(assertOneError(r, 'CARD', 8), /problems in .*README\.md front matter; nothing was sent/)
   for (const field of ['license:', 'size_categories:', 'configs[0].data_files:', 'dataset_info.splits[test].num_examples:'])
-    assert.ok(r.err.some((l) => l.includes(field)), `${field}\n${r.text()}`)
+    assert.ok(
+      r.err.some((l) => l.includes(field)),
+      `${field}\n${r.text()}`,
+    )
   assert.equal(server.requests.length, before)
 })
 
@@ -195,7 +207,10 @@ test('a concurrent commit between reading and committing: error[CONFLICT], exit 
   const args = [...SOURCES, '--out', out, '--repo', 'someone/raced']
   assert.equal((await publish(args)).status, 0)
   await commit({
-    hubUrl: server.url, accessToken: TOKEN, repo: { type: 'dataset', name: 'someone/raced' }, title: 'stray file',
+    hubUrl: server.url,
+    accessToken: TOKEN,
+    repo: { type: 'dataset', name: 'someone/raced' },
+    title: 'stray file',
     operations: [{ operation: 'addOrUpdate', path: 'manifest.json', content: new Blob(['{}\n']) }],
   })
   let raced = false
@@ -204,7 +219,10 @@ test('a concurrent commit between reading and committing: error[CONFLICT], exit 
     if (!raced && url.includes('/preupload/')) {
       raced = true
       await commit({
-        hubUrl: server.url, accessToken: TOKEN, repo: { type: 'dataset', name: 'someone/raced' }, title: 'theirs',
+        hubUrl: server.url,
+        accessToken: TOKEN,
+        repo: { type: 'dataset', name: 'someone/raced' },
+        title: 'theirs',
         operations: [{ operation: 'addOrUpdate', path: 'theirs.txt', content: new Blob(['x']) }],
       })
     }

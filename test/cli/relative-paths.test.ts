@@ -23,7 +23,8 @@ async function build(argv: string[], env: NodeJS.ProcessEnv = {}) {
 }
 
 async function assertSame(out: string): Promise<void> {
-  for (const f of ['test.jsonl', 'val.jsonl', 'README.md', 'manifest.json']) assert.ok((await readFile(join(out, f))).equals(await readFile(join(reference, f))), f)
+  for (const f of ['test.jsonl', 'val.jsonl', 'README.md', 'manifest.json'])
+    assert.ok((await readFile(join(out, f))).equals(await readFile(join(reference, f))), f)
 }
 
 before(async () => {

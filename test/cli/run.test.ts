@@ -13,7 +13,10 @@ test('bin/jev.mjs: an unknown command, or the helper module run, is a USAGE erro
     const r = spawnSync(process.execPath, ['bin/jev.mjs', command, '--help'], { cwd: ROOT, encoding: 'utf8' })
     assert.equal(r.status, 2, `${command}: ${r.stderr}`)
     assert.equal(r.stderr.split('\n')[0], `error[USAGE]: unknown command ${JSON.stringify(command)}`)
-    assert.match(r.stderr, /^hint: one of build-dataset, check-dataset, diff-dataset, publish-dataset, recipe-schema, serve-hub, verify-dataset$/m)
+    assert.match(
+      r.stderr,
+      /^hint: one of build-dataset, check-dataset, diff-dataset, publish-dataset, recipe-schema, serve-hub, verify-dataset$/m,
+    )
   }
 })
 
@@ -37,7 +40,19 @@ test('a failing CLI delivers all its output to a slow pipe before it exits', asy
     const extra = Array.from({ length: 10000 }, (_, i) => line.replace(/"id":"[^"]+"/, `"id":"extra-${i}"`)).join('\n')
     await appendFile(join(out, 'test.jsonl'), `${extra}\n`)
     // a reader that starts a second late, as `| (sleep 1; jq …)` does
-    const args = ['bin/jev.mjs', 'verify-dataset', '--recipe', FIXTURE_RECIPE, '--lock', FIXTURE_LOCK, '--mirror', FIXTURE_HUB, '--out', out, '--json']
+    const args = [
+      'bin/jev.mjs',
+      'verify-dataset',
+      '--recipe',
+      FIXTURE_RECIPE,
+      '--lock',
+      FIXTURE_LOCK,
+      '--mirror',
+      FIXTURE_HUB,
+      '--out',
+      out,
+      '--json',
+    ]
     const cmd = `set -o pipefail; ${[process.execPath, ...args].map((a) => `'${a}'`).join(' ')} | (sleep 1; cat)`
     const r = spawnSync('bash', ['-c', cmd], { cwd: ROOT, encoding: 'utf8', maxBuffer: 2 ** 26 })
     const status = r.status

@@ -20,10 +20,20 @@
  * Redirects to upstream are rewritten to come back through the proxy (relative ones already do),
  * so LFS downloads from the /cdn-lfs/ URL can be faulted too. Every hang ends when the proxy closes.
  */
-import { Agent, createServer, request, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
+import { Agent, createServer, type IncomingHttpHeaders, type IncomingMessage, request, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-export type ProxyFault = `status:${number}` | 'html200' | 'hang' | `delay:${number}` | 'hold' | 'reset' | 'truncate' | 'corrupt' | 'hang-body' | `trickle:${number}`
+export type ProxyFault =
+  | `status:${number}`
+  | 'html200'
+  | 'hang'
+  | `delay:${number}`
+  | 'hold'
+  | 'reset'
+  | 'truncate'
+  | 'corrupt'
+  | 'hang-body'
+  | `trickle:${number}`
 
 export interface FaultRule {
   /** substring of the decoded request URL (path and query) */
@@ -71,8 +81,18 @@ export interface FaultProxy {
 
 const BODY_FAULTS = new Set<ProxyFault>(['reset', 'truncate', 'corrupt', 'hang-body'])
 const isBodyFault = (f: ProxyFault) => BODY_FAULTS.has(f) || f.startsWith('trickle:')
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'proxy-connection', 'upgrade', 'te', 'trailer'])
-export const HTML_PAGE = '<!DOCTYPE html>\n<html><head><title>503 Service Unavailable</title></head><body><h1>Please try again later</h1></body></html>\n'
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-length',
+  'proxy-connection',
+  'upgrade',
+  'te',
+  'trailer',
+])
+export const HTML_PAGE =
+  '<!DOCTYPE html>\n<html><head><title>503 Service Unavailable</title></head><body><h1>Please try again later</h1></body></html>\n'
 
 const decode = (u: string) => {
   try {
@@ -115,7 +135,11 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
   const take = (req: IncomingMessage, body: boolean): ActiveRule | undefined => {
     const url = decode(req.url ?? '/')
     const rule = rules.find(
-      (r) => (r.times === undefined || r.applied < r.times) && isBodyFault(r.fault) === body && (!r.method || r.method === req.method) && url.includes(r.match),
+      (r) =>
+        (r.times === undefined || r.applied < r.times) &&
+        isBodyFault(r.fault) === body &&
+        (!r.method || r.method === req.method) &&
+        url.includes(r.match),
     )
     if (rule) rule.applied++
     return rule
@@ -148,7 +172,12 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const rec: ProxyRequest = { method: req.method ?? 'GET', url: req.url ?? '/', range: req.headers.range !== undefined, auth: req.headers.authorization !== undefined }
+    const rec: ProxyRequest = {
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      range: req.headers.range !== undefined,
+      auth: req.headers.authorization !== undefined,
+    }
     requests.push(rec)
     const chunks: Buffer[] = []
     for await (const c of req) chunks.push(c as Buffer)

@@ -8,8 +8,8 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { parentPort, workerData } from 'node:worker_threads'
-import { sha256Hex } from '../../src/hash.ts'
 import { type ErrorCode, isJevError } from '../../src/errors.ts'
+import { sha256Hex } from '../../src/hash.ts'
 import { readLock } from '../../src/lock.ts'
 import { buildDataset } from '../../src/pipeline.ts'
 import { loadRecipe } from '../../src/recipe.ts'
@@ -84,13 +84,16 @@ async function run(c: Case): Promise<{ outcome: string } | { message: string }> 
   try {
     const built = await buildDataset(recipe, fetcherFor(c), { lock })
     // the rows decoded are the locked ones, so the output must be the reference, byte for byte
-    if ([...built.files.keys()].join() !== [...reference.keys()].join()) return { message: `other output files: ${[...built.files.keys()].join(', ')}` }
-    for (const [name, content] of reference) if (built.files.get(name) !== content) return { message: `built, but ${name} differs from the reference` }
+    if ([...built.files.keys()].join() !== [...reference.keys()].join())
+      return { message: `other output files: ${[...built.files.keys()].join(', ')}` }
+    for (const [name, content] of reference)
+      if (built.files.get(name) !== content) return { message: `built, but ${name} differs from the reference` }
     return { outcome: 'built, identical' }
   } catch (e) {
     if (!isJevError(e)) return { message: `an untyped ${(e as Error)?.name ?? typeof e}: ${(e as Error)?.message ?? String(e)}` }
     if (!EXPECTED.includes(e.code)) return { message: `error[${e.code}] ${e.message}` }
-    if (e.context.source === undefined && e.context.file === undefined) return { message: `error[${e.code}] names neither source nor file: ${e.message}` }
+    if (e.context.source === undefined && e.context.file === undefined)
+      return { message: `error[${e.code}] names neither source nor file: ${e.message}` }
     return { outcome: `error[${e.code}]` }
   }
 }
@@ -101,6 +104,10 @@ for (let i = 0; i < cases; i++) {
   post({ kind: 'start', i, label })
   const t0 = performance.now()
   const r = await run(c)
-  post('outcome' in r ? { kind: 'done', i, label, outcome: r.outcome, ms: performance.now() - t0 } : { kind: 'fail', i, label, message: r.message })
+  post(
+    'outcome' in r
+      ? { kind: 'done', i, label, outcome: r.outcome, ms: performance.now() - t0 }
+      : { kind: 'fail', i, label, message: r.message },
+  )
 }
 post({ kind: 'end' })

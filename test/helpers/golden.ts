@@ -7,10 +7,10 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { sha256Hex } from '../../src/hash.ts'
 import { readLock } from '../../src/lock.ts'
+import { OUTPUT_FILES } from '../../src/outputs.ts'
 import { buildDataset } from '../../src/pipeline.ts'
 import { loadRecipe } from '../../src/recipe.ts'
 import { createMirrorFetcher } from '../../src/sources/mirror.ts'
-import { OUTPUT_FILES } from '../../src/outputs.ts'
 import { FIXTURE_HUB, FIXTURE_RECIPE, ROOT } from './cli.ts'
 
 export const GOLDEN = join(ROOT, 'test/fixtures/golden.json')

@@ -14,7 +14,13 @@ if (!endpoint || !cacheDir || !list) {
   process.exit(2)
 }
 // Short lock polls: the test is bounded by the downloads, not the poll interval.
-const hub = createHubFetcher({ endpoint, cacheDir, sleep: pollSleep, log: (l) => process.stderr.write(`${l}\n`), ...(process.env.HF_TOKEN ? { token: process.env.HF_TOKEN } : {}) })
+const hub = createHubFetcher({
+  endpoint,
+  cacheDir,
+  sleep: pollSleep,
+  log: (l) => process.stderr.write(`${l}\n`),
+  ...(process.env.HF_TOKEN ? { token: process.env.HF_TOKEN } : {}),
+})
 const files = JSON.parse(list) as Array<[string, string, string]>
 try {
   const got = await Promise.all(files.map(([repo, revision, path]) => hub.fetchFile(repo, revision, path)))

@@ -32,7 +32,13 @@ const recipe = JSON.parse(await readFile(join(ROOT, 'test', 'fixtures', 'recipe.
   sources: Array<{ repo: string; revision: string; files: Record<string, string[]> }>
 }
 export const ALL_FILES: Array<[string, string, string]> = [
-  ...new Map(recipe.sources.flatMap((s) => Object.values(s.files).flat().map((p) => [`${s.repo} ${p}`, [s.repo, s.revision, p] as [string, string, string]]))).values(),
+  ...new Map(
+    recipe.sources.flatMap((s) =>
+      Object.values(s.files)
+        .flat()
+        .map((p) => [`${s.repo} ${p}`, [s.repo, s.revision, p] as [string, string, string]]),
+    ),
+  ).values(),
 ]
 
 /**
@@ -59,7 +65,10 @@ export function hangOnlyTimeouts(proxy: FaultProxy): typeof fetch {
     // the proxy records a hang a moment after the request reaches it: until then, look again
     const check = (): void => {
       if (over || real.signal.aborted) return
-      if (hung()) return real.abort(init?.signal?.reason)
+      if (hung()) {
+        real.abort(init?.signal?.reason)
+        return
+      }
       setTimeout(check, 5)
     }
     init?.signal?.addEventListener('abort', check, { once: true })
@@ -67,7 +76,10 @@ export function hangOnlyTimeouts(proxy: FaultProxy): typeof fetch {
       over = true
       throw e
     })
-    if (!res.body) return (over = true), res
+    if (!res.body) {
+      over = true
+      return res
+    }
     const reader = res.body.getReader()
     // one chunk per read, no queue: `delivered` is what the guard has read
     const body = new ReadableStream<Uint8Array>(
@@ -77,11 +89,18 @@ export function hangOnlyTimeouts(proxy: FaultProxy): typeof fetch {
             over = true
             throw e
           })
-          if (done) return (over = true), c.close()
+          if (done) {
+            over = true
+            c.close()
+            return
+          }
           delivered += value.length
           c.enqueue(value)
         },
-        cancel: (why) => ((over = true), reader.cancel(why)),
+        cancel: (why) => {
+          over = true
+          return reader.cancel(why)
+        },
       },
       { highWaterMark: 0 },
     )
@@ -115,11 +134,19 @@ export async function withRig(fn: (r: Rig) => Promise<void>, opts: { root?: stri
   const logs: string[] = []
   try {
     await fn({
-      hub, proxy, tmp, cacheDir, sleeps, logs,
+      hub,
+      proxy,
+      tmp,
+      cacheDir,
+      sleeps,
+      logs,
       repoDir: join(cacheDir, 'datasets--allenai--ai2_arc'),
       fetcher: (extra = {}) =>
         createHubFetcher({
-          endpoint: proxy.url, cacheDir, random: () => 0, log: (l) => logs.push(l),
+          endpoint: proxy.url,
+          cacheDir,
+          random: () => 0,
+          log: (l) => logs.push(l),
           sleep: async (ms) => void sleeps.push(ms),
           ...extra,
         }),
@@ -131,7 +158,6 @@ export async function withRig(fn: (r: Rig) => Promise<void>, opts: { root?: stri
   }
 }
 
-
 export async function listAll(dir: string): Promise<string[]> {
   return ((await readdir(dir, { recursive: true }).catch(() => [])) as string[]).map(String).sort()
 }
@@ -139,8 +165,17 @@ export async function listAll(dir: string): Promise<string[]> {
 /** No temp file and no lock anywhere; with `empty`, no blob or snapshot either. */
 export async function assertClean(cacheDir: string, empty = false): Promise<void> {
   const all = await listAll(cacheDir)
-  assert.deepEqual(all.filter((p) => p.endsWith('.incomplete') || p.endsWith('.lock')), [], 'temp or lock files left')
-  if (empty) assert.deepEqual(all.filter((p) => /\/(blobs|snapshots)\//.test(p)), [], 'nothing may enter the cache')
+  assert.deepEqual(
+    all.filter((p) => p.endsWith('.incomplete') || p.endsWith('.lock')),
+    [],
+    'temp or lock files left',
+  )
+  if (empty)
+    assert.deepEqual(
+      all.filter((p) => /\/(blobs|snapshots)\//.test(p)),
+      [],
+      'nothing may enter the cache',
+    )
 }
 
 /** Every blob hashes to its name; every snapshot link points at a blob that exists. */
@@ -171,4 +206,3 @@ export const fullDownloads = (proxy: FaultProxy) => {
   }
   return n
 }
-

@@ -4,10 +4,10 @@
  * and accepting repo creation, uploads and tags into memory.
  */
 export {
-  isWriteRequest,
-  startHubServer,
   type FaultKind,
   type HubRequest,
   type HubServer,
   type HubServerOptions,
+  isWriteRequest,
+  startHubServer,
 } from '../../src/hub-server/index.ts'

@@ -7,7 +7,10 @@ export type Row = Record<string, unknown>
 
 export async function readRows(file: string): Promise<Row[]> {
   const buf = await readFile(file)
-  return (await parquetReadObjects({ file: buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer, compressors })) as Row[]
+  return (await parquetReadObjects({
+    file: buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer,
+    compressors,
+  })) as Row[]
 }
 
 /** Rewrites a Parquet file in place with other rows, keeping its own schema. */

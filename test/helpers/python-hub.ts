@@ -13,15 +13,20 @@ export const PY_HUB_ENV = 'JEV_PY_HUB_SRC'
 export const PYTHON = '/usr/bin/python3'
 const SCRIPTS = join(ROOT, 'test/interop')
 
-export const pyHubSources = (env: NodeJS.ProcessEnv = process.env): string[] => (env[PY_HUB_ENV] ?? '').split(delimiter).filter((s) => s !== '')
+export const pyHubSources = (env: NodeJS.ProcessEnv = process.env): string[] =>
+  (env[PY_HUB_ENV] ?? '').split(delimiter).filter((s) => s !== '')
 
 /** The client's version, or why it cannot be used (no python3, or an import that fails: missing dependencies). */
 export function probePyHub(src: string): { version: string } | { reason: string } {
-  const r = spawnSync(PYTHON, ['-c', 'import huggingface_hub as h; from huggingface_hub import HfApi, DatasetCard, HfFileSystem; print(h.__version__)'], {
-    env: baseEnv(src, '/nonexistent'),
-    encoding: 'utf8',
-    timeout: 60_000,
-  })
+  const r = spawnSync(
+    PYTHON,
+    ['-c', 'import huggingface_hub as h; from huggingface_hub import HfApi, DatasetCard, HfFileSystem; print(h.__version__)'],
+    {
+      env: baseEnv(src, '/nonexistent'),
+      encoding: 'utf8',
+      timeout: 60_000,
+    },
+  )
   if (r.error) return { reason: `${PYTHON} cannot be run (${r.error.message})` }
   if (r.status !== 0) return { reason: `huggingface_hub from ${src} does not import with ${PYTHON}: ${r.stderr.trim().split('\n').pop()}` }
   return { version: r.stdout.trim() }
@@ -57,7 +62,16 @@ export interface PyRun {
  * Runs `test/interop/<script>` with the spec as a JSON file, against the Hub at
  * `endpoint`, in its own HOME; asynchronous, as the Hub it talks to runs in this process.
  */
-export async function runPyScript(o: { src: string; script: string; spec: unknown; home: string; endpoint: string; token: string; args?: string[]; env?: NodeJS.ProcessEnv }): Promise<PyRun> {
+export async function runPyScript(o: {
+  src: string
+  script: string
+  spec: unknown
+  home: string
+  endpoint: string
+  token: string
+  args?: string[]
+  env?: NodeJS.ProcessEnv
+}): Promise<PyRun> {
   const specPath = join(o.home, `${o.script}.spec.json`)
   await writeFile(specPath, JSON.stringify(o.spec))
   const env = { ...baseEnv(o.src, o.home), HF_ENDPOINT: o.endpoint, HF_TOKEN: o.token, ...o.env }
@@ -65,14 +79,20 @@ export async function runPyScript(o: { src: string; script: string; spec: unknow
     const child = spawn(PYTHON, [join(SCRIPTS, o.script), specPath, ...(o.args ?? [])], { cwd: SCRIPTS, env })
     let stdout = ''
     let output = ''
-    child.stdout.setEncoding('utf8').on('data', (d: string) => ((stdout += d), (output += d)))
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d
+      output += d
+    })
     child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d))
     // bounded: a hung client fails the test instead of stalling the suite
     const timer = setTimeout(() => child.kill('SIGKILL'), 180_000)
     child.on('error', ko)
     child.on('close', (status) => {
       clearTimeout(timer)
-      const passed = stdout.split('\n').filter((l) => l.startsWith('ok ')).map((l) => l.slice(3))
+      const passed = stdout
+        .split('\n')
+        .filter((l) => l.startsWith('ok '))
+        .map((l) => l.slice(3))
       ok({ status, ok: new Set(passed), output })
     })
   })

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { commit, createRepo } from '@huggingface/hub'
 import { sha256Hex } from '../../src/hash.ts'
-import { isWriteRequest, startHubServer, type HubServer } from '../helpers/hub-server.ts'
+import { type HubServer, isWriteRequest, startHubServer } from '../helpers/hub-server.ts'
 import { buildFixtureOut } from '../helpers/publish.ts'
 
 const TOKEN = 'hf_fidelityTests00000000'
@@ -33,16 +33,31 @@ after(async () => {
   await rm(tmp, { recursive: true, force: true })
 })
 
-interface Sibling { rfilename: string; size?: number; blobId?: string; lfs?: { sha256: string; size: number; pointerSize: number } }
-interface Info { siblings: Sibling[]; cardData?: { license?: string; configs?: { data_files: { split: string }[] }[] } }
+interface Sibling {
+  rfilename: string
+  size?: number
+  blobId?: string
+  lfs?: { sha256: string; size: number; pointerSize: number }
+}
+interface Info {
+  siblings: Sibling[]
+  cardData?: { license?: string; configs?: { data_files: { split: string }[] }[] }
+}
 const getJson = async <T>(path: string): Promise<T> => {
   const r = await fetch(`${server.url}${path}`)
   assert.equal(r.status, 200, path)
   return (await r.json()) as T
 }
 const validate = async (content: string, repoType = 'dataset') => {
-  const r = await fetch(`${server.url}/api/validate-yaml`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ content, repoType }) })
-  return { status: r.status, body: (await r.json()) as { errors?: { message: string }[]; warnings?: { message: string }[]; error?: string } }
+  const r = await fetch(`${server.url}/api/validate-yaml`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ content, repoType }),
+  })
+  return {
+    status: r.status,
+    body: (await r.json()) as { errors?: { message: string }[]; warnings?: { message: string }[]; error?: string },
+  }
 }
 
 test('validate-yaml: the card the builder writes is 200 with no errors nor warnings; a bad one is 400 naming each problem', async () => {
@@ -50,10 +65,13 @@ test('validate-yaml: the card the builder writes is 200 with no errors nor warni
   const bad = card.replace(/^license: .*$/m, 'license: not-a-licence').replace(/^- multiple-choice$/m, '- guessing')
   const r = await validate(bad)
   assert.equal(r.status, 400)
-  assert.deepEqual(r.body.errors!.map((e) => e.message), [
-    'README.md: license: "not-a-licence" is not one of the Hub\'s licence ids (e.g. cc-by-sa-4.0, mit, other)',
-    'README.md: task_categories: "guessing" is not one of the Hub\'s task categories',
-  ])
+  assert.deepEqual(
+    r.body.errors!.map((e) => e.message),
+    [
+      'README.md: license: "not-a-licence" is not one of the Hub\'s licence ids (e.g. cc-by-sa-4.0, mit, other)',
+      'README.md: task_categories: "guessing" is not one of the Hub\'s task categories',
+    ],
+  )
   const broken = await validate('---\nlicense: [mit\n---\n# x\n')
   assert.equal(broken.status, 400)
   assert.match(broken.body.errors![0]!.message, /not plain YAML/)
@@ -65,7 +83,10 @@ test('validate-yaml: no front matter, or missing fields, are warnings with 200; 
   assert.deepEqual(none.body, { errors: [], warnings: [{ message: 'README.md: empty or missing yaml metadata in repo card' }] })
   const thin = await validate('---\nlicense: mit\n---\n')
   assert.equal(thin.status, 200)
-  assert.deepEqual(thin.body.warnings!.map((w) => w.message), ['README.md: pretty_name: missing or empty', 'README.md: task_categories: missing', 'README.md: language: missing'])
+  assert.deepEqual(
+    thin.body.warnings!.map((w) => w.message),
+    ['README.md: pretty_name: missing or empty', 'README.md: task_categories: missing', 'README.md: language: missing'],
+  )
   assert.equal((await validate(card, 'model')).status, 400)
   const notJson = await fetch(`${server.url}/api/validate-yaml`, { method: 'POST', body: '{"content": 1}' })
   assert.equal(notJson.status, 400)
@@ -77,9 +98,18 @@ test('boolean query parameters read as the Hub does: true, True and 1; anything 
   const all = ['data', 'data/x.parquet', 'notes.txt']
   for (const q of ['recursive=true', 'recursive=True', 'recursive=1']) assert.deepEqual(await paths(q), all, q)
   for (const q of ['recursive=false', 'recursive=False', 'recursive=0', '']) assert.deepEqual(await paths(q), ['data', 'notes.txt'], q)
-  const expanded = await getJson<{ path: string; lastCommit?: object; securityFileStatus?: object }[]>('/api/datasets/acme/tiny/tree/main?recursive=True&expand=True')
-  assert.ok(expanded.every((e) => e.lastCommit), 'every entry has its lastCommit')
-  assert.deepEqual(expanded.filter((e) => e.securityFileStatus).map((e) => e.path), ['data/x.parquet', 'notes.txt'], 'files only have a scan status')
+  const expanded = await getJson<{ path: string; lastCommit?: object; securityFileStatus?: object }[]>(
+    '/api/datasets/acme/tiny/tree/main?recursive=True&expand=True',
+  )
+  assert.ok(
+    expanded.every((e) => e.lastCommit),
+    'every entry has its lastCommit',
+  )
+  assert.deepEqual(
+    expanded.filter((e) => e.securityFileStatus).map((e) => e.path),
+    ['data/x.parquet', 'notes.txt'],
+    'files only have a scan status',
+  )
 })
 
 test('repo info with blobs=True gives each sibling its size, blobId and LFS facts; without it, names only', async () => {
@@ -104,5 +134,8 @@ test('repo info carries cardData, the README front matter parsed, once a README 
   await commit({ ...hub, repo, title: 'card', operations: [{ operation: 'addOrUpdate', path: 'README.md', content: new Blob([card]) }] })
   const info = await getJson<Info>('/api/datasets/me/carded')
   assert.equal(info.cardData?.license, /^license: (.*)$/m.exec(card)![1])
-  assert.deepEqual(info.cardData?.configs?.[0]?.data_files.map((d) => d.split), ['test', 'val'])
+  assert.deepEqual(
+    info.cardData?.configs?.[0]?.data_files.map((d) => d.split),
+    ['test', 'val'],
+  )
 })

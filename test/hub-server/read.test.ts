@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { commit, createRepo, datasetInfo, listCommits, listFiles, pathsInfo, repoExists } from '@huggingface/hub'
 import { isJevError } from '../../src/errors.ts'
-import { isWriteRequest, startHubServer, type HubServer } from '../helpers/hub-server.ts'
+import { type HubServer, isWriteRequest, startHubServer } from '../helpers/hub-server.ts'
 
 const TOKEN = 'hf_readTests000000000000'
 const sha1 = (s: string) => createHash('sha1').update(s).digest('hex')
@@ -50,7 +50,8 @@ test('a mirror repo: main and HEAD name one fixed commit, any full commit id is 
 
 test('tree lists folders before their contents, .parquet as LFS; paths-info answers files and folders; links out of the mirror are not served', async () => {
   const entries = []
-  for await (const f of listFiles({ ...hub(), repo: repo('acme/tiny'), recursive: true })) entries.push(`${f.type} ${f.path}${f.lfs ? ' lfs' : ''}`)
+  for await (const f of listFiles({ ...hub(), repo: repo('acme/tiny'), recursive: true }))
+    entries.push(`${f.type} ${f.path}${f.lfs ? ' lfs' : ''}`)
   assert.deepEqual(entries, ['directory data', 'directory data/deep', 'file data/deep/y.txt', 'file data/x.parquet lfs', 'file notes.txt'])
   const top = []
   for await (const f of listFiles({ ...hub(), repo: repo('acme/tiny'), path: 'data' })) top.push(f.path)
@@ -59,7 +60,10 @@ test('tree lists folders before their contents, .parquet as LFS; paths-info answ
   assert.equal(missing.status, 404)
   assert.equal(missing.headers.get('x-error-code'), 'EntryNotFound')
   const info = await pathsInfo({ ...hub(), repo: repo('acme/tiny'), paths: ['data', 'notes.txt', 'escape.txt', 'absent'] })
-  assert.deepEqual(info.map((i) => `${i.type} ${i.path}`), ['directory data', 'file notes.txt'])
+  assert.deepEqual(
+    info.map((i) => `${i.type} ${i.path}`),
+    ['directory data', 'file notes.txt'],
+  )
   const leak = await fetch(`${server.url}/datasets/acme/tiny/resolve/main/escape.txt`)
   assert.equal(leak.status, 404)
   const bad = await fetch(`${server.url}/api/datasets/acme/tiny/revision/no-such-branch`)
@@ -69,7 +73,11 @@ test('tree lists folders before their contents, .parquet as LFS; paths-info answ
 
 test('an owner with an encoded slash is no way out of the mirror', async () => {
   // decoded, x/../../.. would put <mirror>/datasets/x/../../../outside at the mirror's parent
-  for (const path of ['/api/datasets/x%2F..%2F..%2F../outside', '/api/datasets/x%2F..%2F..%2F../outside/tree/main', '/datasets/x%2F..%2F..%2F../outside/resolve/main/passwords.txt']) {
+  for (const path of [
+    '/api/datasets/x%2F..%2F..%2F../outside',
+    '/api/datasets/x%2F..%2F..%2F../outside/tree/main',
+    '/datasets/x%2F..%2F..%2F../outside/resolve/main/passwords.txt',
+  ]) {
     const r = await fetch(`${server.url}${path}`)
     assert.equal(r.status, 400, path)
     assert.doesNotMatch(await r.text(), /passwords/, path)
@@ -87,7 +95,7 @@ test('a file path with an encoded .. is no way out of its repo, to the mirror ro
   }
 })
 
-test('LFS files redirect to a signed CDN URL; without the signature, or with another file\'s, the CDN refuses', async () => {
+test("LFS files redirect to a signed CDN URL; without the signature, or with another file's, the CDN refuses", async () => {
   const r = await fetch(`${server.url}/datasets/acme/tiny/resolve/main/data/x.parquet`, { redirect: 'manual' })
   assert.equal(r.status, 302)
   // absolute, as the Hub's: Python's client would follow a relative one as a renamed repo
@@ -105,7 +113,12 @@ test('LFS files redirect to a signed CDN URL; without the signature, or with ano
 
 test('mirror repos are read-only, and their names cannot be taken by a new repo', async () => {
   await assert.rejects(
-    commit({ ...hub(), repo: repo('acme/tiny'), title: 'x', operations: [{ operation: 'addOrUpdate', path: 'a.txt', content: new Blob(['a']) }] }),
+    commit({
+      ...hub(),
+      repo: repo('acme/tiny'),
+      title: 'x',
+      operations: [{ operation: 'addOrUpdate', path: 'a.txt', content: new Blob(['a']) }],
+    }),
     (e: Error & { statusCode?: number }) => e.statusCode === 403,
   )
   await assert.rejects(createRepo({ ...hub(), repo: repo('acme/tiny') }), (e: Error & { statusCode?: number }) => e.statusCode === 409)
@@ -113,7 +126,11 @@ test('mirror repos are read-only, and their names cannot be taken by a new repo'
 
 test('a private repo answers 401 to requests without credentials, and works with any token', async () => {
   await createRepo({ ...hub(), repo: repo('acme/private'), visibility: 'private' })
-  for (const path of ['/api/datasets/acme/private/revision/main', '/api/datasets/acme/private/tree/main', '/datasets/acme/private/resolve/main/.gitattributes']) {
+  for (const path of [
+    '/api/datasets/acme/private/revision/main',
+    '/api/datasets/acme/private/tree/main',
+    '/datasets/acme/private/resolve/main/.gitattributes',
+  ]) {
     const r = await fetch(`${server.url}${path}`)
     assert.equal(r.status, 401, path)
     assert.equal((await fetch(`${server.url}${path}`, { headers: { Authorization: `Bearer ${TOKEN}` } })).status, 200, path)
@@ -122,7 +139,10 @@ test('a private repo answers 401 to requests without credentials, and works with
 })
 
 test('writes need a Bearer hf_ token; whoami-v2 answers one', async () => {
-  const r = await fetch(`${server.url}/api/repos/create`, { method: 'POST', body: JSON.stringify({ name: 'x', organization: 'acme', type: 'dataset' }) })
+  const r = await fetch(`${server.url}/api/repos/create`, {
+    method: 'POST',
+    body: JSON.stringify({ name: 'x', organization: 'acme', type: 'dataset' }),
+  })
   assert.equal(r.status, 401)
   const me = await fetch(`${server.url}/api/whoami-v2`, { headers: { Authorization: `Bearer ${TOKEN}` } })
   assert.equal(((await me.json()) as { name: string }).name, 'local')

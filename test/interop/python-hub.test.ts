@@ -10,34 +10,53 @@ import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type TestContext, test } from 'node:test'
-import { sha256Hex } from '../../src/hash.ts'
 import { buildDatasetCli } from '../../src/cli/build-dataset.ts'
 import { runCli } from '../../src/cli/run.ts'
+import { sha256Hex } from '../../src/hash.ts'
 import { loadRecipe, sourceFiles } from '../../src/recipe.ts'
 import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE } from '../helpers/cli.ts'
 import { type HubServer, startHubServer } from '../helpers/hub-server.ts'
 import { buildFixtureOut, TOKEN } from '../helpers/publish.ts'
-import { probePyHub, PY_HUB_ENV, pyHubSources, PYTHON, runPyScript } from '../helpers/python-hub.ts'
+import { PY_HUB_ENV, PYTHON, probePyHub, pyHubSources, runPyScript } from '../helpers/python-hub.ts'
 
 const OUT_FILES = ['README.md', 'manifest.json', 'test.jsonl', 'val.jsonl']
 
 /** The checks each script must report `ok`, in its order: one subtest each. */
 const CHECKS = {
   'reads.py': [
-    'hf_hub_download at a pinned commit', 'hf_hub_download at main', 'snapshot_download with allow_patterns', 'dataset_info',
-    'dataset_info files_metadata=True gives size and lfs', 'list_repo_refs', 'get_paths_info', 'list_repo_commits',
-    'list_repo_files (recursive=True)', 'list_repo_tree recursive and expanded', 'HfFileSystem glob and find', '404s: repository, revision, entry',
+    'hf_hub_download at a pinned commit',
+    'hf_hub_download at main',
+    'snapshot_download with allow_patterns',
+    'dataset_info',
+    'dataset_info files_metadata=True gives size and lfs',
+    'list_repo_refs',
+    'get_paths_info',
+    'list_repo_commits',
+    'list_repo_files (recursive=True)',
+    'list_repo_tree recursive and expanded',
+    'HfFileSystem glob and find',
+    '404s: repository, revision, entry',
   ],
   'writes.py': [
-    'create_repo, and 409 for an existing one unless exist_ok', 'upload_file, downloaded back', 'LFS upload and download',
-    'create_branch, and 409 for an existing one', 'create_tag and delete_tag, 409 for an existing tag', '412 for a commit on a stale parent',
-    '403 for a write to a read-only mirror repo', 'validate-yaml: a good card is committed, and dataset_info gives its cardData',
-    'validate-yaml: a card with an unknown licence is refused before any commit', 'validate-yaml: a card without front matter is committed with the Hub\'s warning',
+    'create_repo, and 409 for an existing one unless exist_ok',
+    'upload_file, downloaded back',
+    'LFS upload and download',
+    'create_branch, and 409 for an existing one',
+    'create_tag and delete_tag, 409 for an existing tag',
+    '412 for a commit on a stale parent',
+    '403 for a write to a read-only mirror repo',
+    'validate-yaml: a good card is committed, and dataset_info gives its cardData',
+    'validate-yaml: a card with an unknown licence is refused before any commit',
+    "validate-yaml: a card without front matter is committed with the Hub's warning",
   ],
   'publish.py': [
-    'create_repo', 'upload_folder of the output folder (README.md validated first)', 'create_tag',
-    'the files on the tag, downloaded back, are byte-identical to the output folder', 'a second identical upload_folder makes no commit',
-    'DatasetCard.load gives the card\'s licence', 'dataset_info: cardData and file sizes',
+    'create_repo',
+    'upload_folder of the output folder (README.md validated first)',
+    'create_tag',
+    'the files on the tag, downloaded back, are byte-identical to the output folder',
+    'a second identical upload_folder makes no commit',
+    "DatasetCard.load gives the card's licence",
+    'dataset_info: cardData and file sizes',
   ],
   'cache.py fill': ['hf_hub_download fills the cache'],
   'cache.py read': [
@@ -48,7 +67,9 @@ const CHECKS = {
 
 const sources = pyHubSources()
 if (sources.length === 0) {
-  test('Python huggingface_hub against serve-hub', { skip: `not run: ${PY_HUB_ENV} is not set (the folder holding the huggingface_hub package, e.g. ../pyhub/v0.36.2/src; ":" between several)` }, () => {})
+  test('Python huggingface_hub against serve-hub', {
+    skip: `not run: ${PY_HUB_ENV} is not set (the folder holding the huggingface_hub package, e.g. ../pyhub/v0.36.2/src; ":" between several)`,
+  }, () => {})
 }
 for (const src of sources) {
   const probe = probePyHub(src)
@@ -81,7 +102,12 @@ async function interop(t: TestContext, src: string): Promise<void> {
     const files = []
     for (const s of recipe.sources)
       for (const { path } of sourceFiles(s))
-        files.push({ repo: s.repo, revision: s.revision, path, sha256: sha256Hex(await readFile(join(FIXTURE_HUB, 'datasets', s.repo, path))) })
+        files.push({
+          repo: s.repo,
+          revision: s.revision,
+          path,
+          sha256: sha256Hex(await readFile(join(FIXTURE_HUB, 'datasets', s.repo, path))),
+        })
     const mmlu = files.filter((f) => f.repo === 'cais/mmlu')
     assert.ok(mmlu.length >= 2)
 

@@ -6,7 +6,10 @@ import { adaptRow, contentId, hashRow } from '../../src/sources/adapter.ts'
 import { SOURCE_KINDS } from '../../src/sources/kinds.ts'
 
 // the built-in kinds are descriptors over the one generic adapter
-const { arc, mmlu, jcommonsenseqa, boolq } = Object.fromEntries(Object.entries(SOURCE_KINDS).map(([k, v]) => [k, v.adapter])) as Record<keyof typeof SOURCE_KINDS, (typeof SOURCE_KINDS)['arc']['adapter']>
+const { arc, mmlu, jcommonsenseqa, boolq } = Object.fromEntries(Object.entries(SOURCE_KINDS).map(([k, v]) => [k, v.adapter])) as Record<
+  keyof typeof SOURCE_KINDS,
+  (typeof SOURCE_KINDS)['arc']['adapter']
+>
 
 const at = (source: string, row = 7) => ({ source, file: 'x/test-00000-of-00001.parquet', row })
 

@@ -11,11 +11,11 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { buildDatasetCli } from '../../src/cli/build-dataset.ts'
 import { runCli } from '../../src/cli/run.ts'
+import { createHubFetcher } from '../../src/sources/hub.ts'
 import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE } from '../helpers/cli.ts'
+import { assertClean, listAll } from '../helpers/hub-rig.ts'
 import { type HubServer, startHubServer } from '../helpers/hub-server.ts'
 import { FIXTURE_LOCK } from '../helpers/publish.ts'
-import { createHubFetcher } from '../../src/sources/hub.ts'
-import { assertClean, listAll } from '../helpers/hub-rig.ts'
 
 const ARC_DIR = ['datasets', 'allenai', 'ai2_arc', 'ARC-Challenge']
 let tmp: string
@@ -50,10 +50,14 @@ async function badHub(name: string, bytes: Uint8Array | null): Promise<HubServer
 }
 
 async function sameFiles(a: string, b: string): Promise<void> {
-  for (const f of ['test.jsonl', 'val.jsonl', 'README.md', 'manifest.json']) assert.ok((await readFile(join(a, f))).equals(await readFile(join(b, f))), f)
+  for (const f of ['test.jsonl', 'val.jsonl', 'README.md', 'manifest.json'])
+    assert.ok((await readFile(join(a, f))).equals(await readFile(join(b, f))), f)
 }
 
-for (const [kind, bytes, code, exit] of [['other rows', null, 'LOCK', 5], ['bytes that do not decode', new TextEncoder().encode('not parquet at all\n'), 'DATA', 3]] as const) {
+for (const [kind, bytes, code, exit] of [
+  ['other rows', null, 'LOCK', 5],
+  ['bytes that do not decode', new TextEncoder().encode('not parquet at all\n'), 'DATA', 3],
+] as const) {
   test(`a server serving ${kind} under a self-consistent hash, then a good one on the same cache: the second build heals it, byte-identical`, async () => {
     const cacheDir = join(tmp, `cache-${code}`)
     const bad = await badHub(`bad-${code}`, bytes)
@@ -67,7 +71,10 @@ for (const [kind, bytes, code, exit] of [['other rows', null, 'LOCK', 5], ['byte
     const out = join(tmp, `out-healed-${code}`)
     const r2 = await build(['--cache-dir', cacheDir, '--out', out], { HF_ENDPOINT: good.url })
     assert.equal(r2.status, 0, r2.text())
-    assert.ok(r2.err.some((l) => /^warning: bad cache entry replaced: .*ARC-Challenge\/test-00000-of-00001\.parquet/.test(l)), r2.text())
+    assert.ok(
+      r2.err.some((l) => /^warning: bad cache entry replaced: .*ARC-Challenge\/test-00000-of-00001\.parquet/.test(l)),
+      r2.text(),
+    )
     await sameFiles(out, reference)
     await assertClean(cacheDir)
     // healed for good: the next build is warm, no request at all
@@ -90,23 +97,50 @@ test('--update-lock on a poisoned cache re-checks it with the source: the lock i
   const lock = join(tmp, 'updated.lock.json')
   const c = collectIo()
   const out = join(tmp, 'out-updated')
-  const status = await runCli(() => buildDatasetCli(['--recipe', FIXTURE_RECIPE, '--lock', lock, '--update-lock', '--cache-dir', cacheDir, '--out', out], { HF_ENDPOINT: good.url }, c.io), c.io, false)
+  const status = await runCli(
+    () =>
+      buildDatasetCli(
+        ['--recipe', FIXTURE_RECIPE, '--lock', lock, '--update-lock', '--cache-dir', cacheDir, '--out', out],
+        { HF_ENDPOINT: good.url },
+        c.io,
+      ),
+    c.io,
+    false,
+  )
   assert.equal(status, 0, c.text())
   const sources = (p: string) => readFile(p, 'utf8').then((t) => JSON.stringify((JSON.parse(t) as { sources: unknown }).sources))
   assert.equal(await sources(lock), await sources(FIXTURE_LOCK))
   await sameFiles(out, reference)
   // and --update-lock with --offline cannot check the cache, so it is refused
   const off = collectIo()
-  assert.equal(await runCli(() => buildDatasetCli(['--recipe', FIXTURE_RECIPE, '--lock', lock, '--update-lock', '--offline', '--cache-dir', cacheDir, '--out', out], {}, off.io), off.io, false), 2)
+  assert.equal(
+    await runCli(
+      () =>
+        buildDatasetCli(
+          ['--recipe', FIXTURE_RECIPE, '--lock', lock, '--update-lock', '--offline', '--cache-dir', cacheDir, '--out', out],
+          {},
+          off.io,
+        ),
+      off.io,
+      false,
+    ),
+    2,
+  )
   assert.match(off.err[0]!, /^error\[USAGE\]: --update-lock checks every cached file with the Hub/)
 })
 
-for (const [kind, bytes, code, exit] of [['other rows', null, 'LOCK', 5], ['bytes that do not decode', new TextEncoder().encode('not parquet\n'), 'DATA', 3]] as const) {
+for (const [kind, bytes, code, exit] of [
+  ['other rows', null, 'LOCK', 5],
+  ['bytes that do not decode', new TextEncoder().encode('not parquet\n'), 'DATA', 3],
+] as const) {
   test(`--offline on a cache poisoned with ${kind}: error[${code}] naming the cache entry and how to remove it, and no request`, async () => {
     const cacheDir = join(tmp, `cache-offline-${code}`)
     const bad = await badHub(`bad-offline-${code}`, bytes)
     try {
-      assert.equal((await build(['--cache-dir', cacheDir, '--out', join(tmp, `out-off-bad-${code}`)], { HF_ENDPOINT: bad.url })).status, exit)
+      assert.equal(
+        (await build(['--cache-dir', cacheDir, '--out', join(tmp, `out-off-bad-${code}`)], { HF_ENDPOINT: bad.url })).status,
+        exit,
+      )
       // The failed build's other downloads may still reach `bad` after it returns, so the offline
       // build is pointed at a server that only it could ask: any request there is its own.
       good.requests.length = 0
@@ -117,7 +151,10 @@ for (const [kind, bytes, code, exit] of [['other rows', null, 'LOCK', 5], ['byte
       assert.ok(line.startsWith(`error[${code}]: `) && line.includes(pointer), line)
       assert.match(line, /ARC-Challenge\/test-00000-of-00001\.parquet and \S+\/blobs\/[0-9a-f]{64} \(rm -f\), then build without --offline/)
       assert.deepEqual(good.requests, [])
-      assert.ok((await listAll(cacheDir)).some((p) => p.endsWith('ARC-Challenge/test-00000-of-00001.parquet')), 'offline removes nothing')
+      assert.ok(
+        (await listAll(cacheDir)).some((p) => p.endsWith('ARC-Challenge/test-00000-of-00001.parquet')),
+        'offline removes nothing',
+      )
     } finally {
       await bad.close()
     }
@@ -140,9 +177,16 @@ test('the fetcher on a branch: an entry the source no longer serves loses its li
   }
   await readFile(badBlob) // there, under its own (self-consistent) hash
   const logs: string[] = []
-  const healed = await createHubFetcher({ endpoint: good.url, cacheDir, vouched: () => undefined, log: (l) => logs.push(l) }).fetchFile('allenai/ai2_arc', 'main', FILE)
+  const healed = await createHubFetcher({ endpoint: good.url, cacheDir, vouched: () => undefined, log: (l) => logs.push(l) }).fetchFile(
+    'allenai/ai2_arc',
+    'main',
+    FILE,
+  )
   assert.ok(Buffer.from(healed.bytes).equals(await readFile(join(FIXTURE_HUB, ...ARC_DIR, 'test-00000-of-00001.parquet'))))
-  assert.ok(logs.some((l) => l.startsWith('warning: bad cache entry replaced: ')), logs.join('\n'))
+  assert.ok(
+    logs.some((l) => l.startsWith('warning: bad cache entry replaced: ')),
+    logs.join('\n'),
+  )
   await assert.rejects(readFile(badBlob), { code: 'ENOENT' })
   assert.equal((await readFile(join(repoDir, 'refs', 'main'), 'utf8')).trim(), healed.commit)
   await assertClean(cacheDir)

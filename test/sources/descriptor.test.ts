@@ -4,7 +4,7 @@ import { describe, test } from 'node:test'
 import { isJevError } from '../../src/errors.ts'
 import { parseRecipe, recipeHash } from '../../src/recipe.ts'
 import { adaptRow } from '../../src/sources/adapter.ts'
-import { mappedAdapter, Mapping } from '../../src/sources/descriptor.ts'
+import { Mapping, mappedAdapter } from '../../src/sources/descriptor.ts'
 import { kindOf, SOURCE_KINDS } from '../../src/sources/kinds.ts'
 
 const OBQA = 'test/fixtures/openbookqa/recipe.json'
@@ -22,7 +22,10 @@ function problems(value: unknown): string[] {
   assert.fail('parseRecipe accepted a bad recipe')
 }
 const has = (lines: string[], path: string, what: RegExp) =>
-  assert.ok(lines.some((l) => l.includes(`at ${path}:`) && what.test(l)), `no line for ${path} in\n${lines.join('\n')}`)
+  assert.ok(
+    lines.some((l) => l.includes(`at ${path}:`) && what.test(l)),
+    `no line for ${path} in\n${lines.join('\n')}`,
+  )
 
 describe('a recipe source picks its kind', () => {
   test('by name, and the committed recipes hash as they did before kinds were data', () => {
@@ -74,13 +77,23 @@ describe('a recipe source picks its kind', () => {
 
 describe('the generic adapter', () => {
   test('a boolean answer needs two fixed options', () => {
-    const bad = Mapping.safeParse({ id: { from: 'column', column: 'id', type: 'string' }, question: 'q', options: { from: 'list', column: 'o' }, answer: { from: 'boolean', column: 'a' } })
+    const bad = Mapping.safeParse({
+      id: { from: 'column', column: 'id', type: 'string' },
+      question: 'q',
+      options: { from: 'list', column: 'o' },
+      answer: { from: 'boolean', column: 'a' },
+    })
     assert.equal(bad.success, false)
     assert.match(bad.error!.issues[0]!.message, /two fixed options/)
   })
 
   test('a column mapped to two roles is refused', () => {
-    const bad = Mapping.safeParse({ id: { from: 'column', column: 'q', type: 'string' }, question: 'q', options: { from: 'list', column: 'o' }, answer: { from: 'index', column: 'a' } })
+    const bad = Mapping.safeParse({
+      id: { from: 'column', column: 'q', type: 'string' },
+      question: 'q',
+      options: { from: 'list', column: 'o' },
+      answer: { from: 'index', column: 'a' },
+    })
     assert.equal(bad.success, false)
     assert.match(bad.error!.issues[0]!.message, /"q" is mapped twice/)
   })
@@ -93,7 +106,13 @@ describe('the generic adapter', () => {
   })
 
   test('an integer id column (int32 or int64) is its decimal text; a string one is kept', () => {
-    const m = Mapping.parse({ id: { from: 'column', column: 'n', type: 'integer' }, question: 'q', options: { from: 'columns', columns: ['x', 'y'] }, answer: { from: 'index', column: 'a' }, subject: 'g' })
+    const m = Mapping.parse({
+      id: { from: 'column', column: 'n', type: 'integer' },
+      question: 'q',
+      options: { from: 'columns', columns: ['x', 'y'] },
+      answer: { from: 'index', column: 'a' },
+      subject: 'g',
+    })
     const q = adaptRow(mappedAdapter(m), { n: 42, q: 'why', x: 'one', y: 'two', a: 1n, g: 'physics' }, at)
     assert.deepEqual(q, { id: 's-42', subject: 'physics', question: 'why', context: null, options: ['one', 'two'], answer: 1 })
     assert.throws(() => adaptRow(mappedAdapter(m), { n: 'x42', q: 'why', x: 'one', y: 'two', a: 1n, g: 'physics' }, at), /field n\b/)

@@ -7,11 +7,30 @@ import { test } from 'node:test'
 import { isJevError } from '../../src/errors.ts'
 import type { HubFetcherOptions } from '../../src/sources/hub.ts'
 import { backoffMs, parseRetryAfter } from '../../src/sources/retry.ts'
-import { type FaultRule, startFaultProxy } from '../helpers/fault-proxy.ts'
 import { rejectsWith } from '../helpers/errors.ts'
+import { type FaultRule, startFaultProxy } from '../helpers/fault-proxy.ts'
 import {
-  ALL_FILES, ARC, ARC_REV, assertClean, assertConsistent, CDN, CHILD, FILE, FILE_BYTES, FILE_SHA, FIXTURE_HUB, fullDownloads,
-  gitSha1, hangOnlyTimeouts, listAll, pollSleep, ROOT, SECRET, sha256, WAITING, withRig,
+  ALL_FILES,
+  ARC,
+  ARC_REV,
+  assertClean,
+  assertConsistent,
+  CDN,
+  CHILD,
+  FILE,
+  FILE_BYTES,
+  FILE_SHA,
+  FIXTURE_HUB,
+  fullDownloads,
+  gitSha1,
+  hangOnlyTimeouts,
+  listAll,
+  pollSleep,
+  ROOT,
+  SECRET,
+  sha256,
+  WAITING,
+  withRig,
 } from '../helpers/hub-rig.ts'
 
 test('parseRetryAfter reads seconds and HTTP dates; backoff doubles from 1 s with jitter, capped', () => {
@@ -22,12 +41,26 @@ test('parseRetryAfter reads seconds and HTTP dates; backoff doubles from 1 s wit
   assert.equal(parseRetryAfter(new Date(now - 5_000).toUTCString(), now), 0)
   assert.equal(parseRetryAfter('soon', now), null)
   assert.equal(parseRetryAfter(null, now), null)
-  assert.deepEqual([0, 1, 2, 3].map((i) => backoffMs(i, () => 0)), [500, 1000, 2000, 4000])
-  assert.deepEqual([0, 1, 2, 3].map((i) => backoffMs(i, () => 0.999999)), [1000, 2000, 4000, 8000])
-  assert.equal(backoffMs(20, () => 0.999999), 30_000)
+  assert.deepEqual(
+    [0, 1, 2, 3].map((i) => backoffMs(i, () => 0)),
+    [500, 1000, 2000, 4000],
+  )
+  assert.deepEqual(
+    [0, 1, 2, 3].map((i) => backoffMs(i, () => 0.999999)),
+    [1000, 2000, 4000, 8000],
+  )
+  assert.equal(
+    backoffMs(20, () => 0.999999),
+    30_000,
+  )
 })
 
-interface Case { name: string; rule: Omit<FaultRule, 'times'>; revision?: string; timeoutMs?: number }
+interface Case {
+  name: string
+  rule: Omit<FaultRule, 'times'>
+  revision?: string
+  timeoutMs?: number
+}
 
 const TRANSIENT: Case[] = [
   { name: 'HTTP 500 on the file', rule: { match: FILE, fault: 'status:500' } },
@@ -47,11 +80,18 @@ for (const c of TRANSIENT) {
   test(`${c.name}, 4 times: retried 4 times (the whole budget), then the file`, () =>
     withRig(async ({ proxy, cacheDir, sleeps, logs, fetcher }) => {
       const rule = proxy.addFault({ ...c.rule, times: 4 })
-      const f = await fetcher(c.timeoutMs ? { timeoutMs: c.timeoutMs, fetch: hangOnlyTimeouts(proxy) } : {}).fetchFile(ARC, c.revision ?? ARC_REV, FILE)
+      const f = await fetcher(c.timeoutMs ? { timeoutMs: c.timeoutMs, fetch: hangOnlyTimeouts(proxy) } : {}).fetchFile(
+        ARC,
+        c.revision ?? ARC_REV,
+        FILE,
+      )
       assert.equal(f.sha256, FILE_SHA)
       assert.equal(rule.applied, 4)
       assert.equal(sleeps.length, 4, `one wait per retry: ${sleeps.join(', ')}`)
-      assert.ok(logs.some((l) => l.includes('attempt 5 of 5')), logs.join('\n'))
+      assert.ok(
+        logs.some((l) => l.includes('attempt 5 of 5')),
+        logs.join('\n'),
+      )
       await assertClean(cacheDir)
       assert.equal(await assertConsistent(cacheDir), 1)
     }))
@@ -59,14 +99,49 @@ for (const c of TRANSIENT) {
 
 const PERMANENT: Array<Case & { code: string; says: RegExp; status?: number }> = [
   { name: 'HTTP 503 on the file', rule: { match: FILE, fault: 'status:503' }, code: 'NETWORK', says: /HTTP 503 /, status: 503 },
-  { name: 'HTTP 429 on paths-info', rule: { match: 'paths-info', fault: 'status:429' }, code: 'NETWORK', says: /HTTP 429 .*rate limited/, status: 429 },
-  { name: 'HTTP 500 on the revision lookup', rule: { match: '/revision/main', fault: 'status:500' }, revision: 'main', code: 'NETWORK', says: /HTTP 500 /, status: 500 },
-  { name: 'a connection reset mid-body', rule: { match: CDN, fault: 'reset' }, code: 'NETWORK', says: /cut short after \d+ of 8599 bytes|connection failed/ },
+  {
+    name: 'HTTP 429 on paths-info',
+    rule: { match: 'paths-info', fault: 'status:429' },
+    code: 'NETWORK',
+    says: /HTTP 429 .*rate limited/,
+    status: 429,
+  },
+  {
+    name: 'HTTP 500 on the revision lookup',
+    rule: { match: '/revision/main', fault: 'status:500' },
+    revision: 'main',
+    code: 'NETWORK',
+    says: /HTTP 500 /,
+    status: 500,
+  },
+  {
+    name: 'a connection reset mid-body',
+    rule: { match: CDN, fault: 'reset' },
+    code: 'NETWORK',
+    says: /cut short after \d+ of 8599 bytes|connection failed/,
+  },
   { name: 'a truncated body', rule: { match: CDN, fault: 'truncate' }, code: 'NETWORK', says: /cut short after 4299 of 8599 bytes/ },
-  { name: 'wrong bytes', rule: { match: CDN, fault: 'corrupt' }, code: 'INTEGRITY', says: new RegExp(`expected ${FILE_SHA} \\(8599 bytes\\), received [0-9a-f]{64}; nothing was written`) },
+  {
+    name: 'wrong bytes',
+    rule: { match: CDN, fault: 'corrupt' },
+    code: 'INTEGRITY',
+    says: new RegExp(`expected ${FILE_SHA} \\(8599 bytes\\), received [0-9a-f]{64}; nothing was written`),
+  },
   { name: 'an HTML page with 200', rule: { match: FILE, fault: 'html200' }, code: 'NETWORK', says: /HTML page with HTTP 200/ },
-  { name: 'a server that never answers', rule: { match: CDN, fault: 'hang' }, timeoutMs: 200, code: 'NETWORK', says: /no response within 200 ms/ },
-  { name: 'a body that stalls', rule: { match: CDN, fault: 'hang-body' }, timeoutMs: 200, code: 'NETWORK', says: /stalled for 200 ms after 4299 of 8599 bytes/ },
+  {
+    name: 'a server that never answers',
+    rule: { match: CDN, fault: 'hang' },
+    timeoutMs: 200,
+    code: 'NETWORK',
+    says: /no response within 200 ms/,
+  },
+  {
+    name: 'a body that stalls',
+    rule: { match: CDN, fault: 'hang-body' },
+    timeoutMs: 200,
+    code: 'NETWORK',
+    says: /stalled for 200 ms after 4299 of 8599 bytes/,
+  },
 ]
 
 for (const c of PERMANENT) {
@@ -74,7 +149,11 @@ for (const c of PERMANENT) {
     withRig(async ({ proxy, cacheDir, sleeps, fetcher }) => {
       const rule = proxy.addFault(c.rule)
       const revision = c.revision ?? ARC_REV
-      const e = await rejectsWith(fetcher(c.timeoutMs ? { timeoutMs: c.timeoutMs, fetch: hangOnlyTimeouts(proxy) } : {}).fetchFile(ARC, revision, FILE), c.code, { oneLine: true })
+      const e = await rejectsWith(
+        fetcher(c.timeoutMs ? { timeoutMs: c.timeoutMs, fetch: hangOnlyTimeouts(proxy) } : {}).fetchFile(ARC, revision, FILE),
+        c.code,
+        { oneLine: true },
+      )
       for (const part of [ARC, revision, FILE, 'after 5 attempts']) assert.ok(e.message.includes(part), `${part} missing: ${e.message}`)
       assert.match(e.message, c.says)
       if (c.status) assert.equal(e.context.status, c.status)
@@ -95,7 +174,10 @@ test('429 with Retry-After in seconds: every wait is what the Hub asked for (not
     proxy.addFault({ match: FILE, fault: 'status:429', retryAfter: '7', times: 2 })
     assert.equal((await fetcher().fetchFile(ARC, ARC_REV, FILE)).sha256, FILE_SHA)
     assert.deepEqual(sleeps, [7000, 7000])
-    assert.ok(logs.some((l) => l.includes('the Hub asked to wait 7 s')), logs.join('\n'))
+    assert.ok(
+      logs.some((l) => l.includes('the Hub asked to wait 7 s')),
+      logs.join('\n'),
+    )
   }))
 
 test('503 with Retry-After as an HTTP date is measured against the injected clock; backoff wins when longer', () =>
@@ -120,7 +202,12 @@ test('a Retry-After longer than the cap (default 60 s) ends the retries at once,
     for (const wait of ['3600', '120']) {
       const rule = proxy.addFault({ match: 'paths-info', fault: 'status:429', retryAfter: wait })
       const e = await rejectsWith(fetcher({ now: () => now }).fetchFile(ARC, ARC_REV, FILE), 'NETWORK', { oneLine: true })
-      assert.match(e.message, new RegExp(`HTTP 429 for allenai/ai2_arc@210d026\\S+ ARC-Challenge/test-00000-of-00001\\.parquet and asked to wait ${wait} s, longer than the 60 s`))
+      assert.match(
+        e.message,
+        new RegExp(
+          `HTTP 429 for allenai/ai2_arc@210d026\\S+ ARC-Challenge/test-00000-of-00001\\.parquet and asked to wait ${wait} s, longer than the 60 s`,
+        ),
+      )
       assert.match(e.message, /set JEV_MAX_RETRY_AFTER or --max-retry-after to wait longer/)
       assert.ok(e.message.includes(`try again after ${new Date(now + Number(wait) * 1000).toISOString().replace('.000Z', 'Z')}`), e.message)
       assert.equal(rule.applied, 1)
@@ -153,14 +240,47 @@ test('a request that cannot be made (no http scheme, a token with a newline) fai
     assert.deepEqual(sleeps, [], 'no retry')
   }))
 
-const ONCE: Array<{ name: string; rule?: Omit<FaultRule, 'times'>; revision?: string; repo?: string; path?: string; code: string; says: RegExp }> = [
+const ONCE: Array<{
+  name: string
+  rule?: Omit<FaultRule, 'times'>
+  revision?: string
+  repo?: string
+  path?: string
+  code: string
+  says: RegExp
+}> = [
   { name: '401', rule: { match: 'paths-info', fault: 'status:401' }, code: 'AUTH', says: /HTTP 401 \(unauthorized\) .*set HF_TOKEN/ },
-  { name: '403', rule: { match: FILE, fault: 'status:403' }, code: 'AUTH', says: /HTTP 403 \(forbidden\) .*gated or private; set HF_TOKEN/ },
-  { name: '404 on the file', rule: { match: FILE, fault: 'status:404', errorCode: 'EntryNotFound' }, code: 'NOT_FOUND', says: /HTTP 404 .*check the recipe's path/ },
-  { name: '404 without an error code', rule: { match: 'paths-info', fault: 'status:404' }, code: 'NOT_FOUND', says: /HTTP 404 .*check the recipe's repo, revision and path/ },
-  { name: 'a missing file', path: 'ARC-Challenge/nope.parquet', code: 'NOT_FOUND', says: /no file ARC-Challenge\/nope\.parquet .*check the recipe's path/ },
+  {
+    name: '403',
+    rule: { match: FILE, fault: 'status:403' },
+    code: 'AUTH',
+    says: /HTTP 403 \(forbidden\) .*gated or private; set HF_TOKEN/,
+  },
+  {
+    name: '404 on the file',
+    rule: { match: FILE, fault: 'status:404', errorCode: 'EntryNotFound' },
+    code: 'NOT_FOUND',
+    says: /HTTP 404 .*check the recipe's path/,
+  },
+  {
+    name: '404 without an error code',
+    rule: { match: 'paths-info', fault: 'status:404' },
+    code: 'NOT_FOUND',
+    says: /HTTP 404 .*check the recipe's repo, revision and path/,
+  },
+  {
+    name: 'a missing file',
+    path: 'ARC-Challenge/nope.parquet',
+    code: 'NOT_FOUND',
+    says: /no file ARC-Challenge\/nope\.parquet .*check the recipe's path/,
+  },
   { name: 'a missing repo', repo: 'allenai/nope', code: 'NOT_FOUND', says: /no dataset repo allenai\/nope; check the recipe's repo/ },
-  { name: 'a missing revision', revision: 'no-such-branch', code: 'NOT_FOUND', says: /no revision no-such-branch in allenai\/ai2_arc; check the recipe's revision/ },
+  {
+    name: 'a missing revision',
+    revision: 'no-such-branch',
+    code: 'NOT_FOUND',
+    says: /no revision no-such-branch in allenai\/ai2_arc; check the recipe's revision/,
+  },
 ]
 
 for (const c of ONCE) {
@@ -211,14 +331,28 @@ test('two fetchers on one empty cache at once: both succeed, each blob downloade
     assert.equal(await assertConsistent(cacheDir), ALL_FILES.length)
     const n = fullDownloads(proxy)
     assert.equal(n.size, ALL_FILES.length)
-    assert.deepEqual([...n.values()], ALL_FILES.map(() => 1), 'the lock saves the second download')
-    assert.ok(logs.some((l) => l.includes(WAITING)), logs.join('\n'))
+    assert.deepEqual(
+      [...n.values()],
+      ALL_FILES.map(() => 1),
+      'the lock saves the second download',
+    )
+    assert.ok(
+      logs.some((l) => l.includes(WAITING)),
+      logs.join('\n'),
+    )
   }))
 
 /** Runs hub-fetch-child.ts; `onErr` sees its stderr so far after every chunk. */
-function runChild(endpoint: string, cacheDir: string, onErr: (err: string) => void = () => {}): Promise<{ code: number | null; out: string; err: string }> {
+function runChild(
+  endpoint: string,
+  cacheDir: string,
+  onErr: (err: string) => void = () => {},
+): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((ok, ko) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', CHILD, endpoint, cacheDir, JSON.stringify(ALL_FILES)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+    const p = spawn(process.execPath, ['--import', 'tsx', CHILD, endpoint, cacheDir, JSON.stringify(ALL_FILES)], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let out = ''
     let err = ''
     p.stdout.on('data', (d: Buffer) => (out += d.toString()))
@@ -254,7 +388,10 @@ test('two processes on one empty cache at once: both succeed, each blob download
     assert.equal(await assertConsistent(cacheDir), ALL_FILES.length)
     const n = fullDownloads(proxy)
     assert.equal(n.size, ALL_FILES.length)
-    assert.deepEqual([...n.values()], ALL_FILES.map(() => 1))
+    assert.deepEqual(
+      [...n.values()],
+      ALL_FILES.map(() => 1),
+    )
   }))
 
 test('a process that exits while it holds a blob lock (a CLI after an error) leaves no lock behind', async () => {
@@ -271,7 +408,10 @@ test('a process that exits while it holds a blob lock (a CLI after an error) lea
       }
       withBlobLock(${JSON.stringify(blob)}, async () => null, download, { now: Date.now, maxWaitMs: 1000, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) })
     `
-    const r = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 })
+    const r = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
     assert.equal(r.status, 3, r.stderr)
     assert.equal(r.stdout.trim(), 'seen', 'the lock existed when the process exited')
     assert.deepEqual(await listAll(join(tmp, 'blobs')), [])
@@ -288,12 +428,18 @@ test("a dead process's lock is removed; a live one is waited for, bounded, then 
     await writeFile(lock, `${process.pid}@${hostname()} 0123456789abcdef\n`) // this process is alive
     const e = await rejectsWith(fetcher({ lockWaitMs: 2000 }).fetchFile(ARC, ARC_REV, FILE), 'IO', { oneLine: true })
     assert.ok(e.message.includes(lock) && e.message.includes(String(process.pid)), e.message)
-    assert.equal(sleeps.reduce((a, b) => a + b, 0), 2000)
+    assert.equal(
+      sleeps.reduce((a, b) => a + b, 0),
+      2000,
+    )
     assert.equal(fullDownloads(proxy).size, 0)
 
     await writeFile(lock, `999999999@${hostname()} 0123456789abcdef\n`) // no such pid
     assert.equal((await fetcher().fetchFile(ARC, ARC_REV, FILE)).sha256, FILE_SHA)
-    assert.ok(logs.some((l) => l.includes('stale lock')), logs.join('\n'))
+    assert.ok(
+      logs.some((l) => l.includes('stale lock')),
+      logs.join('\n'),
+    )
     await assertClean(cacheDir)
 
     // A lock left empty by a crash between create and write is stale once old.
@@ -313,14 +459,20 @@ test('a corrupted blob on disk is re-fetched, whether its snapshot link exists o
     bad[100]! ^= 1 // same length, wrong bytes
     await writeFile(blob, bad)
     assert.equal((await fetcher().fetchFile(ARC, ARC_REV, FILE)).sha256, FILE_SHA)
-    assert.ok(logs.some((l) => l.includes('is corrupt')), logs.join('\n'))
+    assert.ok(
+      logs.some((l) => l.includes('is corrupt')),
+      logs.join('\n'),
+    )
     assert.deepEqual(await readFile(blob), FILE_BYTES)
 
     // Same blob under another revision, no link yet: the bad blob is replaced, not trusted.
     await writeFile(blob, bad)
     assert.equal((await fetcher().fetchFile(ARC, 'main', FILE)).sha256, FILE_SHA)
     assert.deepEqual(await readFile(blob), FILE_BYTES)
-    assert.equal([...fullDownloads(proxy)].filter(([k]) => k.endsWith(FILE)).reduce((a, [, v]) => a + v, 0), 3)
+    assert.equal(
+      [...fullDownloads(proxy)].filter(([k]) => k.endsWith(FILE)).reduce((a, [, v]) => a + v, 0),
+      3,
+    )
     await assertClean(cacheDir)
     assert.equal(await assertConsistent(cacheDir), 1)
   }))
@@ -407,7 +559,10 @@ test('the fault proxy rewrites absolute redirects to come back through it', asyn
     proxy.addFault({ match: '/b', fault: 'corrupt', times: 1 })
     const body = Buffer.from(await (await fetch(`${proxy.url}/a`)).arrayBuffer())
     assert.deepEqual([...body], [0x6f, 0x6b ^ 0xff]) // followed through the proxy, so faultable
-    assert.deepEqual(proxy.requests.map((r) => `${r.url} ${r.status} ${r.fault ?? ''}`), ['/a 302 ', '/a 302 ', '/b 200 corrupt'])
+    assert.deepEqual(
+      proxy.requests.map((r) => `${r.url} ${r.status} ${r.fault ?? ''}`),
+      ['/a 302 ', '/a 302 ', '/b 200 corrupt'],
+    )
   } finally {
     await proxy.close()
     await new Promise((ok) => up.close(ok))

@@ -40,7 +40,11 @@ test('a download shows one bar of the file: its total from the response, every b
     const { progress, bars } = recorder()
     const f = await fetcher({ progress }).fetchFile(ARC, ARC_REV, FILE)
     assert.equal(f.sha256, FILE_SHA)
-    assert.deepEqual(bars, [{ label: LABEL, total: FILE_BYTES.length, bytes: FILE_BYTES.length, done: true }], 'no bar for the 1-byte probe')
+    assert.deepEqual(
+      bars,
+      [{ label: LABEL, total: FILE_BYTES.length, bytes: FILE_BYTES.length, done: true }],
+      'no bar for the 1-byte probe',
+    )
     // warm: the cache vouches for it, nothing is downloaded, nothing drawn
     await fetcher({ progress }).fetchFile(ARC, ARC_REV, FILE)
     assert.equal(bars.length, 1)

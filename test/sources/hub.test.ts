@@ -5,9 +5,9 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { createHubFetcher, hubOptionsFromEnv, resolveCacheDir, type HubFetcherOptions } from '../../src/sources/hub.ts'
-import { startHubServer, type HubServer, type HubServerOptions } from '../helpers/hub-server.ts'
+import { createHubFetcher, type HubFetcherOptions, hubOptionsFromEnv, resolveCacheDir } from '../../src/sources/hub.ts'
 import { rejectsWith } from '../helpers/errors.ts'
+import { type HubServer, type HubServerOptions, startHubServer } from '../helpers/hub-server.ts'
 
 const REPO = 'acme/tiny'
 const PINNED = '210d026faf9955653af8916fad021475a3f00453'
@@ -18,7 +18,12 @@ const gitSha1 = (b: Uint8Array) => createHash('sha1').update(`blob ${b.length}\0
 const MAIN_COMMIT = createHash('sha1').update(`commit:${REPO}`).digest('hex')
 const TOKEN = 'hf_testSecretToken0123456789'
 
-interface Ctx { server: HubServer; cacheDir: string; repoDir: string; fetcher(extra?: Partial<HubFetcherOptions>): ReturnType<typeof createHubFetcher> }
+interface Ctx {
+  server: HubServer
+  cacheDir: string
+  repoDir: string
+  fetcher(extra?: Partial<HubFetcherOptions>): ReturnType<typeof createHubFetcher>
+}
 
 async function withHub(fn: (c: Ctx) => Promise<void>, serverOpts: Partial<HubServerOptions> = {}): Promise<void> {
   const tmp = await mkdtemp(join(tmpdir(), 'jev-hub-'))
@@ -41,7 +46,6 @@ async function withHub(fn: (c: Ctx) => Promise<void>, serverOpts: Partial<HubSer
     await rm(tmp, { recursive: true, force: true })
   }
 }
-
 
 async function listAll(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true }).catch(() => [] as string[])
@@ -72,9 +76,15 @@ test('download writes blobs, relative snapshot symlinks and refs/main in the HF 
 
     const all = await listAll(repoDir)
     assert.ok(!all.some((p) => p.endsWith('.incomplete')), `temp files left: ${all.join(', ')}`)
-    assert.ok(server.requests.every((r) => !r.auth), 'no token, no Authorization header')
+    assert.ok(
+      server.requests.every((r) => !r.auth),
+      'no token, no Authorization header',
+    )
     const kinds = server.requests.map((r) => `${r.method} ${r.url.split('?')[0]}`)
-    assert.ok(kinds.some((k) => k.startsWith('POST /api/datasets/acme/tiny/paths-info/')), kinds.join('\n'))
+    assert.ok(
+      kinds.some((k) => k.startsWith('POST /api/datasets/acme/tiny/paths-info/')),
+      kinds.join('\n'),
+    )
   }))
 
 test('a pinned commit writes no ref; warm fetches make zero requests', () =>
@@ -127,7 +137,10 @@ test('a corrupted blob on disk is deleted and re-fetched (INTEGRITY when offline
     const f = await fetcher({ log: (l) => lines.push(l) }).fetchFile(REPO, PINNED, 'data/x.parquet')
     assert.equal(f.sha256, sha256(PARQUET))
     assert.ok(server.requests.length > 0)
-    assert.ok(lines.some((l) => l.includes('corrupt')), lines.join('\n'))
+    assert.ok(
+      lines.some((l) => l.includes('corrupt')),
+      lines.join('\n'),
+    )
     assert.deepEqual(await readFile(blob), Buffer.from(PARQUET))
   }))
 
@@ -135,7 +148,10 @@ test('wrong bytes from the server are an INTEGRITY error and leave nothing in th
   withHub(async ({ server, repoDir, fetcher }) => {
     server.setFault('x.parquet', 'corrupt')
     server.setFault('notes.txt', 'corrupt')
-    for (const [rev, path, expected] of [[PINNED, 'data/x.parquet', sha256(PARQUET)], ['main', 'notes.txt', gitSha1(NOTES)]] as const) {
+    for (const [rev, path, expected] of [
+      [PINNED, 'data/x.parquet', sha256(PARQUET)],
+      ['main', 'notes.txt', gitSha1(NOTES)],
+    ] as const) {
       const err = await rejectsWith(fetcher().fetchFile(REPO, rev, path), 'INTEGRITY')
       for (const part of [REPO, rev, path, expected]) assert.ok(err.message.includes(part), err.message)
     }
@@ -147,7 +163,10 @@ test('a truncated body is a NETWORK error and leaves no partial files', () =>
   withHub(async ({ server, repoDir, fetcher }) => {
     server.setFault('x.parquet', 'truncate', 1)
     await rejectsWith(fetcher({ retries: 0 }).fetchFile(REPO, PINNED, 'data/x.parquet'), 'NETWORK')
-    assert.deepEqual((await listAll(repoDir)).filter((p) => p.includes('.incomplete') || p.startsWith('blobs/')), [])
+    assert.deepEqual(
+      (await listAll(repoDir)).filter((p) => p.includes('.incomplete') || p.startsWith('blobs/')),
+      [],
+    )
     assert.equal((await fetcher().fetchFile(REPO, PINNED, 'data/x.parquet')).sha256, sha256(PARQUET)) // fault spent
   }))
 

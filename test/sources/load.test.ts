@@ -16,9 +16,9 @@ import { loadRecipe } from '../../src/recipe.ts'
 import type { SourceSpec } from '../../src/schema.ts'
 import { loadSource } from '../../src/sources/load.ts'
 import { createMirrorFetcher } from '../../src/sources/mirror.ts'
-import { rejectsWith } from '../helpers/errors.ts'
 import { FIXTURE_HUB, FIXTURE_RECIPE } from '../helpers/cli.ts'
-import { readRows, type Row } from '../helpers/parquet.ts'
+import { rejectsWith } from '../helpers/errors.ts'
+import { type Row, readRows } from '../helpers/parquet.ts'
 
 const PATH = 'all/test-00000-of-00001.parquet'
 const TEST_FILE = `cais/mmlu/${PATH}`
@@ -39,7 +39,12 @@ async function writeGroups(rows: Row[], size: number): Promise<string> {
   const { schema } = parquetMetadata(original.buffer.slice(original.byteOffset, original.byteOffset + original.byteLength) as ArrayBuffer)
   const names = parquetSchema({ schema } as Parameters<typeof parquetSchema>[0]).children.map((c) => c.element.name)
   const bytes = new Uint8Array(
-    parquetWriteBuffer({ columnData: names.map((name) => ({ name, data: rows.map((r) => r[name]) })), schema, codec: 'SNAPPY', rowGroupSize: size }),
+    parquetWriteBuffer({
+      columnData: names.map((name) => ({ name, data: rows.map((r) => r[name]) })),
+      schema,
+      codec: 'SNAPPY',
+      rowGroupSize: size,
+    }),
   )
   const groups = parquetMetadata(bytes.buffer as ArrayBuffer).row_groups.length
   assert.equal(groups, Math.ceil(rows.length / size))
@@ -84,7 +89,10 @@ test('a bad row in a later row group is named by its row in the file', async () 
 test('rows are reported per file as they are decoded, of the total the Parquet metadata gives, a row group at a time when trusted', async () => {
   const rows = await readRows(join(FIXTURE_HUB, 'datasets', TEST_FILE))
   const sha = await writeGroups(rows, 4)
-  for (const [trusted, updates] of [[new Set([sha]), Math.ceil(rows.length / 4)], [new Set<string>(), 1]] as const) {
+  for (const [trusted, updates] of [
+    [new Set([sha]), Math.ceil(rows.length / 4)],
+    [new Set<string>(), 1],
+  ] as const) {
     const seen: [string, number, number | undefined][] = []
     const progress: Progress = { ...NO_PROGRESS, rows: (label, n, total) => void seen.push([label, n, total]) }
     await loadSource(spec, spec.revision, createMirrorFetcher(hub), trusted, undefined, undefined, progress)

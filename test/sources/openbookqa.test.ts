@@ -36,7 +36,11 @@ before(async () => {
   await cp(join(FIXTURE, 'hub'), mirror, { recursive: true })
   out = join(tmp, 'out')
   const c = collectIo()
-  const status = await runCli(() => buildDatasetCli(['--recipe', RECIPE, '--mirror', mirror, '--out', out, '--lock', join(tmp, 'lock.json')], {}, c.io), c.io, false)
+  const status = await runCli(
+    () => buildDatasetCli(['--recipe', RECIPE, '--mirror', mirror, '--out', out, '--lock', join(tmp, 'lock.json')], {}, c.io),
+    c.io,
+    false,
+  )
   assert.equal(status, 0, c.text())
   card = await readFile(join(out, 'README.md'), 'utf8')
   for (const split of SPLITS) {
@@ -65,7 +69,9 @@ test('the fifth source gives the counts the recipe asks for, each record its ups
 
 test('the card attributes it from the recipe and lists it as a source', () => {
   assert.ok(
-    card.includes('\n- OpenBookQA — Apache 2.0; Mihaylov et al., 2018, "Can a Suit of Armor Conduct Electricity? A New Dataset for Open Book Question Answering"\n'),
+    card.includes(
+      '\n- OpenBookQA — Apache 2.0; Mihaylov et al., 2018, "Can a Suit of Armor Conduct Electricity? A New Dataset for Open Book Question Answering"\n',
+    ),
     'licence and citation line',
   )
   assert.match(card, /^source_datasets:\n(- .+\n)*- allenai\/openbookqa\n/m)

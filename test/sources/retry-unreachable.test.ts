@@ -1,7 +1,7 @@
 /** A request that cannot be made at all — no such host, nothing listening — fails at once; a reset is still retried. */
 import assert from 'node:assert/strict'
-import { createServer } from 'node:net'
 import { mkdtemp, rm } from 'node:fs/promises'
+import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
@@ -10,7 +10,13 @@ import { DEFAULT_BOUNDS } from '../../src/sources/bounds.ts'
 import { createHubFetcher } from '../../src/sources/hub.ts'
 import { AttemptsFailed, type RetryPolicy, UNREACHABLE_HINT, withRetries } from '../../src/sources/retry.ts'
 
-const policy = (slept: number[]): RetryPolicy => ({ ...DEFAULT_BOUNDS, retries: 4, sleep: async (ms) => void slept.push(ms), random: () => 0.5, now: () => 0 })
+const policy = (slept: number[]): RetryPolicy => ({
+  ...DEFAULT_BOUNDS,
+  retries: 4,
+  sleep: async (ms) => void slept.push(ms),
+  random: () => 0.5,
+  now: () => 0,
+})
 // what undici throws: a TypeError "fetch failed" whose cause carries the system code
 const failing = (code: string) => async (): Promise<Response> => {
   throw new TypeError('fetch failed', { cause: Object.assign(new Error(`getaddrinfo ${code}`), { code }) })

@@ -4,7 +4,7 @@
  * --version, --json and the USAGE errors. Over node's parseArgs, so no
  * dependency; ~100 lines that are all this builder needs of citty and the like.
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { type ParseArgsConfig, parseArgs } from 'node:util'
 import { hintOf, isJevError, JevError } from '../../errors.ts'
 import { NO_PROGRESS, progressFor } from '../../progress.ts'
 import { BUILDER } from '../../version.ts'
@@ -46,12 +46,23 @@ export const COMMON_OPTIONS = {
   version: { type: 'boolean', help: "print the builder's name and version" },
   debug: { type: 'boolean', help: 'print the stack trace of an error' },
 } as const satisfies Options
-export const JSON_OPTION = { json: { type: 'boolean', default: false, help: 'one JSON document on stdout (an error too: {"error":{code,message,hint}}); text goes to stderr' } } as const
+export const JSON_OPTION = {
+  json: {
+    type: 'boolean',
+    default: false,
+    help: 'one JSON document on stdout (an error too: {"error":{code,message,hint}}); text goes to stderr',
+  },
+} as const
 export const QUIET_OPTION = {
-  quiet: { type: 'boolean', default: false, help: 'no progress: neither the lines (downloads, retries, waits for the cache lock, publishing steps) nor the display on a terminal; results, warnings and errors still print' },
+  quiet: {
+    type: 'boolean',
+    default: false,
+    help: 'no progress: neither the lines (downloads, retries, waits for the cache lock, publishing steps) nor the display on a terminal; results, warnings and errors still print',
+  },
 } as const
 
-const label = (name: string, o: Option) => (o.type === 'string' ? `--${name} ${o.arg}` : 'short' in o && o.short ? `-${o.short}, --${name}` : `--${name}`)
+const label = (name: string, o: Option) =>
+  o.type === 'string' ? `--${name} ${o.arg}` : 'short' in o && o.short ? `-${o.short}, --${name}` : `--${name}`
 const line = (l: string, help: string) => `  ${l.length < 16 ? l.padEnd(16) : l} ${help}`
 
 export interface Command<O extends Options> {
@@ -71,11 +82,16 @@ export function defineCommand<O extends Options>(spec: CommandSpec<O>): Command<
     const flags = Object.entries(spec.options).map(([n, o]) => `[${label(n, o).replace(/^-\w, /, '')}]`)
     const words = [`usage: npm run ${spec.name} --`, ...(spec.args ? [spec.args.synopsis] : []), ...flags, '[--debug]']
     const lines = ['']
-    for (const w of words) lines[lines.length - 1]!.length + w.length > 118 ? lines.push(`    ${w}`) : (lines[lines.length - 1] += `${lines[lines.length - 1] ? ' ' : ''}${w}`)
+    for (const w of words)
+      lines[lines.length - 1]!.length + w.length > 118
+        ? lines.push(`    ${w}`)
+        : (lines[lines.length - 1] += `${lines[lines.length - 1] ? ' ' : ''}${w}`)
     return lines
   }
   const help = () => {
-    const opts = Object.entries(all).map(([n, o]) => line(label(n, o), `${o.help}${o.type === 'string' && o.default !== undefined ? ` (default ${o.default})` : ''}`))
+    const opts = Object.entries(all).map(([n, o]) =>
+      line(label(n, o), `${o.help}${o.type === 'string' && o.default !== undefined ? ` (default ${o.default})` : ''}`),
+    )
     return [...synopsis(), ...spec.about.map((l) => `  ${l}`), ...opts, ...(spec.notes ?? [])].join('\n')
   }
   const usage = () => synopsis().join('\n')
@@ -83,17 +99,30 @@ export function defineCommand<O extends Options>(spec: CommandSpec<O>): Command<
 
   function parse(argv: string[], io: Io, env: NodeJS.ProcessEnv = process.env): Parsed<O> | null {
     const options: NonNullable<ParseArgsConfig['options']> = Object.fromEntries(
-      Object.entries(all).map(([n, o]) => [n, { type: o.type, ...('short' in o && o.short ? { short: o.short } : {}), ...(o.default !== undefined ? { default: o.default } : {}) }]),
+      Object.entries(all).map(([n, o]) => [
+        n,
+        {
+          type: o.type,
+          ...('short' in o && o.short ? { short: o.short } : {}),
+          ...(o.default !== undefined ? { default: o.default } : {}),
+        },
+      ]),
     )
-    let parsed
+    let parsed: ReturnType<typeof parseArgs>
     try {
       parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true })
     } catch (e) {
       throw usageError((e as Error).message)
     }
     const values = parsed.values as Record<string, unknown>
-    if (values.help) return io.out(help()), null
-    if (values.version) return io.out(`${BUILDER.name} ${BUILDER.version}`), null
+    if (values.help) {
+      io.out(help())
+      return null
+    }
+    if (values.version) {
+      io.out(`${BUILDER.name} ${BUILDER.version}`)
+      return null
+    }
     const max = spec.args?.max ?? 0
     // `npm run x --mirror DIR` without `--`: npm keeps --mirror (as npm_config_mirror=true) and passes DIR alone
     const taken = env.npm_lifecycle_event
@@ -101,7 +130,9 @@ export function defineCommand<O extends Options>(spec: CommandSpec<O>): Command<
       : []
     const flags = taken.map((n) => `--${n}`).join(' ')
     if (parsed.positionals.length <= max && taken.length)
-      io.err(`warning: npm took ${flags} for itself, so ${spec.name} ran without; npm passes on only what follows --: npm run ${spec.name} -- ${flags}`)
+      io.err(
+        `warning: npm took ${flags} for itself, so ${spec.name} ran without; npm passes on only what follows --: npm run ${spec.name} -- ${flags}`,
+      )
     if (parsed.positionals.length > max) {
       const extra = parsed.positionals[max]!
       throw usageError(
@@ -153,5 +184,9 @@ export function defineCommand<O extends Options>(spec: CommandSpec<O>): Command<
 /** An error as the JSON output carries it. */
 export function errorJson(e: unknown): { code: string; message: string; hint: string } {
   if (isJevError(e)) return { code: e.code, message: e.message, hint: hintOf(e) }
-  return { code: 'INTERNAL', message: (e as Error)?.message ?? String(e), hint: 'this is a bug in the builder; rerun with --debug for a stack trace' }
+  return {
+    code: 'INTERNAL',
+    message: (e as Error)?.message ?? String(e),
+    hint: 'this is a bug in the builder; rerun with --debug for a stack trace',
+  }
 }

@@ -3,40 +3,56 @@ import { stat } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { JevError } from '../../errors.ts'
 import { type Lock, lockPathFor, readLock } from '../../lock.ts'
+import { type BuiltDataset, buildDataset } from '../../pipeline.ts'
 import type { Progress } from '../../progress.ts'
-import { buildDataset, type BuiltDataset } from '../../pipeline.ts'
 import { loadRecipe } from '../../recipe.ts'
 import { BOUND_SETTINGS, boundsFrom } from '../../sources/bounds.ts'
-import { nameBadEntry } from '../../sources/hub-cache.ts'
 import { createHubFetcher, hubOptionsFromEnv, resolveCacheDir } from '../../sources/hub.ts'
+import { nameBadEntry } from '../../sources/hub-cache.ts'
 import { createMirrorFetcher } from '../../sources/mirror.ts'
 import type { FileFetcher } from '../../sources/types.ts'
-import { QUIET_OPTION } from './command.ts'
 import type { Io } from '../run.ts'
+import { QUIET_OPTION } from './command.ts'
 
 type BoundFlag = 'http-timeout' | 'min-rate' | 'rate-window' | 'max-retry-after' | 'file-deadline'
 type BoundOption = { type: 'string'; arg: string; help: string }
 
 /** The network bounds as options, from the one table in sources/bounds.ts. */
 export const BOUND_FLAGS = Object.fromEntries(
-  BOUND_SETTINGS.map((s) => [s.flag, { type: 'string', arg: s.unit === 's' ? 'S' : 'N', help: `${s.env}; default ${s.unit === 's' ? s.default / 1000 : s.default} ${s.unit}` }]),
+  BOUND_SETTINGS.map((s) => [
+    s.flag,
+    {
+      type: 'string',
+      arg: s.unit === 's' ? 'S' : 'N',
+      help: `${s.env}; default ${s.unit === 's' ? s.default / 1000 : s.default} ${s.unit}`,
+    },
+  ]),
 ) as Record<BoundFlag, BoundOption>
 
 export const SOURCE_OPTIONS = {
   recipe: { type: 'string', arg: 'FILE', default: 'recipes/jev-bench.json', help: 'the recipe' },
   lock: { type: 'string', arg: 'FILE', help: 'the lock (default: next to the recipe, <recipe>.lock.json)' },
   mirror: { type: 'string', arg: 'DIR', help: 'read a local folder in Hub layout (DIR/datasets/<owner>/<name>/<path>) instead of the Hub' },
-  offline: { type: 'boolean', default: false, help: 'make no network request; only the Hugging Face cache (HF_HUB_OFFLINE=1 does the same)' },
-  'cache-dir': { type: 'string', arg: 'DIR', help: 'the Hugging Face cache (default HF_HUB_CACHE, HF_HOME/hub, XDG_CACHE_HOME/huggingface/hub or ~/.cache/huggingface/hub)' },
+  offline: {
+    type: 'boolean',
+    default: false,
+    help: 'make no network request; only the Hugging Face cache (HF_HUB_OFFLINE=1 does the same)',
+  },
+  'cache-dir': {
+    type: 'string',
+    arg: 'DIR',
+    help: 'the Hugging Face cache (default HF_HUB_CACHE, HF_HOME/hub, XDG_CACHE_HOME/huggingface/hub or ~/.cache/huggingface/hub)',
+  },
   ...QUIET_OPTION,
   ...BOUND_FLAGS,
 } as const
 
-export const PROGRESS_NOTE = 'Progress is drawn on stderr when it is a terminal, unless --quiet, CI, or HF_HUB_DISABLE_PROGRESS_BARS=1 (ON, YES, TRUE).'
+export const PROGRESS_NOTE =
+  'Progress is drawn on stderr when it is a terminal, unless --quiet, CI, or HF_HUB_DISABLE_PROGRESS_BARS=1 (ON, YES, TRUE).'
 
 export const SOURCE_NOTES = [
   'Environment: HF_ENDPOINT (a Hub mirror endpoint), HF_TOKEN (sent to the Hub, never printed),',
-  '  HF_HUB_OFFLINE (1, ON, YES or TRUE in any case: as --offline, as Python\'s huggingface_hub reads it), and the JEV_* bounds above.',
+  "  HF_HUB_OFFLINE (1, ON, YES or TRUE in any case: as --offline, as Python's huggingface_hub reads it), and the JEV_* bounds above.",
   PROGRESS_NOTE,
 ] as const
 
@@ -59,14 +75,23 @@ export function offlineFromEnv(env: NodeJS.ProcessEnv): boolean {
 export async function requireFolder(dir: string, option?: string): Promise<void> {
   const s = await stat(dir).catch(() => null)
   if (!s?.isDirectory())
-    throw new JevError('IO', `${option ? `${option} ` : ''}${dir}: ${s ? 'is not a folder' : 'no such folder'}`, { file: dir, hint: `check the path${option ? ` given to ${option}` : ''}` })
+    throw new JevError('IO', `${option ? `${option} ` : ''}${dir}: ${s ? 'is not a folder' : 'no such folder'}`, {
+      file: dir,
+      hint: `check the path${option ? ` given to ${option}` : ''}`,
+    })
 }
 
 /**
  * `log` gets downloads, retries and waits for another build's cache lock, so a slow build says why (not with --quiet);
  * `progress` each download's bytes.
  */
-export async function fetcherFor(values: SourceValues, env: NodeJS.ProcessEnv, log?: (line: string) => void, lock?: Lock | null, progress?: Progress): Promise<FileFetcher> {
+export async function fetcherFor(
+  values: SourceValues,
+  env: NodeJS.ProcessEnv,
+  log?: (line: string) => void,
+  lock?: Lock | null,
+  progress?: Progress,
+): Promise<FileFetcher> {
   // Cached files are trusted only when `lock` vouches for their bytes; with `null` (a first build, --update-lock)
   // each is checked with the Hub, so a lock is never written from bytes it no longer serves.
   const bounds = boundsFrom(values, env) // checked with --mirror too: a bad value is an error wherever it is given
@@ -77,8 +102,12 @@ export async function fetcherFor(values: SourceValues, env: NodeJS.ProcessEnv, l
   return createHubFetcher({
     ...hubOptionsFromEnv(env),
     ...bounds,
-    ...(lock === undefined ? {} : { vouched: (repo: string, commit: string, path: string) =>
-      lock?.sources.flatMap((s) => (s.repo === repo && s.commit === commit ? s.files : [])).find((f) => f.path === path)?.sha256 }),
+    ...(lock === undefined
+      ? {}
+      : {
+          vouched: (repo: string, commit: string, path: string) =>
+            lock?.sources.flatMap((s) => (s.repo === repo && s.commit === commit ? s.files : [])).find((f) => f.path === path)?.sha256,
+        }),
     ...(log && !values.quiet ? { log } : {}),
     ...(progress ? { progress } : {}),
     cacheDir: values['cache-dir'] ?? resolveCacheDir(env, homedir()),
@@ -90,7 +119,11 @@ export async function fetcherFor(values: SourceValues, env: NodeJS.ProcessEnv, l
 export async function requireLock(values: SourceValues): Promise<Lock> {
   const lockPath = values.lock ?? lockPathFor(values.recipe)
   const lock = await readLock(lockPath)
-  if (!lock) throw new JevError('LOCK', `no lock at ${lockPath}`, { file: lockPath, hint: 'build once (npm run build-dataset) to write it, or name it with --lock FILE' })
+  if (!lock)
+    throw new JevError('LOCK', `no lock at ${lockPath}`, {
+      file: lockPath,
+      hint: 'build once (npm run build-dataset) to write it, or name it with --lock FILE',
+    })
   return lock
 }
 

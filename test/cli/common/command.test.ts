@@ -1,7 +1,7 @@
 /** defineCommand: help, USAGE errors with the synopsis, the npm `--` slip; and the errors of the README walk-through. */
 import assert from 'node:assert/strict'
-import { createServer } from 'node:net'
 import { existsSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
@@ -30,16 +30,19 @@ test('values are typed from the declaration, defaults applied; --help is generat
   const mirror: string | undefined = p.values.mirror
   assert.deepEqual([out, mirror, p.values.offline, p.positionals], ['out', 'm', false, ['x']])
   assert.equal(demo.parse(['-h'], c.io, {}), null)
-  assert.equal(c.out.join('\n'), [
-    'usage: npm run demo -- [DIR] [--mirror DIR] [--out DIR] [--offline] [--debug]',
-    '  Does nothing.',
-    '  --mirror DIR     a folder',
-    '  --out DIR        where (default out)',
-    '  --offline        no network',
-    '  -h, --help       print this text',
-    "  --version        print the builder's name and version",
-    '  --debug          print the stack trace of an error',
-  ].join('\n'))
+  assert.equal(
+    c.out.join('\n'),
+    [
+      'usage: npm run demo -- [DIR] [--mirror DIR] [--out DIR] [--offline] [--debug]',
+      '  Does nothing.',
+      '  --mirror DIR     a folder',
+      '  --out DIR        where (default out)',
+      '  --offline        no network',
+      '  -h, --help       print this text',
+      "  --version        print the builder's name and version",
+      '  --debug          print the stack trace of an error',
+    ].join('\n'),
+  )
 })
 
 test('a positional too many under npm, where npm took the flag before it: says so and shows the command with --', () => {
@@ -75,7 +78,9 @@ test('a flag npm took without a positional after it (npm run demo --offline): a 
   const c = collectIo()
   const p = demo.parse([], c.io, { npm_lifecycle_event: 'demo', npm_config_offline: 'true' })
   assert.equal(p?.values.offline, false)
-  assert.deepEqual(c.err, ['warning: npm took --offline for itself, so demo ran without; npm passes on only what follows --: npm run demo -- --offline'])
+  assert.deepEqual(c.err, [
+    'warning: npm took --offline for itself, so demo ran without; npm passes on only what follows --: npm run demo -- --offline',
+  ])
   const given = collectIo()
   demo.parse(['--offline'], given.io, { npm_lifecycle_event: 'demo', npm_config_offline: 'true' })
   assert.deepEqual(given.err, [], 'no warning when the command got the flag too')
@@ -119,7 +124,10 @@ test('serve-hub on a port in use: IO with a hint about the port, not about paths
   try {
     const r = await fails((io) => serveHubCli(['--port', String(port)], {}, io, Promise.resolve()))
     assert.equal(r.status, 7)
-    assert.deepEqual(r.err, [`error[IO]: cannot listen on port ${port}: it is in use`, 'hint: stop what listens there, or choose another --port (--port 0 takes any free one)'])
+    assert.deepEqual(r.err, [
+      `error[IO]: cannot listen on port ${port}: it is in use`,
+      'hint: stop what listens there, or choose another --port (--port 0 takes any free one)',
+    ])
   } finally {
     busy.close()
   }

@@ -9,7 +9,11 @@ import { ERROR_CODES, hintOf, isJevError } from '../../../src/errors.ts'
 import { FIXTURE_RECIPE } from '../../helpers/cli.ts'
 
 const values = (lock: string): SourceValues => ({ recipe: FIXTURE_RECIPE, lock, offline: false, quiet: false })
-const caught = (p: Promise<unknown>) => p.then(() => assert.fail('no error'), (e: unknown) => e)
+const caught = (p: Promise<unknown>) =>
+  p.then(
+    () => assert.fail('no error'),
+    (e: unknown) => e,
+  )
 
 test('a missing lock and a damaged one: LOCK, each with its own hint, not "the sources differ from the lock"', async () => {
   const tmp = await mkdtemp(join(tmpdir(), 'jev-source-options-'))
@@ -17,7 +21,10 @@ test('a missing lock and a damaged one: LOCK, each with its own hint, not "the s
     const missing = await caught(requireLock(values(join(tmp, 'none.lock.json'))))
     assert.ok(isJevError(missing) && missing.code === 'LOCK')
     assert.equal(hintOf(missing), 'build once (npm run build-dataset) to write it, or name it with --lock FILE')
-    for (const [name, text] of [['broken', '{'], ['wrong', '{"sources": 3}']] as const) {
+    for (const [name, text] of [
+      ['broken', '{'],
+      ['wrong', '{"sources": 3}'],
+    ] as const) {
       const path = join(tmp, `${name}.lock.json`)
       await writeFile(path, text)
       const e = await caught(requireLock(values(path)))
