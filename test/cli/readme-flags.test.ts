@@ -1,0 +1,40 @@
+/** The README's flags are the commands' flags: every declared option is documented, under its declared placeholder. */
+import assert from 'node:assert/strict'
+import { readFile } from 'node:fs/promises'
+import { test } from 'node:test'
+import { buildCommand } from '../../src/cli/build-dataset.ts'
+import { checkCommand } from '../../src/cli/check-dataset.ts'
+import { diffCommand } from '../../src/cli/diff-dataset.ts'
+import { publishCommand } from '../../src/cli/publish-dataset.ts'
+import { serveCommand } from '../../src/cli/serve-hub.ts'
+import { verifyCommand } from '../../src/cli/verify-dataset.ts'
+
+// recipe-schema is left out: importing it runs it (it has only the common options anyway)
+const COMMANDS = [buildCommand, checkCommand, diffCommand, publishCommand, serveCommand, verifyCommand]
+
+test('every option a command declares is in the README, and a placeholder written after it is the one --help shows', async () => {
+  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8')
+  const declared = new Map<string, Set<string>>()
+  for (const c of COMMANDS)
+    for (const [name, o] of Object.entries(c.spec.options)) {
+      const args = declared.get(name) ?? new Set<string>()
+      if (o.type === 'string') args.add(o.arg)
+      declared.set(name, args)
+    }
+  const written = [...readme.matchAll(/(?<![\w-])--([a-z][a-z-]*)(?: ([A-Z][A-Z_/]*)\b)?/g)]
+  const names = new Set(written.map((m) => m[1]))
+  for (const name of declared.keys()) assert.ok(names.has(name), `--${name} is declared but the README never names it`)
+  // HEAD is a value in the examples (--rev HEAD), not a placeholder
+  const wrong = written.filter(
+    ([, name, arg]) => arg !== undefined && arg !== 'HEAD' && declared.get(name!)?.size && !declared.get(name!)!.has(arg),
+  )
+  assert.deepEqual(
+    wrong.map((m) => m[0]),
+    [],
+    'placeholders the commands do not use',
+  )
+  assert.ok(
+    written.some((m) => m[0] === '--min-rate N'),
+    'the bounds table names --min-rate as --help does',
+  )
+})
