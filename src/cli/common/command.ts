@@ -2,7 +2,7 @@
  * A command declared once — its options with types, defaults and help — and
  * from that declaration: the parse, the typed values, the usage, -h/--help,
  * --version, --json and the USAGE errors. Over node's parseArgs, so no
- * dependency; ~100 lines that are all this builder needs of citty and the like.
+ * dependency; all this builder needs of citty and the like.
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util'
 import { hintOf, isJevError, JevError } from '../../errors.ts'
