@@ -63,7 +63,7 @@ export const QUIET_OPTION = {
 
 const label = (name: string, o: Option) =>
   o.type === 'string' ? `--${name} ${o.arg}` : 'short' in o && o.short ? `-${o.short}, --${name}` : `--${name}`
-const line = (l: string, help: string) => `  ${l.length < 16 ? l.padEnd(16) : l} ${help}`
+const line = (l: string, help: string, width: number) => `  ${l.padEnd(width)} ${help}`
 
 export interface Command<O extends Options> {
   spec: CommandSpec<O>
@@ -79,7 +79,10 @@ export interface Command<O extends Options> {
 export function defineCommand<O extends Options>(spec: CommandSpec<O>): Command<O> {
   const all: Options = { ...spec.options, ...COMMON_OPTIONS }
   const synopsis = () => {
-    const flags = Object.entries(spec.options).map(([n, o]) => `[${label(n, o).replace(/^-\w, /, '')}]`)
+    // a flag the arguments' synopsis already shows (diff-dataset's --rev REV) is not repeated
+    const flags = Object.entries(spec.options)
+      .filter(([n]) => !spec.args?.synopsis.includes(`--${n} `))
+      .map(([n, o]) => `[${label(n, o).replace(/^-\w, /, '')}]`)
     const words = [`usage: npm run ${spec.name} --`, ...(spec.args ? [spec.args.synopsis] : []), ...flags, '[--debug]']
     const lines = ['']
     for (const w of words)
@@ -89,8 +92,10 @@ export function defineCommand<O extends Options>(spec: CommandSpec<O>): Command<
     return lines
   }
   const help = () => {
+    // one column for the help texts, however long the longest label (--max-retry-after S)
+    const width = Math.max(16, ...Object.entries(all).map(([n, o]) => label(n, o).length))
     const opts = Object.entries(all).map(([n, o]) =>
-      line(label(n, o), `${o.help}${o.type === 'string' && o.default !== undefined ? ` (default ${o.default})` : ''}`),
+      line(label(n, o), `${o.help}${o.type === 'string' && o.default !== undefined ? ` (default ${o.default})` : ''}`, width),
     )
     return [...synopsis(), ...spec.about.map((l) => `  ${l}`), ...opts, ...(spec.notes ?? [])].join('\n')
   }

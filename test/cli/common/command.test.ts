@@ -5,8 +5,9 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { buildDatasetCli } from '../../../src/cli/build-dataset.ts'
+import { buildCommand, buildDatasetCli } from '../../../src/cli/build-dataset.ts'
 import { defineCommand } from '../../../src/cli/common/command.ts'
+import { diffCommand } from '../../../src/cli/diff-dataset.ts'
 import { runCli } from '../../../src/cli/run.ts'
 import { serveHubCli } from '../../../src/cli/serve-hub.ts'
 import { isJevError } from '../../../src/errors.ts'
@@ -43,6 +44,18 @@ test('values are typed from the declaration, defaults applied; --help is generat
       '  --debug          print the stack trace of an error',
     ].join('\n'),
   )
+})
+
+test('--help lines up every option text in one column, long labels too; the usage names a flag once', () => {
+  const help = buildCommand.help().split('\n')
+  const columns = Object.entries(buildCommand.spec.options).map(([n, o]) => {
+    const l = help.find((x) => x.startsWith(`  --${n} `))
+    assert.ok(l, `--${n} in\n${help.join('\n')}`)
+    return l.indexOf(o.help)
+  })
+  assert.ok(help.some((l) => l.startsWith('  --max-retry-after S ')))
+  assert.equal(new Set(columns).size, 1, help.join('\n'))
+  assert.equal(diffCommand.usage().split('--rev REV').length - 1, 1, diffCommand.usage())
 })
 
 test('a positional too many under npm, where npm took the flag before it: says so and shows the command with --', () => {
