@@ -41,18 +41,6 @@ export function settingOf(key: keyof NetBounds): string {
   return `set ${s.env} or --${s.flag}`
 }
 
-/** The usage lines for the flags, from the table, so they cannot drift from it. */
-export const BOUNDS_USAGE = BOUND_SETTINGS.map(
-  (s) =>
-    `  --${`${s.flag} ${s.unit === 's' ? 'S' : 'N'}`.padEnd(20)} ${s.env}; default ${s.unit === 's' ? s.default / 1000 : s.default} ${s.unit}`,
-).join('\n')
-
-/** parseArgs options for the flags, shared by every command that talks to the Hub. */
-export const BOUND_OPTIONS = Object.fromEntries(BOUND_SETTINGS.map((s) => [s.flag, { type: 'string' as const }])) as Record<
-  string,
-  { type: 'string' }
->
-
 /** The bounds from flags (strings, as parseArgs gives them) over the environment over the defaults. */
 export function boundsFrom(values: Record<string, unknown>, env: NodeJS.ProcessEnv): NetBounds {
   const out = { ...DEFAULT_BOUNDS }
