@@ -57,7 +57,8 @@ async function readBuild(get: (name: string) => Promise<Buffer | null>): Promise
 
 export async function readBuildDir(dir: string): Promise<BuildFiles> {
   const st = await stat(dir).catch(() => null)
-  if (!st?.isDirectory()) throw new JevError('IO', `${dir} is not a folder`, { file: dir })
+  // worded as check-dataset and --mirror word it
+  if (!st?.isDirectory()) throw new JevError('IO', `${dir}: ${st ? 'is not a folder' : 'no such folder'}`, { file: dir })
   // a FIFO or a folder in a file's place is as good as missing, and never blocks the read
   return readBuild((name) => readRegular(join(dir, name)).catch(() => null))
 }

@@ -140,7 +140,7 @@ describe('diff-dataset', () => {
   test('a folder that is not there is one IO error', async () => {
     const r = await diff([reference, join(tmp, 'missing')])
     assert.equal(r.status, ERROR_CODES.IO.exit)
-    assert.match(r.err[0]!, /^error\[IO\]: .*missing is not a folder$/)
+    assert.match(r.err[0]!, /^error\[IO\]: .*missing: no such folder$/)
   })
 })
 

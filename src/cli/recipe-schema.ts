@@ -1,7 +1,7 @@
 import { writeFileAtomic } from '../atomic.ts'
 import { recipeJsonSchema } from '../recipe.ts'
 import { defineCommand } from './common/command.ts'
-import { runMain, stdio } from './run.ts'
+import { type Io, isMain, runMain, stdio } from './run.ts'
 
 export const recipeSchemaCommand = defineCommand({
   name: 'recipe-schema',
@@ -13,11 +13,15 @@ export const recipeSchemaCommand = defineCommand({
   options: {},
 })
 
-await runMain(() =>
-  recipeSchemaCommand.main(process.argv.slice(2), process.env, stdio, async ({ positionals }, io) => {
+/** Writes the schema; `io` gets the one line saying where. */
+export function recipeSchemaCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
+  return recipeSchemaCommand.main(argv, env, io, async ({ positionals }, io) => {
     const target = positionals[0] ?? 'recipes/recipe.schema.json'
     await writeFileAtomic(target, `${JSON.stringify(recipeJsonSchema(), null, 2)}\n`)
     io.out(`wrote ${target}`)
     return { json: { wrote: target } }
-  }),
-)
+  })
+}
+
+// importing the module (a test, the README's flag check) writes nothing
+if (isMain(import.meta.url)) await runMain(() => recipeSchemaCli(process.argv.slice(2), process.env, stdio))

@@ -6,11 +6,11 @@ import { buildCommand } from '../../src/cli/build-dataset.ts'
 import { checkCommand } from '../../src/cli/check-dataset.ts'
 import { diffCommand } from '../../src/cli/diff-dataset.ts'
 import { publishCommand } from '../../src/cli/publish-dataset.ts'
+import { recipeSchemaCommand } from '../../src/cli/recipe-schema.ts'
 import { serveCommand } from '../../src/cli/serve-hub.ts'
 import { verifyCommand } from '../../src/cli/verify-dataset.ts'
 
-// recipe-schema is left out: importing it runs it (it has only the common options anyway)
-const COMMANDS = [buildCommand, checkCommand, diffCommand, publishCommand, serveCommand, verifyCommand]
+const COMMANDS = [buildCommand, checkCommand, diffCommand, publishCommand, recipeSchemaCommand, serveCommand, verifyCommand]
 
 test('every option a command declares is in the README, and a placeholder written after it is the one --help shows', async () => {
   const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8')
