@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises'
 import { test } from 'node:test'
 import { buildCommand } from '../../src/cli/build-dataset.ts'
 import { checkCommand } from '../../src/cli/check-dataset.ts'
+import type { Options } from '../../src/cli/common/command.ts'
 import { diffCommand } from '../../src/cli/diff-dataset.ts'
 import { publishCommand } from '../../src/cli/publish-dataset.ts'
 import { recipeSchemaCommand } from '../../src/cli/recipe-schema.ts'
@@ -16,7 +17,7 @@ test('every option a command declares is in the README, and a placeholder writte
   const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8')
   const declared = new Map<string, Set<string>>()
   for (const c of COMMANDS)
-    for (const [name, o] of Object.entries(c.spec.options)) {
+    for (const [name, o] of Object.entries(c.spec.options as Options)) {
       const args = declared.get(name) ?? new Set<string>()
       if (o.type === 'string') args.add(o.arg)
       declared.set(name, args)
