@@ -7,10 +7,10 @@ import { removeStaleTemps } from '../atomic.ts'
 import type { ErrorContext } from '../errors.ts'
 import { LOCK_TEMP_SUFFIX } from '../file-lock.ts'
 import { sha256Hex } from '../hash.ts'
+import { type BodyWatcher, Deadline } from './guarded-fetch.ts'
 import { atomicWrite, type CacheEntry, discardEntry, linkSnapshot, readVerifiedBlob, SHA1_RE, withBlobLock } from './hub-cache.ts'
 import { downloadVerified, lookupFile, resolveCommit } from './hub-requests.ts'
 import { type HubSession, retried, say } from './hub-session.ts'
-import { type BodyWatcher, Deadline } from './retry.ts'
 import type { SourceFile } from './types.ts'
 
 export const sourceFile = (repo: string, revision: string, commit: string, path: string, bytes: Uint8Array): SourceFile => ({

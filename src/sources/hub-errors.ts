@@ -2,9 +2,10 @@
 import { type ErrorContext, isJevError, JevError } from '../errors.ts'
 import { httpErrorCode, statusWords } from '../http-errors.ts'
 import { settingOf } from './bounds.ts'
+import { type ResponseNote, TransientError } from './guarded-fetch.ts'
 import { isHubApiError, isInvalidApiResponse } from './hub-client.ts'
 import { type HubSession, scrubbed } from './hub-session.ts'
-import { AttemptsFailed, type ResponseNote, TransientError } from './retry.ts'
+import { AttemptsFailed } from './retry.ts'
 
 function httpError(
   s: HubSession,

@@ -1,9 +1,9 @@
 /** The three things asked of the Hub for a file: the commit a revision names, the file's listing, its bytes (verified). */
 import { type ErrorContext, JevError } from '../errors.ts'
+import { type Deadline, type Fetch, TransientError } from './guarded-fetch.ts'
 import { hashLike, isOid, SHA1_RE } from './hub-cache.ts'
 import { hubClient } from './hub-client.ts'
 import { clientOf, type HubSession, retried } from './hub-session.ts'
-import { type Deadline, type Fetch, TransientError } from './retry.ts'
 
 const looksLikeHtml = (b: Uint8Array) => /^\s*<(!doctype html|html)/i.test(Buffer.from(b.subarray(0, 64)).toString('latin1'))
 

@@ -8,7 +8,8 @@ import type { ErrorContext } from '../errors.ts'
 import { oneLine } from '../oneline.ts'
 import type { Progress } from '../progress.ts'
 import { scrubToken } from '../secrets.ts'
-import { type BodyWatcher, type Deadline, type Fetch, type RetryPolicy, withRetries } from './retry.ts'
+import type { BodyWatcher, Deadline, Fetch } from './guarded-fetch.ts'
+import { type RetryPolicy, withRetries } from './retry.ts'
 
 export interface HubSession {
   endpoint: string
