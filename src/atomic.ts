@@ -17,23 +17,19 @@ import { pidAlive } from './process.ts'
  */
 export async function writeAtomic(path: string, data: Uint8Array | string, suffix = 'tmp'): Promise<void> {
   await makeDirs(dirname(path))
-  const tmp = tempPath(path, suffix)
-  try {
-    await writeFile(tmp, data)
-    await rename(tmp, path)
-  } catch (e) {
-    await rm(tmp, { force: true })
-    throw e
-  } finally {
-    pending.delete(tmp)
-  }
+  await intoPlace(path, suffix, (tmp) => writeFile(tmp, data))
 }
 
 /** A symbolic link at `path` to `target`, replacing whatever is there atomically (never failing because it exists). */
 export async function symlinkAtomic(target: string, path: string, suffix = 'tmp'): Promise<void> {
+  await intoPlace(path, suffix, (tmp) => symlink(target, tmp))
+}
+
+/** Makes `path`'s content at a temp path, then renames it over `path`; the temp path never outlives a failure. */
+async function intoPlace(path: string, suffix: string, make: (tmp: string) => Promise<void>): Promise<void> {
   const tmp = tempPath(path, suffix)
   try {
-    await symlink(target, tmp)
+    await make(tmp)
     await rename(tmp, path)
   } catch (e) {
     await rm(tmp, { force: true })
