@@ -1,6 +1,6 @@
 import { writeFileAtomic } from '../atomic.ts'
 import { recipeJsonSchema } from '../recipe.ts'
-import { defineCommand } from './common/command.ts'
+import { defineCommand, JSON_OPTION } from './common/command.ts'
 import { type Io, isMain, runMain, stdio } from './run.ts'
 
 export const recipeSchemaCommand = defineCommand({
@@ -10,7 +10,7 @@ export const recipeSchemaCommand = defineCommand({
     "Writes the recipe's JSON Schema, generated from its zod schema, so editors can check recipes.",
     'FILE: where to write it (default recipes/recipe.schema.json).',
   ],
-  options: {},
+  options: { ...JSON_OPTION },
 })
 
 /** Writes the schema; `io` gets the one line saying where. */

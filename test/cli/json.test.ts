@@ -8,6 +8,7 @@ import { buildDatasetCli } from '../../src/cli/build-dataset.ts'
 import { checkDatasetCli } from '../../src/cli/check-dataset.ts'
 import { diffDatasetCli } from '../../src/cli/diff-dataset.ts'
 import { publishDatasetCli } from '../../src/cli/publish-dataset.ts'
+import { recipeSchemaCli } from '../../src/cli/recipe-schema.ts'
 import { type Io, runCli } from '../../src/cli/run.ts'
 import { verifyDatasetCli } from '../../src/cli/verify-dataset.ts'
 import { ERROR_CODES } from '../../src/errors.ts'
@@ -123,4 +124,13 @@ test('publish-dataset --json --dry-run: the plan, result null; a bad --revision:
     bad.err.some((l) => l.startsWith('usage: npm run publish-dataset -- ')),
     bad.err.join('\n'),
   )
+})
+
+test('recipe-schema --json: where it wrote, as one document; the text line on stderr', async () => {
+  const target = join(tmp, 'schema.json')
+  const r = await json(recipeSchemaCli, [target])
+  assert.equal(r.status, 0, r.err.join('\n'))
+  assert.deepEqual(r.doc, { wrote: target })
+  assert.deepEqual(r.err, [`wrote ${target}`])
+  assert.equal(JSON.parse(await readFile(target, 'utf8')).type, 'object')
 })
