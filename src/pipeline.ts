@@ -1,5 +1,6 @@
 import { computeAudit } from './audit.ts'
 import { buildFromPrepared } from './build.ts'
+import { builderId } from './builder-id.ts'
 import { normalize } from './canonical.ts'
 import { renderCard } from './card.ts'
 import { renderFigures } from './figures.ts'
@@ -9,13 +10,14 @@ import { buildManifest, type Manifest, manifestJson } from './manifest.ts'
 import { assertReplaceable, makeOutParent, writeOutDir } from './out-dir.ts'
 import { repairOutDir } from './out-repair.ts'
 import { describeFile, MANIFEST_OUTPUTS, OUTPUTS, type OutputContent, type OutputSpec } from './outputs.ts'
+import { type PreparedCache, type PreparedEntry, preparedKey } from './prepared-cache.ts'
 import { NO_PROGRESS, type Progress } from './progress.ts'
 import { provenanceJsonl, provenanceLines } from './provenance.ts'
-import { recipeHash } from './recipe.ts'
-import type { Recipe, Split } from './schema.ts'
+import { recipeHash, sourceFiles } from './recipe.ts'
+import type { Recipe, SourceSpec, Split } from './schema.ts'
 import { type DropCounts, type PreparedSource, SourcePreparer } from './select.ts'
 import { fetchSource, idFromOf, type LoadedSource, loadSource } from './sources/load.ts'
-import type { FileFetcher } from './sources/types.ts'
+import type { FileFetcher, SourceFile } from './sources/types.ts'
 import { computeStats, type DatasetStats } from './stats.ts'
 import { BUILDER } from './version.ts'
 
@@ -37,6 +39,8 @@ export interface BuildOptions {
   lock?: Lock | null
   /** the stages, and each source's rows as they are decoded (default: none) */
   progress?: Progress
+  /** prepared sources from earlier builds, keyed by their inputs (default: none) */
+  preparedCache?: PreparedCache
 }
 
 /** Everything but the writing: sources in, the four output files out. */
@@ -58,14 +62,44 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
     return p
   }
   let next = fetchAt(0)
+  const cache = options.preparedCache
+  const builder = cache ? await builderId() : null
   for (const [i, spec] of recipe.sources.entries()) {
-    const files = next
-    const preparer = new SourcePreparer(spec, recipe)
     progress.stage(`loading and preparing sources (${i + 1} of ${recipe.sources.length}: ${spec.name})`)
-    const loading = loadSource(spec, lockedRevision(lock, spec), fetcher, trusted, (q) => preparer.add(q), files, progress)
+    const fetching = next
     next = fetchAt(i + 1)
-    sources.push(await loading)
-    prepared.push(preparer.finish())
+    const files = cache && builder ? await fetching! : null
+    // the key holds the sha256 of the bytes just read, so a hit still proves they are the ones the lock names
+    const key =
+      files && builder
+        ? preparedKey(
+            builder,
+            recipe,
+            spec,
+            files.map((f) => f.sha256),
+          )
+        : null
+    const hit = key ? await cache!.get(key, spec.name) : null
+    if (hit && files) {
+      sources.push(fromCache(spec, files, hit))
+      prepared.push({ spec, ...hit.prepared })
+      continue
+    }
+    const preparer = new SourcePreparer(spec, recipe)
+    const loading = loadSource(
+      spec,
+      lockedRevision(lock, spec),
+      fetcher,
+      trusted,
+      (q) => preparer.add(q),
+      files ? Promise.resolve(files) : fetching,
+      progress,
+    )
+    const loaded = await loading
+    const done = preparer.finish()
+    sources.push(loaded)
+    prepared.push(done)
+    if (key) await cache!.put(key, spec.name, toEntry(loaded, done))
   }
   const warnings = lock ? checkAgainstLock(lock, sources) : []
   // an exclusion entry that matches nothing is most likely a typo
@@ -122,6 +156,22 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
   })
   const files = new Map(OUTPUTS.map((o) => [o.name, o.kind === 'manifest' ? manifestJson(manifest) : contentOf(o)]))
   return { files, manifest, stats, drops, sources, lock: makeLock(recipe, hash, BUILDER, sources), warnings }
+}
+
+/** A source as loadSource would have given it, its rows' counts and hashes from the cache entry. */
+function fromCache(spec: SourceSpec, files: readonly SourceFile[], hit: PreparedEntry): LoadedSource {
+  const jobs = sourceFiles(spec)
+  return {
+    spec,
+    commit: files[files.length - 1]!.commit,
+    files: jobs.map((job, k) => ({ split: job.split, path: job.path, size: files[k]!.size, sha256: files[k]!.sha256, ...hit.files[k]! })),
+    questions: [],
+  }
+}
+
+function toEntry(loaded: LoadedSource, done: PreparedSource): PreparedEntry {
+  const { spec: _, ...prepared } = done
+  return { files: loaded.files.map((f) => ({ rows: f.rows, rowsHash: f.rowsHash })), prepared }
 }
 
 export async function buildToDir(recipe: Recipe, fetcher: FileFetcher, outDir: string, options: BuildOptions = {}): Promise<BuiltDataset> {
