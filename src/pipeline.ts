@@ -10,14 +10,16 @@ import { buildManifest, type Manifest, manifestJson } from './manifest.ts'
 import { assertReplaceable, makeOutParent, writeOutDir } from './out-dir.ts'
 import { repairOutDir } from './out-repair.ts'
 import { describeFile, MANIFEST_OUTPUTS, OUTPUTS, type OutputContent, type OutputSpec } from './outputs.ts'
-import { type PreparedCache, type PreparedEntry, preparedKey } from './prepared-cache.ts'
+import { loadPrepared, readLendingMemos, writeLendingMemos } from './prepare-cached.ts'
+import type { PreparedCache } from './prepared-cache.ts'
 import { NO_PROGRESS, type Progress } from './progress.ts'
 import { provenanceJsonl, provenanceLines } from './provenance.ts'
-import { recipeHash, sourceFiles } from './recipe.ts'
-import type { Recipe, SourceSpec, Split } from './schema.ts'
+import { recipeHash } from './recipe.ts'
+import type { Recipe, Split } from './schema.ts'
 import { type DropCounts, type PreparedSource, SourcePreparer } from './select.ts'
+import type { UpstreamQuestion } from './sources/adapter.ts'
 import { fetchSource, idFromOf, type LoadedSource, loadSource } from './sources/load.ts'
-import type { FileFetcher, SourceFile } from './sources/types.ts'
+import type { FileFetcher } from './sources/types.ts'
 import { computeStats, type DatasetStats } from './stats.ts'
 import { BUILDER } from './version.ts'
 
@@ -64,42 +66,27 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
   let next = fetchAt(0)
   const cache = options.preparedCache
   const builder = cache ? await builderId() : null
+  const use = cache && builder ? { cache, builder } : null
+  /** source → its prepared entry's key, for the lending's entries */
+  const keys = new Map<string, string>()
   for (const [i, spec] of recipe.sources.entries()) {
     progress.stage(`loading and preparing sources (${i + 1} of ${recipe.sources.length}: ${spec.name})`)
     const fetching = next
     next = fetchAt(i + 1)
-    const files = cache && builder ? await fetching! : null
-    // the key holds the sha256 of the bytes just read, so a hit still proves they are the ones the lock names
-    const key =
-      files && builder
-        ? preparedKey(
-            builder,
-            recipe,
-            spec,
-            files.map((f) => f.sha256),
-          )
-        : null
-    const hit = key ? await cache!.get(key, spec.name) : null
-    if (hit && files) {
-      sources.push(fromCache(spec, files, hit))
-      prepared.push({ spec, ...hit.prepared })
+    const load = (take: (q: UpstreamQuestion) => void, files = fetching) =>
+      loadSource(spec, lockedRevision(lock, spec), fetcher, trusted, take, files, progress)
+    if (use) {
+      // the files are read and hashed whether or not the entry is there: the key holds their sha256
+      const files = await fetching!
+      const got = await loadPrepared(spec, recipe, files, use, (take) => load(take, Promise.resolve(files)))
+      sources.push(got.loaded)
+      prepared.push(got.prepared)
+      keys.set(spec.name, got.key!)
       continue
     }
     const preparer = new SourcePreparer(spec, recipe)
-    const loading = loadSource(
-      spec,
-      lockedRevision(lock, spec),
-      fetcher,
-      trusted,
-      (q) => preparer.add(q),
-      files ? Promise.resolve(files) : fetching,
-      progress,
-    )
-    const loaded = await loading
-    const done = preparer.finish()
-    sources.push(loaded)
-    prepared.push(done)
-    if (key) await cache!.put(key, spec.name, toEntry(loaded, done))
+    sources.push(await load((q) => preparer.add(q)))
+    prepared.push(preparer.finish())
   }
   const warnings = lock ? checkAgainstLock(lock, sources) : []
   // an exclusion entry that matches nothing is most likely a typo
@@ -108,7 +95,9 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
   for (const text of recipe.exclude.texts)
     if (!hits.has(normalize(text))) warnings.push(`exclusion list: no upstream question has the text ${JSON.stringify(text)}`)
   progress.stage('selecting, borrowing distractors and reshaping')
-  const { records, drops, origins } = buildFromPrepared(recipe, prepared)
+  const lending = use ? await readLendingMemos(use.cache, recipe, keys) : null
+  const { records, drops, origins } = buildFromPrepared(recipe, prepared, lending?.memos)
+  if (use && lending) await writeLendingMemos(use.cache, recipe, keys, lending.memos, lending.sizes)
   const jsonl: Record<Split, string> = { test: toJsonl(records.test), val: toJsonl(records.val) }
   const stats = computeStats(
     records,
@@ -156,22 +145,6 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
   })
   const files = new Map(OUTPUTS.map((o) => [o.name, o.kind === 'manifest' ? manifestJson(manifest) : contentOf(o)]))
   return { files, manifest, stats, drops, sources, lock: makeLock(recipe, hash, BUILDER, sources), warnings }
-}
-
-/** A source as loadSource would have given it, its rows' counts and hashes from the cache entry. */
-function fromCache(spec: SourceSpec, files: readonly SourceFile[], hit: PreparedEntry): LoadedSource {
-  const jobs = sourceFiles(spec)
-  return {
-    spec,
-    commit: files[files.length - 1]!.commit,
-    files: jobs.map((job, k) => ({ split: job.split, path: job.path, size: files[k]!.size, sha256: files[k]!.sha256, ...hit.files[k]! })),
-    questions: [],
-  }
-}
-
-function toEntry(loaded: LoadedSource, done: PreparedSource): PreparedEntry {
-  const { spec: _, ...prepared } = done
-  return { files: loaded.files.map((f) => ({ rows: f.rows, rowsHash: f.rowsHash })), prepared }
 }
 
 export async function buildToDir(recipe: Recipe, fetcher: FileFetcher, outDir: string, options: BuildOptions = {}): Promise<BuiltDataset> {

@@ -22,15 +22,17 @@ before(async () => {
 })
 after(() => rm(dir, { recursive: true, force: true }))
 
-/** The real cache, with the sources each build found in it counted. */
-function counted(cacheDir: string): PreparedCache & { hits: string[] } {
+/** The real cache, with the sources each build found prepared in it (`hits`), and found lending for (`lent`). */
+function counted(cacheDir: string): PreparedCache & { hits: string[]; lent: string[] } {
   const inner = dirPreparedCache(cacheDir)
   const hits: string[] = []
+  const lent: string[] = []
   return {
     hits,
-    async get(key, source) {
-      const got = await inner.get(key, source)
-      if (got) hits.push(source)
+    lent,
+    async get(kind, key, source) {
+      const got = await inner.get(kind, key, source)
+      if (got) (kind === 'prepared' ? hits : lent).push(source)
       return got
     },
     put: inner.put,
@@ -44,7 +46,7 @@ function assertSameBuild(a: BuiltDataset, b: BuiltDataset): void {
   assert.deepEqual(b.warnings, a.warnings)
 }
 
-const entries = async (d: string) => (await readdir(d)).filter((n) => n.endsWith('.v8')).sort()
+const entries = async (d: string, kind = 'prepared') => (await readdir(d)).filter((n) => n.includes(`.${kind}.`)).sort()
 
 test('cold, warm and after a corrupt entry, a build with the cache gives the bytes and the lock of one without', async () => {
   const cacheDir = join(dir, 'a')
@@ -53,6 +55,11 @@ test('cold, warm and after a corrupt entry, a build with the cache gives the byt
   assert.deepEqual(cold.hits, [])
   const names = await entries(cacheDir)
   assert.equal(names.length, recipe.sources.length, 'an entry per source')
+  const lending = await entries(cacheDir, 'lending')
+  assert.ok(
+    lending.length > 0 && lending.length < recipe.sources.length,
+    'lending worked out for the sources that lend (not the fixed-choice ones)',
+  )
 
   const warm = counted(cacheDir)
   assertSameBuild(plain, await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB), { preparedCache: warm }))
@@ -74,6 +81,7 @@ test('cold, warm and after a corrupt entry, a build with the cache gives the byt
   const again = counted(cacheDir)
   await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB), { preparedCache: again })
   assert.equal(again.hits.length, recipe.sources.length, 'the rewritten entries are whole')
+  assert.equal(again.lent.length, lending.length)
 })
 
 test('a source file with other bytes misses the cache, though its rows are the same', async () => {
@@ -128,7 +136,9 @@ test('an entry is read back only whole, unaltered and for its own key', () => {
     },
   }
   const bytes = encodeEntry('k1', entry)
-  assert.deepEqual(decodeEntry(bytes, 'k1'), entry)
+  const back = decodeEntry(bytes, 'k1') as PreparedEntry
+  assert.deepEqual(back, entry)
+  assert.ok(back.prepared.drops instanceof Map && back.prepared.excludedHits instanceof Set)
   assert.equal(decodeEntry(bytes, 'k2'), null, 'another key')
   assert.equal(decodeEntry(bytes.subarray(0, bytes.length - 1), 'k1'), null, 'cut short')
   assert.equal(decodeEntry(bytes.subarray(0, 20), 'k1'), null, 'only a header')

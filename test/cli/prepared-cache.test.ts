@@ -16,7 +16,7 @@ const build = (out: string, env: NodeJS.ProcessEnv, extra: string[] = []) =>
   runNode('build-dataset', ['--recipe', FIXTURE_RECIPE, '--mirror', FIXTURE_HUB, '--out', join(dir, out), '--quiet', ...extra], env)
 
 const outputs = async (out: string) => Promise.all(OUTPUT_FILES.map((f) => readFile(join(dir, out, f))))
-const entries = async (d: string) => (await readdir(d).catch(() => [] as string[])).filter((n) => n.endsWith('.v8'))
+const entries = async (d: string) => (await readdir(d).catch(() => [] as string[])).filter((n) => n.includes('.prepared.'))
 
 test('two builds at once share one cache folder, and a third reads it: the same bytes as a build without it', async () => {
   const cache = join(dir, 'cache')
