@@ -81,7 +81,7 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
       const got = await loadPrepared(spec, recipe, files, use, (take) => load(take, Promise.resolve(files)))
       sources.push(got.loaded)
       prepared.push(got.prepared)
-      keys.set(spec.name, got.key!)
+      keys.set(spec.name, got.key)
       continue
     }
     const preparer = new SourcePreparer(spec, recipe)

@@ -15,7 +15,7 @@ import type { SourceFile } from './sources/types.ts'
  * An entry takes ~1.4 kB a row (MMLU's 15 k questions: 20 MB); past this a source is not cached, since
  * its serialised copy alone would hold hundreds of MB at once (the synthetic ×100 sources).
  */
-export const MAX_CACHED_ROWS = 500_000
+const MAX_CACHED_ROWS = 500_000
 
 export interface CacheUse {
   cache: PreparedCache
@@ -26,8 +26,8 @@ export interface CacheUse {
 export interface PreparedLoad {
   loaded: LoadedSource
   prepared: PreparedSource
-  /** the entry's key, when the cache was used */
-  key: string | null
+  /** the prepared entry's key, which the lending's entries build on */
+  key: string
 }
 
 /**
