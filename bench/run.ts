@@ -133,9 +133,21 @@ try {
     process.stderr.write(`jev-bench from ${mirror} (${RUNS} runs after a warm-up)\n`)
     const recipe = 'recipes/jev-bench.json'
     const lock = 'recipes/jev-bench.lock.json'
+    // the builds' cache of prepared sources is the bench's own: warm runs fill it in their warm-up, cold runs start empty
+    process.env.JEV_PREPARED_CACHE = join(work, 'prepared')
     const read = await measure('floor: read + sha256', ['bench/floor.mjs', 'read', recipe, mirror])
     const decode = await measure('floor: Parquet decode', ['bench/floor.mjs', 'decode', recipe, mirror])
     const build = await measure('build-dataset (warm)', buildArgs(recipe, lock, mirror, join(work, 'out')))
+    // what the cache of prepared sources buys: the same warm build without it
+    const uncached = await measure(
+      'build-dataset (warm, no prepared cache)',
+      buildArgs(recipe, lock, mirror, join(work, 'out')),
+      RUNS,
+      1,
+      () => ({
+        JEV_PREPARED_CACHE: '0',
+      }),
+    )
     // against the folder the build above wrote, so a stale committed out/ cannot fail the bench
     const verify = await measure('verify-dataset', [
       ...JEV,
@@ -161,19 +173,24 @@ try {
         [...JEV, 'verify-dataset', '--recipe', recipe, '--lock', lock, '--out', join(work, 'out'), '--quiet'],
         RUNS,
         1,
-        () => ({ HF_ENDPOINT: hub.url, HF_HUB_CACHE: (cache = mkdtempSync(join(work, 'hf-cache-'))) }),
+        () => ({
+          HF_ENDPOINT: hub.url,
+          HF_HUB_CACHE: (cache = mkdtempSync(join(work, 'hf-cache-'))),
+          JEV_PREPARED_CACHE: join(cache, 'prepared'),
+        }),
         () => rmSync(cache, { recursive: true, force: true }),
       )
     } finally {
       hub.child.kill('SIGTERM')
     }
     const coldFloor = decode.medianMs + fetchFloor.medianMs
-    rows.push(fmt(read), fmt(decode), fmt(fetchFloor), fmt(build), fmt(verify), fmt(cold))
+    rows.push(fmt(read), fmt(decode), fmt(fetchFloor), fmt(build), fmt(uncached), fmt(verify), fmt(cold))
     results.real = {
       read,
       decode,
       fetch: fetchFloor,
       build,
+      uncached,
       verify,
       cold,
       buildOverRead: build.medianMs / read.medianMs,
@@ -203,7 +220,8 @@ try {
     const args = buildArgs(join(dir, 'recipe.json'), join(dir, 'recipe.lock.json'), join(dir, 'hub'), join(dir, 'out'))
     // ×100 takes minutes and GBs: one run, no warm-up (its input is on disk, nothing else to warm)
     const runs = scale >= 100 ? 1 : Math.min(RUNS, 3)
-    scaled[scale] = await measure(`synthetic ×${scale}`, args, runs, scale >= 100 ? 0 : 1)
+    // without the cache of prepared sources: these measure how the builder's own work grows
+    scaled[scale] = await measure(`synthetic ×${scale}`, args, runs, scale >= 100 ? 0 : 1, () => ({ JEV_PREPARED_CACHE: '0' }))
     rows.push(fmt(scaled[scale]!))
     rmSync(join(dir, 'hub'), { recursive: true, force: true })
   }

@@ -1,7 +1,7 @@
 import { compareStrings } from './canonical.ts'
 import type { Candidate, DropReason } from './eligibility.ts'
 import { JevError } from './errors.ts'
-import { type Lending, similarLending } from './lend.ts'
+import { type Borrowed, type Lending, similarLending } from './lend.ts'
 import { negationTest } from './negation.ts'
 import { buildPools, groupOf, groupsOf, uniformLending } from './pool.ts'
 import { assignQuotas } from './quota.ts'
@@ -36,9 +36,15 @@ export function buildRecords(recipe: Recipe, questionsBySource: ReadonlyMap<stri
   )
 }
 
-/** The same, from sources already prepared (so their raw questions can be let go early). */
-export function buildFromPrepared(recipe: Recipe, prepared: readonly PreparedSource[]): BuildOutput {
-  const lenders = lendings(recipe, prepared)
+/** Per group's side (`source\0split\0group`), each item's lending candidates by id: what similarLending works out and can be given back. */
+export type LendingMemos = Map<string, Map<string, Borrowed[]>>
+
+/**
+ * The same, from sources already prepared (so their raw questions can be let go early). `memos` holds
+ * what an earlier build of the same sources and recipe worked out, and receives what this one works out.
+ */
+export function buildFromPrepared(recipe: Recipe, prepared: readonly PreparedSource[], memos: LendingMemos = new Map()): BuildOutput {
+  const lenders = lendings(recipe, prepared, memos)
   const isNegative = negationTest(recipe)
   const growNegatives = recipe.distractors.negatives.grow
   // a negative question is never grown (1.1.0): an off-topic option would be a right answer there
@@ -108,7 +114,7 @@ export function buildFromPrepared(recipe: Recipe, prepared: readonly PreparedSou
 }
 
 /** What each group's side can lend, by the recipe's rule. */
-function lendings(recipe: Recipe, prepared: readonly PreparedSource[]): Map<string, Lending> {
+function lendings(recipe: Recipe, prepared: readonly PreparedSource[], memos: LendingMemos): Map<string, Lending> {
   const out = new Map<string, Lending>()
   const rule = recipe.distractors.borrow
   const isNegative = negationTest(recipe)
@@ -121,16 +127,21 @@ function lendings(recipe: Recipe, prepared: readonly PreparedSource[]): Map<stri
       }
       // never grown: nothing to lend
       if (p.spec.fixedChoices !== undefined) continue
-      for (const [g, side] of groupsOf(p.spec, p.lenders[split]))
+      for (const [g, side] of groupsOf(p.spec, p.lenders[split])) {
+        const key = groupKey(p.spec.name, split, g)
+        let memo = memos.get(key)
+        if (!memo) memos.set(key, (memo = new Map()))
         out.set(
-          groupKey(p.spec.name, split, g),
+          key,
           similarLending(side, {
             rules: rule,
             maxChars: recipe.borrowMaxChars,
             tieKey: (c) => parseInt(keyedHash(recipe.seed, 'lend', `${p.spec.name}\u0000${split}\u0000${c.identity}`).slice(0, 8), 16),
             isNegative: (c) => isNegative(p.spec, c.normQuestion),
+            memo,
           }),
         )
+      }
     }
   return out
 }

@@ -37,6 +37,8 @@ const Sources = {
   mirror: str.optional(),
   offline: z.boolean().optional(),
   cacheDir: str.optional(),
+  /** neither read nor write the cache of prepared sources (JEV_PREPARED_CACHE in env places it, or turns it off with 0) */
+  noPreparedCache: z.boolean().optional(),
   quiet: z.boolean().optional(),
   /**
    * drawn as the build goes: stages, downloads, rows (terminalProgress, or your own); default none. The

@@ -30,6 +30,8 @@ export interface SimilarLendingOptions {
   /** keys the tie-break between lenders of equal similarity */
   tieKey: (c: Candidate) => number
   isNegative: (c: Candidate) => boolean
+  /** items' candidates by id, worked out already (by an earlier build of the same side and rules); filled in as more are */
+  memo?: Map<string, Borrowed[]>
 }
 
 /**
@@ -51,7 +53,7 @@ export function similarLending(
   const ties = new Ties(lenders, o.tieKey)
   const negative = new Int8Array(lenders.length).fill(-1)
   const isNegative = (j: number) => (negative[j]! < 0 ? (negative[j] = o.isNegative(lenders[j]!) ? 1 : 0) : negative[j]) === 1
-  const memo = new Map<string, Borrowed[]>()
+  const memo = o.memo ?? new Map<string, Borrowed[]>()
   const nearCopy = quantise(o.rules.nearCopy)
   // the narrower-lender rule compares questions' content words, read off the index's own terms (each text tokenized once)
   let words: ContentWords | null = null

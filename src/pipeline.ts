@@ -1,5 +1,6 @@
 import { computeAudit } from './audit.ts'
 import { buildFromPrepared } from './build.ts'
+import { builderId } from './builder-id.ts'
 import { normalize } from './canonical.ts'
 import { renderCard } from './card.ts'
 import { renderFigures } from './figures.ts'
@@ -9,11 +10,14 @@ import { buildManifest, type Manifest, manifestJson } from './manifest.ts'
 import { assertReplaceable, makeOutParent, writeOutDir } from './out-dir.ts'
 import { repairOutDir } from './out-repair.ts'
 import { describeFile, MANIFEST_OUTPUTS, OUTPUTS, type OutputContent, type OutputSpec } from './outputs.ts'
+import { loadPrepared, readLendingMemos, writeLendingMemos } from './prepare-cached.ts'
+import type { PreparedCache } from './prepared-cache.ts'
 import { NO_PROGRESS, type Progress } from './progress.ts'
 import { provenanceJsonl, provenanceLines } from './provenance.ts'
 import { recipeHash } from './recipe.ts'
 import type { Recipe, Split } from './schema.ts'
 import { type DropCounts, type PreparedSource, SourcePreparer } from './select.ts'
+import type { UpstreamQuestion } from './sources/adapter.ts'
 import { fetchSource, idFromOf, type LoadedSource, loadSource } from './sources/load.ts'
 import type { FileFetcher } from './sources/types.ts'
 import { computeStats, type DatasetStats } from './stats.ts'
@@ -37,6 +41,8 @@ export interface BuildOptions {
   lock?: Lock | null
   /** the stages, and each source's rows as they are decoded (default: none) */
   progress?: Progress
+  /** prepared sources from earlier builds, keyed by their inputs (default: none) */
+  preparedCache?: PreparedCache
 }
 
 /** Everything but the writing: sources in, the four output files out. */
@@ -58,13 +64,28 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
     return p
   }
   let next = fetchAt(0)
+  const cache = options.preparedCache
+  const builder = cache ? await builderId() : null
+  const use = cache && builder ? { cache, builder } : null
+  /** source → its prepared entry's key, for the lending's entries */
+  const keys = new Map<string, string>()
   for (const [i, spec] of recipe.sources.entries()) {
-    const files = next
-    const preparer = new SourcePreparer(spec, recipe)
     progress.stage(`loading and preparing sources (${i + 1} of ${recipe.sources.length}: ${spec.name})`)
-    const loading = loadSource(spec, lockedRevision(lock, spec), fetcher, trusted, (q) => preparer.add(q), files, progress)
+    const fetching = next
     next = fetchAt(i + 1)
-    sources.push(await loading)
+    const load = (take: (q: UpstreamQuestion) => void, files = fetching) =>
+      loadSource(spec, lockedRevision(lock, spec), fetcher, trusted, take, files, progress)
+    if (use) {
+      // the files are read and hashed whether or not the entry is there: the key holds their sha256
+      const files = await fetching!
+      const got = await loadPrepared(spec, recipe, files, use, (take) => load(take, Promise.resolve(files)))
+      sources.push(got.loaded)
+      prepared.push(got.prepared)
+      keys.set(spec.name, got.key)
+      continue
+    }
+    const preparer = new SourcePreparer(spec, recipe)
+    sources.push(await load((q) => preparer.add(q)))
     prepared.push(preparer.finish())
   }
   const warnings = lock ? checkAgainstLock(lock, sources) : []
@@ -74,7 +95,9 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
   for (const text of recipe.exclude.texts)
     if (!hits.has(normalize(text))) warnings.push(`exclusion list: no upstream question has the text ${JSON.stringify(text)}`)
   progress.stage('selecting, borrowing distractors and reshaping')
-  const { records, drops, origins } = buildFromPrepared(recipe, prepared)
+  const lending = use ? await readLendingMemos(use.cache, recipe, keys) : null
+  const { records, drops, origins } = buildFromPrepared(recipe, prepared, lending?.memos)
+  if (use && lending) await writeLendingMemos(use.cache, recipe, keys, lending.memos, lending.sizes)
   const jsonl: Record<Split, string> = { test: toJsonl(records.test), val: toJsonl(records.val) }
   const stats = computeStats(
     records,

@@ -5,7 +5,7 @@ import { type BuiltDataset, buildToDir } from '../pipeline.ts'
 import { loadRecipe } from '../recipe.ts'
 import { nameBadEntry } from '../sources/hub-cache.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
-import { fetcherFor, SOURCE_NOTES, SOURCE_OPTIONS } from './common/source-options.ts'
+import { fetcherFor, preparedCacheFor, SOURCE_NOTES, SOURCE_OPTIONS } from './common/source-options.ts'
 import { type Io, isMain, runMain, stdio } from './run.ts'
 
 export const buildCommand = defineCommand({
@@ -96,11 +96,11 @@ export async function runBuild(values: BuildValues, env: NodeJS.ProcessEnv, io: 
     )
   const lock = values['update-lock'] ? null : await readLock(lockPath)
   const fetcher = await fetcherFor(values, env, io.err, lock, io.progress)
-  const built = await buildToDir(recipe, fetcher, values.out, { lock, ...(io.progress ? { progress: io.progress } : {}) }).catch(
-    (e: unknown) => {
-      throw nameBadEntry(e, fetcher)
-    },
-  )
+  const preparedCache = preparedCacheFor(values, env)
+  const options = { lock, ...(io.progress ? { progress: io.progress } : {}), ...(preparedCache ? { preparedCache } : {}) }
+  const built = await buildToDir(recipe, fetcher, values.out, options).catch((e: unknown) => {
+    throw nameBadEntry(e, fetcher)
+  })
   const warnings = [...built.warnings]
   if (lock && lock.recipe.hash !== built.lock.recipe.hash)
     warnings.push(`the recipe changed since ${lockPath} was written; --update-lock records it`)

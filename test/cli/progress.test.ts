@@ -38,9 +38,9 @@ after(async () => {
 
 const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`
 
-/** The environment of a user's shell: no Hub settings, no CI, nothing of the test runner's. */
+/** The environment of a user's shell: no Hub settings, no CI, nothing of the test runner's; no prepared cache, so every source is decoded and draws its rows. */
 function userEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, SHELL: '/bin/sh', TERM: 'xterm' }
+  const env: NodeJS.ProcessEnv = { ...process.env, SHELL: '/bin/sh', TERM: 'xterm', JEV_PREPARED_CACHE: '0' }
   for (const k of Object.keys(env)) if (k.startsWith('HF_') || k === 'CI' || k.startsWith('NODE_TEST')) delete env[k]
   return { ...env, ...extra }
 }

@@ -79,5 +79,7 @@ export function runNode(script: string, args: string[], env: NodeJS.ProcessEnv =
 function cleanEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env }
   for (const k of Object.keys(env)) if (k.startsWith('HF_') || k === 'XDG_CACHE_HOME' || k.startsWith('NODE_TEST')) delete env[k]
+  // nor at the user's cache of prepared sources: a test that wants one names its own folder
+  env.JEV_PREPARED_CACHE = '0'
   return env
 }

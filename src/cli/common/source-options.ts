@@ -1,9 +1,11 @@
 /** Where the sources come from: the option group every command that reads them shares, declared once. */
 import { stat } from 'node:fs/promises'
 import { homedir } from 'node:os'
+import { join, resolve } from 'node:path'
 import { JevError } from '../../errors.ts'
 import { type Lock, lockPathFor, readLock } from '../../lock.ts'
 import { type BuiltDataset, buildDataset } from '../../pipeline.ts'
+import { dirPreparedCache, type PreparedCache } from '../../prepared-cache.ts'
 import type { Progress } from '../../progress.ts'
 import { loadRecipe } from '../../recipe.ts'
 import { BOUND_SETTINGS, boundsFrom } from '../../sources/bounds.ts'
@@ -43,6 +45,11 @@ export const SOURCE_OPTIONS = {
     arg: 'DIR',
     help: 'the Hugging Face cache (default HF_HUB_CACHE, HF_HOME/hub, XDG_CACHE_HOME/huggingface/hub or ~/.cache/huggingface/hub)',
   },
+  'no-prepared-cache': {
+    type: 'boolean',
+    default: false,
+    help: 'neither read nor write the cache of prepared sources (JEV_PREPARED_CACHE=0 does the same)',
+  },
   ...QUIET_OPTION,
   ...BOUND_FLAGS,
 } as const
@@ -53,6 +60,7 @@ export const PROGRESS_NOTE =
 export const SOURCE_NOTES = [
   'Environment: HF_ENDPOINT (a Hub mirror endpoint), HF_TOKEN (sent to the Hub, never printed),',
   "  HF_HUB_OFFLINE (1, ON, YES or TRUE in any case: as --offline, as Python's huggingface_hub reads it), and the JEV_* bounds above.",
+  '  JEV_PREPARED_CACHE: the folder of prepared sources (default XDG_CACHE_HOME/jev-bench/prepared or ~/.cache/jev-bench/prepared), 0 for none.',
   PROGRESS_NOTE,
 ] as const
 
@@ -62,6 +70,7 @@ export interface SourceValues {
   mirror?: string | undefined
   offline: boolean
   'cache-dir'?: string | undefined
+  'no-prepared-cache'?: boolean
   quiet: boolean
   [flag: string]: unknown
 }
@@ -115,6 +124,16 @@ export async function fetcherFor(
   })
 }
 
+/**
+ * The cache of prepared sources, unless turned off: JEV_PREPARED_CACHE names its folder, or 0 (off, no, false) turns it off;
+ * by default XDG_CACHE_HOME/jev-bench/prepared, else ~/.cache/jev-bench/prepared.
+ */
+export function preparedCacheFor(values: SourceValues, env: NodeJS.ProcessEnv): PreparedCache | undefined {
+  const setting = env.JEV_PREPARED_CACHE ?? ''
+  if (values['no-prepared-cache'] || ['0', 'OFF', 'NO', 'FALSE'].includes(setting.toUpperCase())) return undefined
+  return dirPreparedCache(resolve(setting || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'jev-bench', 'prepared')))
+}
+
 /** The lock a rebuild needs, or LOCK with a hint that fits: there is none to check against yet. */
 export async function requireLock(values: SourceValues): Promise<Lock> {
   const lockPath = values.lock ?? lockPathFor(values.recipe)
@@ -132,7 +151,9 @@ export async function rebuildFromLock(values: SourceValues, env: NodeJS.ProcessE
   const lock = await requireLock(values)
   const recipe = await loadRecipe(values.recipe)
   const fetcher = await fetcherFor(values, env, io.err, lock, io.progress)
-  const rebuilt = await buildDataset(recipe, fetcher, { lock, ...(io.progress ? { progress: io.progress } : {}) }).catch((e: unknown) => {
+  const preparedCache = preparedCacheFor(values, env)
+  const options = { lock, ...(io.progress ? { progress: io.progress } : {}), ...(preparedCache ? { preparedCache } : {}) }
+  const rebuilt = await buildDataset(recipe, fetcher, options).catch((e: unknown) => {
     throw nameBadEntry(e, fetcher)
   })
   for (const w of rebuilt.warnings) io.err(`warning: ${w}`)

@@ -1,0 +1,116 @@
+/**
+ * A source loaded and prepared through the cache of prepared sources (src/prepared-cache.ts): on a hit
+ * the files are still read and hashed (the key holds their sha256, and the lock check reads them), but
+ * neither decoded nor prepared; and the lending's per-item work, saved after a build and given back to the next.
+ */
+import type { LendingMemos } from './build.ts'
+import { lendingKey, type PreparedCache, type PreparedEntry, preparedKey } from './prepared-cache.ts'
+import { sourceFiles } from './recipe.ts'
+import type { Recipe, SourceSpec } from './schema.ts'
+import { type PreparedSource, SourcePreparer } from './select.ts'
+import type { LoadedSource } from './sources/load.ts'
+import type { SourceFile } from './sources/types.ts'
+
+/**
+ * An entry takes ~1.4 kB a row (MMLU's 15 k questions: 20 MB); past this a source is not cached, since
+ * its serialised copy alone would hold hundreds of MB at once (the synthetic ×100 sources).
+ */
+const MAX_CACHED_ROWS = 500_000
+
+export interface CacheUse {
+  cache: PreparedCache
+  /** the builder's identity (src/builder-id.ts) */
+  builder: string
+}
+
+export interface PreparedLoad {
+  loaded: LoadedSource
+  prepared: PreparedSource
+  /** the prepared entry's key, which the lending's entries build on */
+  key: string
+}
+
+/**
+ * The source from the cache when an entry for exactly these files, recipe and builder is there;
+ * otherwise `load` decodes it into the preparer, and the result is stored for the next build.
+ */
+export async function loadPrepared(
+  spec: SourceSpec,
+  recipe: Recipe,
+  files: readonly SourceFile[],
+  use: CacheUse,
+  load: (take: (q: Parameters<SourcePreparer['add']>[0]) => void) => Promise<LoadedSource>,
+): Promise<PreparedLoad> {
+  const key = preparedKey(
+    use.builder,
+    recipe,
+    spec,
+    files.map((f) => f.sha256),
+  )
+  const hit = await use.cache.get('prepared', key, spec.name)
+  if (hit) return { loaded: fromEntry(spec, files, hit), prepared: { spec, ...hit.prepared }, key }
+  const preparer = new SourcePreparer(spec, recipe)
+  const loaded = await load((q) => preparer.add(q))
+  const prepared = preparer.finish()
+  const { spec: _, ...rest } = prepared
+  const rows = loaded.files.reduce((n, f) => n + f.rows, 0)
+  if (rows > MAX_CACHED_ROWS) return { loaded, prepared, key }
+  await use.cache.put('prepared', key, spec.name, {
+    files: loaded.files.map((f) => ({ rows: f.rows, rowsHash: f.rowsHash })),
+    prepared: rest,
+  })
+  return { loaded, prepared, key }
+}
+
+/** A source as loadSource gives it: the files as read this run, their rows' counts and hashes from the entry. */
+function fromEntry(spec: SourceSpec, files: readonly SourceFile[], hit: PreparedEntry): LoadedSource {
+  return {
+    spec,
+    commit: files[files.length - 1]!.commit,
+    files: sourceFiles(spec).map((job, k) => ({
+      split: job.split,
+      path: job.path,
+      size: files[k]!.size,
+      sha256: files[k]!.sha256,
+      ...hit.files[k]!,
+    })),
+    questions: [],
+  }
+}
+
+const memoSize = (memos: LendingMemos, source: string) => {
+  let n = 0
+  for (const [group, memo] of memos) if (group.startsWith(`${source}\u0000`)) n += memo.size
+  return n
+}
+
+/** What earlier builds of these prepared sources under this recipe worked out for the lending, with how much it was per source. */
+export async function readLendingMemos(
+  cache: PreparedCache,
+  recipe: Recipe,
+  keys: ReadonlyMap<string, string>,
+): Promise<{ memos: LendingMemos; sizes: Map<string, number> }> {
+  const memos: LendingMemos = new Map()
+  const sizes = new Map<string, number>()
+  for (const [source, key] of keys) {
+    const got = await cache.get('lending', lendingKey(key, recipe), source)
+    for (const [group, memo] of got ?? []) if (group.startsWith(`${source}\u0000`)) memos.set(group, memo)
+    sizes.set(source, memoSize(memos, source))
+  }
+  return { memos, sizes }
+}
+
+/** Stores each source's part of the memos, where this build worked out more than it was given. */
+export async function writeLendingMemos(
+  cache: PreparedCache,
+  recipe: Recipe,
+  keys: ReadonlyMap<string, string>,
+  memos: LendingMemos,
+  sizes: ReadonlyMap<string, number>,
+): Promise<void> {
+  for (const [source, key] of keys) {
+    if (memoSize(memos, source) === (sizes.get(source) ?? 0)) continue
+    const mine = new Map([...memos].filter(([group]) => group.startsWith(`${source}\u0000`)))
+    await cache.put('lending', lendingKey(key, recipe), source, mine)
+  }
+}

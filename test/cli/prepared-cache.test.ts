@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, test } from 'node:test'
+import { OUTPUT_FILES } from '../../src/outputs.ts'
+import { FIXTURE_HUB, FIXTURE_RECIPE, runNode } from '../helpers/cli.ts'
+
+let dir: string
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'jev-cli-prepared-'))
+})
+after(() => rm(dir, { recursive: true, force: true }))
+
+const build = (out: string, env: NodeJS.ProcessEnv, extra: string[] = []) =>
+  runNode('build-dataset', ['--recipe', FIXTURE_RECIPE, '--mirror', FIXTURE_HUB, '--out', join(dir, out), '--quiet', ...extra], env)
+
+const outputs = async (out: string) => Promise.all(OUTPUT_FILES.map((f) => readFile(join(dir, out, f))))
+const entries = async (d: string) => (await readdir(d).catch(() => [] as string[])).filter((n) => n.includes('.prepared.'))
+
+test('two builds at once share one cache folder, and a third reads it: the same bytes as a build without it', async () => {
+  const cache = join(dir, 'cache')
+  const env = { JEV_PREPARED_CACHE: cache }
+  const [a, b, none] = await Promise.all([build('a', env), build('b', env), build('none', {}, ['--no-prepared-cache'])])
+  for (const r of [a, b, none]) assert.equal(r.status, 0, r.stderr)
+  assert.equal((await entries(cache)).length, 5, 'an entry per source of the fixture recipe')
+  assert.deepEqual(
+    (await readdir(cache)).filter((n) => !n.endsWith('.v8')),
+    [],
+    'no temp file left',
+  )
+  const warm = await build('warm', env)
+  assert.equal(warm.status, 0, warm.stderr)
+  const want = await outputs('none')
+  for (const out of ['a', 'b', 'warm']) assert.deepEqual(await outputs(out), want, out)
+})
+
+test('--no-prepared-cache and JEV_PREPARED_CACHE=0 neither read nor write it; XDG_CACHE_HOME places it by default', async () => {
+  const xdg = join(dir, 'xdg')
+  const flag = await build('flag', { XDG_CACHE_HOME: xdg, JEV_PREPARED_CACHE: '' }, ['--no-prepared-cache'])
+  const off = await build('off', { XDG_CACHE_HOME: xdg, JEV_PREPARED_CACHE: 'off' })
+  for (const r of [flag, off]) assert.equal(r.status, 0, r.stderr)
+  assert.deepEqual(await entries(join(xdg, 'jev-bench', 'prepared')), [])
+  const on = await build('on', { XDG_CACHE_HOME: xdg, JEV_PREPARED_CACHE: '' })
+  assert.equal(on.status, 0, on.stderr)
+  assert.equal((await entries(join(xdg, 'jev-bench', 'prepared'))).length, 5)
+})

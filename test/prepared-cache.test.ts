@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict'
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, test } from 'node:test'
+import { type BuiltDataset, buildDataset } from '../src/pipeline.ts'
+import { decodeEntry, dirPreparedCache, encodeEntry, type PreparedCache, type PreparedEntry, preparedKey } from '../src/prepared-cache.ts'
+import { loadRecipe } from '../src/recipe.ts'
+import type { Recipe } from '../src/schema.ts'
+import { createMirrorFetcher } from '../src/sources/mirror.ts'
+import { FIXTURE_HUB, FIXTURE_RECIPE } from './helpers/cli.ts'
+import { narrowInt64 } from './helpers/parquet.ts'
+
+let dir: string
+let recipe: Recipe
+let plain: BuiltDataset
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'jev-prepared-'))
+  recipe = await loadRecipe(FIXTURE_RECIPE)
+  plain = await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB))
+})
+after(() => rm(dir, { recursive: true, force: true }))
+
+/** The real cache, with the sources each build found prepared in it (`hits`), and found lending for (`lent`). */
+function counted(cacheDir: string): PreparedCache & { hits: string[]; lent: string[] } {
+  const inner = dirPreparedCache(cacheDir)
+  const hits: string[] = []
+  const lent: string[] = []
+  return {
+    hits,
+    lent,
+    async get(kind, key, source) {
+      const got = await inner.get(kind, key, source)
+      if (got) (kind === 'prepared' ? hits : lent).push(source)
+      return got
+    },
+    put: inner.put,
+  }
+}
+
+function assertSameBuild(a: BuiltDataset, b: BuiltDataset): void {
+  assert.deepEqual([...a.files.keys()], [...b.files.keys()])
+  for (const [name, content] of a.files) assert.deepEqual(b.files.get(name), content, name)
+  assert.deepEqual(b.lock, a.lock)
+  assert.deepEqual(b.warnings, a.warnings)
+}
+
+const entries = async (d: string, kind = 'prepared') => (await readdir(d)).filter((n) => n.includes(`.${kind}.`)).sort()
+
+test('cold, warm and after a corrupt entry, a build with the cache gives the bytes and the lock of one without', async () => {
+  const cacheDir = join(dir, 'a')
+  const cold = counted(cacheDir)
+  assertSameBuild(plain, await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB), { preparedCache: cold }))
+  assert.deepEqual(cold.hits, [])
+  const names = await entries(cacheDir)
+  assert.equal(names.length, recipe.sources.length, 'an entry per source')
+  const lending = await entries(cacheDir, 'lending')
+  assert.ok(
+    lending.length > 0 && lending.length < recipe.sources.length,
+    'lending worked out for the sources that lend (not the fixed-choice ones)',
+  )
+
+  const warm = counted(cacheDir)
+  assertSameBuild(plain, await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB), { preparedCache: warm }))
+  assert.deepEqual(
+    warm.hits,
+    recipe.sources.map((s) => s.name),
+  )
+
+  // one byte of one entry's payload flipped, another cut short: both are misses, prepared again and rewritten
+  const [first, second] = names.map((n) => join(cacheDir, n))
+  const bytes = await readFile(first!)
+  bytes[bytes.length - 10]! ^= 1
+  await writeFile(first!, bytes)
+  await writeFile(second!, (await readFile(second!)).subarray(0, 200))
+  const healed = counted(cacheDir)
+  assertSameBuild(plain, await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB), { preparedCache: healed }))
+  assert.equal(healed.hits.length, recipe.sources.length - 2)
+  assert.deepEqual(await entries(cacheDir), names)
+  const again = counted(cacheDir)
+  await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB), { preparedCache: again })
+  assert.equal(again.hits.length, recipe.sources.length, 'the rewritten entries are whole')
+  assert.equal(again.lent.length, lending.length)
+})
+
+test('a source file with other bytes misses the cache, though its rows are the same', async () => {
+  const cacheDir = join(dir, 'b')
+  const hub = join(dir, 'hub')
+  await cp(FIXTURE_HUB, hub, { recursive: true })
+  await buildDataset(recipe, createMirrorFetcher(hub), { preparedCache: dirPreparedCache(cacheDir) })
+  const jc = recipe.sources.find((s) => s.name === 'jcommonsenseqa')!
+  for (const path of Object.values(jc.files).flat()) await narrowInt64(join(hub, 'datasets', jc.repo, path))
+  const cache = counted(cacheDir)
+  const built = await buildDataset(recipe, createMirrorFetcher(hub), { preparedCache: cache })
+  assert.deepEqual(
+    cache.hits,
+    recipe.sources.map((s) => s.name).filter((n) => n !== 'jcommonsenseqa'),
+  )
+  assert.deepEqual(built.files, plain.files)
+  const file = (b: BuiltDataset) => b.lock.sources.find((s) => s.name === 'jcommonsenseqa')!.files
+  assert.notDeepEqual(
+    file(built).map((f) => f.sha256),
+    file(plain).map((f) => f.sha256),
+  )
+  assert.deepEqual(
+    file(built).map((f) => f.rowsHash),
+    file(plain).map((f) => f.rowsHash),
+  )
+})
+
+test('the key changes with every input of preparing: file bytes, the builder, the source entry, the seed, the exclusions', () => {
+  const spec = recipe.sources[0]!
+  const files = ['a'.repeat(64), 'b'.repeat(64)]
+  const base = preparedKey('x'.repeat(64), recipe, spec, files)
+  const others = [
+    preparedKey('y'.repeat(64), recipe, spec, files),
+    preparedKey('x'.repeat(64), recipe, spec, ['a'.repeat(64), 'c'.repeat(64)]),
+    preparedKey('x'.repeat(64), recipe, { ...spec, revision: 'other' }, files),
+    preparedKey('x'.repeat(64), { ...recipe, seed: recipe.seed + 1 }, spec, files),
+    preparedKey('x'.repeat(64), { ...recipe, exclude: { ...recipe.exclude, ids: [...recipe.exclude.ids, 'q'] } }, spec, files),
+    preparedKey('x'.repeat(64), recipe, recipe.sources[1]!, files),
+  ]
+  assert.equal(new Set([base, ...others]).size, others.length + 1)
+  assert.equal(preparedKey('x'.repeat(64), structuredClone(recipe), structuredClone(spec), [...files]), base)
+})
+
+test('an entry is read back only whole, unaltered and for its own key', () => {
+  const entry: PreparedEntry = {
+    files: [{ rows: 2, rowsHash: 'f'.repeat(64) }],
+    prepared: {
+      sides: { test: [], val: [] },
+      lenders: { test: [], val: [] },
+      drops: new Map([['empty_text', 1]]),
+      excludedHits: new Set(['x']),
+    },
+  }
+  const bytes = encodeEntry('k1', entry)
+  const back = decodeEntry(bytes, 'k1') as PreparedEntry
+  assert.deepEqual(back, entry)
+  assert.ok(back.prepared.drops instanceof Map && back.prepared.excludedHits instanceof Set)
+  assert.equal(decodeEntry(bytes, 'k2'), null, 'another key')
+  assert.equal(decodeEntry(bytes.subarray(0, bytes.length - 1), 'k1'), null, 'cut short')
+  assert.equal(decodeEntry(bytes.subarray(0, 20), 'k1'), null, 'only a header')
+  const flipped = Buffer.from(bytes)
+  flipped[flipped.length - 3]! ^= 0x40
+  assert.equal(decodeEntry(flipped, 'k1'), null, 'a byte changed')
+  assert.equal(decodeEntry(Buffer.from('not an entry at all, just text'), 'k1'), null)
+})
+
+test('a folder that cannot be written leaves the build uncached and whole', async () => {
+  const blocked = join(dir, 'file')
+  await writeFile(blocked, 'a file where the cache folder would be')
+  const built = await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB), { preparedCache: dirPreparedCache(join(blocked, 'sub')) })
+  assertSameBuild(plain, built)
+})
