@@ -5,8 +5,15 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { buildDatasetCli } from '../../src/cli/build-dataset.ts'
+import { buildCommand, buildDatasetCli } from '../../src/cli/build-dataset.ts'
+import { checkCommand } from '../../src/cli/check-dataset.ts'
+import type { Command, Options } from '../../src/cli/common/command.ts'
+import { diffCommand } from '../../src/cli/diff-dataset.ts'
+import { publishCommand } from '../../src/cli/publish-dataset.ts'
+import { recipeSchemaCommand } from '../../src/cli/recipe-schema.ts'
 import { runCli } from '../../src/cli/run.ts'
+import { serveCommand } from '../../src/cli/serve-hub.ts'
+import { verifyCommand } from '../../src/cli/verify-dataset.ts'
 import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, ROOT } from '../helpers/cli.ts'
 import { startHubServer } from '../helpers/hub-server.ts'
 
@@ -19,25 +26,46 @@ const COMMANDS = (await readdir(join(ROOT, 'src/cli')))
 const QUIET = ['build-dataset', 'check-dataset', 'publish-dataset', 'verify-dataset']
 const jev = (...args: string[]) => spawnSync(process.execPath, ['bin/jev.mjs', ...args], { cwd: ROOT, encoding: 'utf8' })
 
-test('every command: -h and --help print its usage with --version and --debug (and --quiet where it applies); --version the package', () => {
+/** Each command's declaration, to ask it for --help and --version in-process (the same code the bin runs). */
+const DECLARED: Record<string, Pick<Command<Options>, 'parse'>> = {
+  'build-dataset': buildCommand,
+  'check-dataset': checkCommand,
+  'diff-dataset': diffCommand,
+  'publish-dataset': publishCommand,
+  'recipe-schema': recipeSchemaCommand,
+  'serve-hub': serveCommand,
+  'verify-dataset': verifyCommand,
+}
+
+/** What parse prints for one flag, in-process; it answers -h/--help/--version itself and gives null. */
+function inProcess(command: string, flag: string): string {
+  const c = collectIo()
+  assert.equal(DECLARED[command]!.parse([flag], c.io), null, `${command} ${flag} is answered by parse`)
+  return `${c.out.join('\n')}\n`
+}
+
+test('every command: -h (through bin/jev.mjs) and --help print its usage with --version and --debug (and --quiet where it applies); --version the package', () => {
   assert.ok(COMMANDS.includes('diff-dataset') && COMMANDS.length >= 7, COMMANDS.join(', '))
+  assert.deepEqual(Object.keys(DECLARED).sort(), COMMANDS, 'every command file is declared here')
   for (const command of COMMANDS) {
-    for (const flag of ['-h', '--help']) {
-      const r = jev(command, flag)
-      assert.equal(r.status, 0, `${command} ${flag}: ${r.stderr}`)
-      assert.match(r.stdout, new RegExp(`^usage: npm run ${command} -- `), command)
-      for (const line of [
-        /^ {2}-h, --help +print this text$/m,
-        /^ {2}--version +print the builder's name and version$/m,
-        /^ {2}--debug +print the stack trace of an error$/m,
-      ])
-        assert.match(r.stdout, line, `${command} ${flag}`)
-      assert.equal(/^ {2}--quiet /m.test(r.stdout), QUIET.includes(command), `${command}: --quiet documented exactly where it exists`)
-    }
-    const v = jev(command, '--version')
-    assert.equal(v.status, 0, v.stderr)
-    assert.equal(v.stdout, `${pkg.name} ${pkg.version}\n`, command)
+    // -h as users run it, in a real process through the bin; --help in-process must print the same
+    const r = jev(command, '-h')
+    assert.equal(r.status, 0, `${command} -h: ${r.stderr}`)
+    assert.equal(inProcess(command, '--help'), r.stdout, `${command}: --help is -h`)
+    assert.match(r.stdout, new RegExp(`^usage: npm run ${command} -- `), command)
+    for (const line of [
+      /^ {2}-h, --help +print this text$/m,
+      /^ {2}--version +print the builder's name and version$/m,
+      /^ {2}--debug +print the stack trace of an error$/m,
+    ])
+      assert.match(r.stdout, line, `${command} -h`)
+    assert.equal(/^ {2}--quiet /m.test(r.stdout), QUIET.includes(command), `${command}: --quiet documented exactly where it exists`)
+    assert.equal(inProcess(command, '--version'), `${pkg.name} ${pkg.version}\n`, command)
   }
+  // --version through the bin, for a command and for the bin itself
+  const v = jev('build-dataset', '--version')
+  assert.equal(v.status, 0, v.stderr)
+  assert.equal(v.stdout, `${pkg.name} ${pkg.version}\n`)
   assert.equal(jev('--version').stdout, `${pkg.name} ${pkg.version}\n`)
   const help = jev('-h')
   assert.equal(help.status, 0)
