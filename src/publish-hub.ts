@@ -29,7 +29,7 @@ export function hubError(e: unknown, what: string, a: HubAccess): JevError {
   if (isJevError(e)) return new JevError(e.code, scrub(e.message), e.context)
   if (e instanceof HubApiError) {
     const s = e.statusCode
-    const code = httpErrorCode(s)
+    const code = httpErrorCode(s, 'write')
     const why =
       s === 401
         ? ' (the token is missing, invalid or expired)'

@@ -24,13 +24,13 @@ function httpError(
     const what = s.token
       ? 'HF_TOKEN was rejected; check that it is valid and not expired'
       : "without a token the Hub answers this for a repo that is private, gated or missing: check the recipe's repo, or set HF_TOKEN"
-    return new JevError(httpErrorCode(status), `${head} (${words}) for ${where}: ${what}`, c)
+    return new JevError(httpErrorCode(status, 'read'), `${head} (${words}) for ${where}: ${what}`, c)
   }
   if (status === 403) {
     const what = s.token
       ? "HF_TOKEN has no access; accept the dataset's terms on its Hub page with that account, or use a token that can read it"
       : 'the repo is gated or private; set HF_TOKEN to a token with access'
-    return new JevError(httpErrorCode(status), `${head} (${words}) for ${where}: ${what}`, c)
+    return new JevError(httpErrorCode(status, 'read'), `${head} (${words}) for ${where}: ${what}`, c)
   }
   if (status === 404) {
     const kind = note?.status === 404 ? note.errorCode : null
@@ -42,7 +42,7 @@ function httpError(
           : kind === 'EntryNotFound'
             ? `no file ${ctx.file} at that revision; check the recipe's path`
             : "check the recipe's repo, revision and path"
-    return new JevError(httpErrorCode(status), `${head} (${words}) for ${where}: ${what}`, c)
+    return new JevError(httpErrorCode(status, 'read'), `${head} (${words}) for ${where}: ${what}`, c)
   }
   if (retryAfterMs !== undefined) {
     const secs = Math.ceil(retryAfterMs / 1000)
@@ -60,7 +60,7 @@ function httpError(
       : status >= 500
         ? 'the Hub or HF_ENDPOINT is failing; try again later'
         : detail.replace(/(https?:\/\/[^\s?]+)\?\S*/g, '$1')
-  return new JevError(httpErrorCode(status), `${head} for ${where}${after}: ${why}`, c)
+  return new JevError(httpErrorCode(status, 'read'), `${head} for ${where}${after}: ${why}`, c)
 }
 
 /** The error for `caught`, thrown while fetching the file `ctx` names (after retries, when AttemptsFailed). */

@@ -34,6 +34,9 @@ test('statuses become the shared codes, naming the file and what to check', () =
   assert.equal(e(404).code, 'NOT_FOUND')
   assert.equal(e(503).code, 'NETWORK')
   assert.equal(e(503).context.status, 503)
+  // a download is never a publish conflict (CONFLICT, exit 10, is publish-dataset's)
+  assert.equal(e(409).code, 'NETWORK')
+  assert.equal(e(412).code, 'NETWORK')
 })
 
 test('the token never reaches a message: it reads <HF_TOKEN>, on one line', () => {
