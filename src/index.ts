@@ -37,8 +37,6 @@ const Sources = {
   mirror: str.optional(),
   offline: z.boolean().optional(),
   cacheDir: str.optional(),
-  /** neither read nor write the cache of prepared sources (JEV_PREPARED_CACHE in env places it, or turns it off with 0) */
-  noPreparedCache: z.boolean().optional(),
   quiet: z.boolean().optional(),
   /**
    * drawn as the build goes: stages, downloads, rows (terminalProgress, or your own); default none. The
@@ -58,7 +56,13 @@ const Sources = {
   maxRetryAfter: z.number().optional(),
   fileDeadline: z.number().optional(),
 }
-export const BuildOptions = z.strictObject({ ...Sources, out: str.optional(), updateLock: z.boolean().optional() })
+export const BuildOptions = z.strictObject({
+  ...Sources,
+  out: str.optional(),
+  updateLock: z.boolean().optional(),
+  /** neither read nor write the cache of prepared sources (JEV_PREPARED_CACHE in env places it, or turns it off with 0) */
+  noPreparedCache: z.boolean().optional(),
+})
 export const CheckOptions = z.strictObject({ ...Sources, dir: str.optional(), upstream: z.boolean().optional() })
 export const VerifyOptions = z.strictObject({ ...Sources, out: str.optional() })
 /** `a` and `b`: two folders; or `rev` (a git revision whose out/ is compared) and at most `b` */

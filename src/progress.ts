@@ -61,8 +61,10 @@ const grouped = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
 
 function formatSeconds(s: number): string {
   if (!Number.isFinite(s) || s < 0) return '?'
-  if (s < 60) return `${Math.ceil(s)} s`
-  return `${Math.floor(s / 60)} min ${Math.ceil(s % 60)} s`
+  // rounded once, then split: 119.6 s is 2 min 0 s, never 1 min 60 s
+  const whole = Math.ceil(s)
+  if (whole < 60) return `${whole} s`
+  return `${Math.floor(whole / 60)} min ${whole % 60} s`
 }
 
 interface Download {

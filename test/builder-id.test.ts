@@ -1,10 +1,31 @@
 import assert from 'node:assert/strict'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { test } from 'node:test'
 import { srcHash } from '../bin/src-hash.mjs'
 import { builderId } from '../src/builder-id.ts'
+import { canonicalJson } from '../src/canonical.ts'
+import { sha256Hex } from '../src/hash.ts'
 import { ROOT } from './helpers/cli.ts'
 
-test("run from src/, the builder's identity is the hash of src/ that dist's stamp holds", async () => {
-  assert.equal(await builderId(), srcHash(ROOT))
-  assert.match((await builderId()) ?? '', /^[0-9a-f]{64}$/)
+test("the builder's identity covers its code (src/'s hash, as dist's stamp holds it), its runtime dependencies' installed versions and the runtime's Unicode tables", async () => {
+  const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
+  const deps: Record<string, string | null> = {}
+  for (const n of Object.keys(pkg.dependencies).sort())
+    deps[n] = (JSON.parse(await readFile(join(ROOT, 'node_modules', n, 'package.json'), 'utf8')) as { version: string }).version
+  assert.ok(deps.hyparquet && deps.zod, 'the decoder and the row parser are among them')
+  const { node, v8, icu, unicode } = process.versions
+  const expected = sha256Hex(
+    canonicalJson({ code: srcHash(ROOT), deps, runtime: { node, v8, icu: icu ?? null, unicode: unicode ?? null } }),
+  )
+  assert.equal(await builderId(), expected)
+  // another decoder version is another builder
+  const other = sha256Hex(
+    canonicalJson({
+      code: srcHash(ROOT),
+      deps: { ...deps, hyparquet: '0.0.0' },
+      runtime: { node, v8, icu: icu ?? null, unicode: unicode ?? null },
+    }),
+  )
+  assert.notEqual(other, expected)
 })

@@ -20,6 +20,11 @@ export const buildCommand = defineCommand({
       help: 'output folder; replaced whole, so only a new or empty one, or one a build wrote',
     },
     'update-lock': { type: 'boolean', default: false, help: 're-resolve revisions and rewrite the lock instead of checking against it' },
+    'no-prepared-cache': {
+      type: 'boolean',
+      default: false,
+      help: 'neither read nor write the cache of prepared sources (JEV_PREPARED_CACHE=0 does the same)',
+    },
     ...JSON_OPTION,
   },
   notes: SOURCE_NOTES,
@@ -96,7 +101,7 @@ export async function runBuild(values: BuildValues, env: NodeJS.ProcessEnv, io: 
     )
   const lock = values['update-lock'] ? null : await readLock(lockPath)
   const fetcher = await fetcherFor(values, env, io.err, lock, io.progress)
-  const preparedCache = preparedCacheFor(values, env)
+  const preparedCache = preparedCacheFor(values['no-prepared-cache'], env)
   const options = { lock, ...(io.progress ? { progress: io.progress } : {}), ...(preparedCache ? { preparedCache } : {}) }
   const built = await buildToDir(recipe, fetcher, values.out, options).catch((e: unknown) => {
     throw nameBadEntry(e, fetcher)

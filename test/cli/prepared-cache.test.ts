@@ -45,3 +45,29 @@ test('--no-prepared-cache and JEV_PREPARED_CACHE=0 neither read nor write it; XD
   assert.equal(on.status, 0, on.stderr)
   assert.equal((await entries(join(xdg, 'jev-bench', 'prepared'))).length, 5)
 })
+
+test('JEV_PREPARED_CACHE=1 (on, yes, true) is the default place, not a folder of that name; verify-dataset neither reads nor writes the cache', async () => {
+  const xdg = join(dir, 'xdg-on')
+  const on = await build('on-1', { XDG_CACHE_HOME: xdg, JEV_PREPARED_CACHE: '1' })
+  assert.equal(on.status, 0, on.stderr)
+  assert.equal((await entries(join(xdg, 'jev-bench', 'prepared'))).length, 5)
+  // a verifying rebuild derives everything from the bytes again: an empty cache stays empty
+  const cache = join(dir, 'verify-cache')
+  const verify = await runNode(
+    'verify-dataset',
+    [
+      '--out',
+      join(dir, 'on-1'),
+      '--recipe',
+      FIXTURE_RECIPE,
+      '--lock',
+      FIXTURE_RECIPE.replace(/\.json$/, '.lock.json'),
+      '--mirror',
+      FIXTURE_HUB,
+      '--quiet',
+    ],
+    { JEV_PREPARED_CACHE: cache },
+  )
+  assert.equal(verify.status, 0, verify.stderr)
+  assert.deepEqual(await entries(cache), [])
+})

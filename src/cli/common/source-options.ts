@@ -45,11 +45,6 @@ export const SOURCE_OPTIONS = {
     arg: 'DIR',
     help: 'the Hugging Face cache (default HF_HUB_CACHE, HF_HOME/hub, XDG_CACHE_HOME/huggingface/hub or ~/.cache/huggingface/hub)',
   },
-  'no-prepared-cache': {
-    type: 'boolean',
-    default: false,
-    help: 'neither read nor write the cache of prepared sources (JEV_PREPARED_CACHE=0 does the same)',
-  },
   ...QUIET_OPTION,
   ...BOUND_FLAGS,
 } as const
@@ -70,7 +65,6 @@ export interface SourceValues {
   mirror?: string | undefined
   offline: boolean
   'cache-dir'?: string | undefined
-  'no-prepared-cache'?: boolean
   quiet: boolean
   [flag: string]: unknown
 }
@@ -128,10 +122,12 @@ export async function fetcherFor(
  * The cache of prepared sources, unless turned off: JEV_PREPARED_CACHE names its folder, or 0 (off, no, false) turns it off;
  * by default XDG_CACHE_HOME/jev-bench/prepared, else ~/.cache/jev-bench/prepared.
  */
-export function preparedCacheFor(values: SourceValues, env: NodeJS.ProcessEnv): PreparedCache | undefined {
-  const setting = env.JEV_PREPARED_CACHE ?? ''
-  if (values['no-prepared-cache'] || ['0', 'OFF', 'NO', 'FALSE'].includes(setting.toUpperCase())) return undefined
-  return dirPreparedCache(resolve(setting || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'jev-bench', 'prepared')))
+export function preparedCacheFor(off: boolean, env: NodeJS.ProcessEnv): PreparedCache | undefined {
+  const setting = (env.JEV_PREPARED_CACHE ?? '').trim()
+  if (off || /^(0|off|no|false)$/i.test(setting)) return undefined
+  // 1, on, yes, true: the default place, not a folder of that name
+  const dir = /^(1|on|yes|true)?$/i.test(setting) ? join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'jev-bench', 'prepared') : setting
+  return dirPreparedCache(resolve(dir))
 }
 
 /** The lock a rebuild needs, or LOCK with a hint that fits: there is none to check against yet. */
@@ -151,8 +147,8 @@ export async function rebuildFromLock(values: SourceValues, env: NodeJS.ProcessE
   const lock = await requireLock(values)
   const recipe = await loadRecipe(values.recipe)
   const fetcher = await fetcherFor(values, env, io.err, lock, io.progress)
-  const preparedCache = preparedCacheFor(values, env)
-  const options = { lock, ...(io.progress ? { progress: io.progress } : {}), ...(preparedCache ? { preparedCache } : {}) }
+  // no cache of prepared sources: a verifying rebuild derives everything from the bytes again, independently of what a build left
+  const options = { lock, ...(io.progress ? { progress: io.progress } : {}) }
   const rebuilt = await buildDataset(recipe, fetcher, options).catch((e: unknown) => {
     throw nameBadEntry(e, fetcher)
   })
