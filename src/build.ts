@@ -72,6 +72,7 @@ export function buildFromPrepared(recipe: Recipe, prepared: readonly PreparedSou
               return (capacity ??= ownOnly ? own : (lending?.capacity(c) ?? own))
             },
             fixed: p.spec.fixedChoices,
+            release: () => lending?.release?.(),
           }
         }),
         recipe.quotas[split],
