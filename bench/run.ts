@@ -3,10 +3,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { writeSynthetic } from './synth.ts'
+import { type Vocabulary, writeSynthetic } from './synth.ts'
 
 /**
- * npm run bench [-- --runs N] [--mirror DIR] [--scales 1,10,100] [--check]
+ * npm run bench [-- --runs N] [--mirror DIR] [--scales 1,10,100] [--vocab zipf|uniform] [--check]
  * Times whole processes (wall clock, peak RSS) so start-up counts as a user feels it.
  * Targets (issue #18), each a ratio to a floor measured in the same run, since
  * this machine's speed moves by ±10–20 % between sessions:
@@ -19,10 +19,14 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '7' },
     mirror: { type: 'string', default: '../shared/hub-mirror' },
     scales: { type: 'string', default: '1,10,100' },
+    // the synthetic sources' words: Zipf-like as real questions (default), or uniform, the bench's worst case before
+    vocab: { type: 'string', default: 'zipf' },
     check: { type: 'boolean', default: false },
   },
 })
 const RUNS = Number(values.runs)
+if (values.vocab !== 'zipf' && values.vocab !== 'uniform') throw new Error(`--vocab zipf or uniform, not ${values.vocab}`)
+const VOCAB: Vocabulary = values.vocab
 const root = resolve(import.meta.dirname, '..')
 const work = mkdtempSync(join(tmpdir(), 'jev-bench-'))
 const JEV = ['bin/jev.mjs']
@@ -214,8 +218,8 @@ try {
   for (const scale of values.scales.split(',').map(Number)) {
     const dir = join(work, `x${scale}`)
     mkdirSync(dir, { recursive: true })
-    process.stderr.write(`synthetic ×${scale}: generating…\n`)
-    const recipe = writeSynthetic(join(dir, 'hub'), scale, base)
+    process.stderr.write(`synthetic ×${scale} (${VOCAB} words): generating…\n`)
+    const recipe = writeSynthetic(join(dir, 'hub'), scale, base, VOCAB)
     writeFileSync(join(dir, 'recipe.json'), JSON.stringify(recipe))
     const args = buildArgs(join(dir, 'recipe.json'), join(dir, 'recipe.lock.json'), join(dir, 'hub'), join(dir, 'out'))
     // ×100 takes minutes and GBs: one run, no warm-up (its input is on disk, nothing else to warm)
@@ -233,6 +237,7 @@ try {
   }
   if (scaled[100] && scaled[100].maxRssMb > 1536) failures.push(`×100 peak RSS ${scaled[100].maxRssMb.toFixed(0)} MB > 1.5 GB`)
   results.synthetic = scaled
+  results.vocabulary = VOCAB
 } finally {
   rmSync(work, { recursive: true, force: true })
 }

@@ -14,11 +14,49 @@ const REAL_ROWS = {
   boolq: 3270,
 }
 
-const WORDS = Array.from({ length: 4000 }, (_, i) => `w${i.toString(36)}`)
+/**
+ * How the synthetic words are drawn. `zipf` (the default): the r-th most common
+ * of a vocabulary that grows with the rows drawn with weight 1/r, the shape
+ * of the real questions' words (docs/performance.md, "Wave 2"); `uniform`:
+ * uniformly from 4,000, as the bench drew them before, a worst case for the
+ * lending's search (every term equally rare).
+ */
+export type Vocabulary = 'zipf' | 'uniform'
+
+const UNIFORM_WORDS = Array.from({ length: 4000 }, (_, i) => `w${i.toString(36)}`)
+
+/** Real ARC: 8,019 distinct words in 133 k tokens; MMLU 34 k in 1.05 M (vocabulary ∝ tokens^0.7, Heaps' law) */
+const ZIPF_BASE = 40000
+const ZIPF_EXPONENT = 1
+
+type Draw = (rng: Rng) => string
+
+function wordsOf(vocabulary: Vocabulary, scale: number): Draw {
+  if (vocabulary === 'uniform') return (rng) => UNIFORM_WORDS[randInt(rng, UNIFORM_WORDS.length)]!
+  const size = Math.round(ZIPF_BASE * scale ** 0.7)
+  const cdf = new Float64Array(size)
+  let sum = 0
+  for (let r = 0; r < size; r++) cdf[r] = sum += (r + 1) ** -ZIPF_EXPONENT
+  const names: string[] = []
+  return (rng) => {
+    // inverse of the cumulative weights, by bisection; 2^32 steps are plenty for a few hundred thousand words
+    const u = (rng.uint32() / 2 ** 32) * sum
+    let lo = 0
+    let hi = size - 1
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (cdf[mid]! <= u) lo = mid + 1
+      else hi = mid
+    }
+    return (names[lo] ??= `w${lo.toString(36)}`)
+  }
+}
+
+let draw: Draw = wordsOf('uniform', 1)
 
 function words(rng: Rng, min: number, max: number): string {
   const n = min + randInt(rng, max - min + 1)
-  return Array.from({ length: n }, () => WORDS[randInt(rng, WORDS.length)]).join(' ')
+  return Array.from({ length: n }, () => draw(rng)).join(' ')
 }
 
 type Row = Record<string, unknown>
@@ -62,10 +100,12 @@ function mmluRows(rng: Rng, n: number, subjects: number): Row[] {
 /**
  * Writes Hub-layout sources shaped like jev-bench's, at `scale` times the real
  * row counts, and returns a recipe asking for `scale` times the real counts.
- * Seeded, so every run measures the same input.
+ * Seeded, so every run measures the same input; `uniform` writes the same
+ * files as the bench did before it had a choice.
  */
-export function writeSynthetic(root: string, scale: number, base: RecipeInput): RecipeInput {
+export function writeSynthetic(root: string, scale: number, base: RecipeInput, vocabulary: Vocabulary = 'zipf'): RecipeInput {
   const rng = rngFor(1234, 'bench-synth', String(scale))
+  draw = wordsOf(vocabulary, scale)
   const s = (n: number) => Math.round(n * scale)
   const subjects = 57 * Math.ceil(Math.sqrt(scale))
   write(root, 'allenai/ai2_arc', 'ARC-Challenge/test-00000-of-00001.parquet', arcRows(rng, s(REAL_ROWS.arcChallenge.test), 'ct'))

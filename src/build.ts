@@ -78,6 +78,7 @@ export function buildFromPrepared(recipe: Recipe, prepared: readonly PreparedSou
               return (capacity ??= ownOnly ? own : (lending?.capacity(c) ?? own))
             },
             fixed: p.spec.fixedChoices,
+            release: () => lending?.release?.(),
           }
         }),
         recipe.quotas[split],

@@ -1,9 +1,10 @@
 import { codePointLength, compareStrings, normalize } from './canonical.ts'
 import type { Candidate } from './eligibility.ts'
 import { fitsClass, formFilter, isLabelLike, NearCopyShapes, nearCopyTest, numberClass } from './option-kinds.ts'
+import { ranked, Ties } from './rank.ts'
 import { type Rng, sample } from './rng.ts'
 import type { SimilarBorrowing } from './schema.ts'
-import { quantise, type Sparse, TfIdfIndex } from './similarity.ts'
+import { quantise, TfIdfIndex } from './similarity.ts'
 
 /** An option lent to an item: its text and where it came from. */
 export interface Borrowed {
@@ -81,15 +82,15 @@ export function similarLending(
     const sameForm = o.rules.sameForm ? formFilter(c.options) : () => true
     const nearCopyOfOwn = o.rules.skipNearCopies ? nearCopyTest(c.normOptions, shapes!) : () => false
     const seen = new Set<string>()
-    const ranked = rank(index.similar(at), ties, at, nearCopy, lenders.length)
+    const byScore = ranked(index, at, ties, nearCopy)
     // the right answers of the most similar questions are never lent, even where a lender lists one as wrong:
     // "Which resource is renewable?" must not borrow "solar energy" from "Which renewable resource is made by convection?"
     const nearest: number[] = []
-    if (o.rules.rightAnswersOf > 0) for (const j of ranked) if (nearest.push(j) === o.rules.rightAnswersOf) break
+    if (o.rules.rightAnswersOf > 0) for (const j of byScore) if (nearest.push(j) === o.rules.rightAnswersOf) break
     const rightNearby = new Set(nearest.filter((j) => !isNegative(j)).map((j) => lenders[j]!.normOptions[lenders[j]!.answer]!))
     const order = (function* () {
       yield* nearest
-      yield* ranked
+      yield* byScore
     })()
     let used = 0
     for (const j of order) {
@@ -202,105 +203,4 @@ function isLatinOrDigits(w: string): boolean {
 /** Question, context and options: what a lender and an item are compared by (normalised texts). */
 function document(c: Candidate): string[] {
   return [c.normQuestion, ...(c.context === null ? [] : [normalize(c.context)]), ...c.normOptions]
-}
-
-/**
- * Other documents, most similar first; ties by a keyed mix of both, then
- * position (id order); near-copies left out. `sim` holds the documents that
- * share a term with `self`; the other `size` − those all score 0 and come
- * last. Lazily: an item usually needs only its first few lenders, so one pass
- * keeps the best TOP in order, and only a longer walk pays for sorting the
- * rest, and only a walk past every scoring lender for the zeros.
- */
-export function* rank(sim: Sparse, ties: Pick<Ties, 'of'>, self: number, nearCopy: number, size: number): Generator<number> {
-  const mine = ties.of(self)
-  const { docs, scores } = sim
-  const m = docs.length
-  // a before b (positions into sim): higher score, then the smaller keyed mix, then the smaller position
-  const before = (a: number, b: number) =>
-    scores[b]! - scores[a]! || mix32(mine ^ ties.of(docs[a]!)) - mix32(mine ^ ties.of(docs[b]!)) || docs[a]! - docs[b]!
-  // only lenders that score above 0 and are not near-copies; a full top turns most away on the score alone
-  const top: number[] = []
-  let floor = 0
-  for (let i = 0; i < m; i++) {
-    const q = scores[i]!
-    if (q <= 0 || q >= nearCopy || q < floor || docs[i] === self) continue
-    if (top.length === TOP && before(i, top[TOP - 1]!) > 0) continue
-    let at = top.length === TOP ? TOP - 1 : top.length
-    while (at > 0 && before(i, top[at - 1]!) < 0) at--
-    if (top.length === TOP) top.pop()
-    top.splice(at, 0, i)
-    if (top.length === TOP) floor = scores[top[TOP - 1]!]!
-  }
-  for (const i of top) yield docs[i]!
-  if (top.length === TOP) {
-    const last = top[TOP - 1]!
-    const rest: number[] = []
-    for (let i = 0; i < m; i++) {
-      const q = scores[i]!
-      if (q > 0 && q < nearCopy && q <= floor && docs[i] !== self && before(i, last) > 0) rest.push(i)
-    }
-    for (const i of rest.sort(before)) yield docs[i]!
-  }
-  // every other lender scores 0 (a near-copy at 0 would need a threshold of 0)
-  if (nearCopy <= 0) return
-  const scoring = new Uint8Array(size)
-  for (let i = 0; i < docs.length; i++) if (scores[i]! > 0) scoring[docs[i]!] = 1
-  // among the zeros only the keyed mix orders: worked out once per lender, the best TOP kept in one pass as above
-  const zeros: number[] = []
-  const keys: number[] = []
-  for (let j = 0; j < size; j++)
-    if (j !== self && scoring[j] === 0) {
-      zeros.push(j)
-      keys.push(mix32(mine ^ ties.of(j)))
-    }
-  const after = (a: number, b: number) => keys[a]! - keys[b]! || zeros[a]! - zeros[b]!
-  const first: number[] = []
-  for (let i = 0; i < zeros.length; i++) {
-    if (first.length === TOP && after(i, first[TOP - 1]!) > 0) continue
-    let at = first.length === TOP ? TOP - 1 : first.length
-    while (at > 0 && after(i, first[at - 1]!) < 0) at--
-    if (first.length === TOP) first.pop()
-    first.splice(at, 0, i)
-  }
-  for (const i of first) yield zeros[i]!
-  if (first.length < TOP) return
-  const last = first[TOP - 1]!
-  const rest: number[] = []
-  for (let i = 0; i < zeros.length; i++) if (after(i, last) > 0) rest.push(i)
-  for (const i of rest.sort(after)) yield zeros[i]!
-}
-
-const TOP = 32
-
-/** Each lender's tie key, computed when first asked for (it is a keyed hash). */
-class Ties {
-  private readonly keys: Uint32Array
-  private readonly known: Uint8Array
-
-  constructor(
-    private readonly lenders: readonly Candidate[],
-    private readonly key: (c: Candidate) => number,
-  ) {
-    this.keys = new Uint32Array(lenders.length)
-    this.known = new Uint8Array(lenders.length)
-  }
-
-  of(j: number): number {
-    if (this.known[j] === 0) {
-      this.keys[j] = this.key(this.lenders[j]!)
-      this.known[j] = 1
-    }
-    return this.keys[j]!
-  }
-}
-
-/** MurmurHash3's finaliser: spreads the bits of a 32-bit key. */
-export function mix32(h: number): number {
-  h ^= h >>> 16
-  h = Math.imul(h, 0x85ebca6b)
-  h ^= h >>> 13
-  h = Math.imul(h, 0xc2b2ae35)
-  h ^= h >>> 16
-  return h >>> 0
 }

@@ -4,6 +4,7 @@
  * Scores are quantised so that ranking never hangs on the last bit of a double.
  */
 import { addTokens, Sink, Vocabulary } from './tokens.ts'
+import { kthBest, SLACK } from './top-k.ts'
 
 /** Scores are multiples of 2^-30: equal texts tie exactly, and a threshold is a plain integer compare. */
 export const SCALE = 2 ** 30
@@ -125,7 +126,14 @@ export class TfIdfIndex {
     this.postStart = postStart
     this.docs = docs
     this.postWeights = postWeights
+    // each term's largest weight in any document: what one term can add to a score at most
+    const maxWeight = new Float64Array(V)
+    for (let k = 0; k < m; k++) if (weights[k]! > maxWeight[terms[k]!]!) maxWeight[terms[k]!] = weights[k]!
+    this.maxWeight = maxWeight
   }
+
+  /** term t's largest weight in any document */
+  private readonly maxWeight: Float64Array
 
   /** the distinct term ids of document d's first text */
   headTerms(d: number): Int32Array {
@@ -191,11 +199,131 @@ export class TfIdfIndex {
     return { docs: touched.subarray(0, m), scores: scores.subarray(0, m) }
   }
 
+  /**
+   * The documents that can be among the `k` most similar to `d` that score
+   * above 0 and under `ceiling` (quantised), `d` aside, with their exact
+   * scores — each the same sum in the same order as `similar` gives, so any
+   * ranking over them agrees with one over all documents on its first `k` —
+   * or null when fewer than `k` such documents are sure to exist (then only a
+   * full pass will do). MaxScore: the terms go by the most they can add
+   * (rarest first); once the rest could add less than the k-th best partial
+   * score, no document they alone reach can make the top, so their postings
+   * are skipped and the survivors are scored exactly from their own vectors.
+   * Views of scratch, like `similar`'s.
+   */
+  candidates(d: number, k: number, ceiling: number): Sparse | null {
+    const n = this.size
+    if (this.acc === null) {
+      this.acc = new Float64Array(n)
+      this.touched = new Int32Array(n)
+      this.seen = new Uint8Array(n)
+    }
+    const acc = this.acc
+    const touched = this.touched!
+    const seen = this.seen!
+    const a = this.start[d]!
+    const b = this.start[d + 1]!
+    // the item's weighted terms (positions into terms), by bound, largest first; position breaks ties
+    const order: number[] = []
+    for (let t = a; t < b; t++) if (this.weights[t]! !== 0) order.push(t)
+    const bound = (t: number) => this.weights[t]! * this.maxWeight[this.terms[t]!]!
+    order.sort((x, y) => bound(y) - bound(x) || x - y)
+    // rest[i]: the most the terms from order[i] on can add — their bounds' sum, or (Cauchy–Schwarz, vectors of
+    // length 1) the length of the item's vector over them, whichever is less; cost[i]: their postings
+    const rest = new Float64Array(order.length + 1)
+    const cost = new Float64Array(order.length + 1)
+    let sum = 0
+    let sq = 0
+    for (let i = order.length - 1; i >= 0; i--) {
+      const id = this.terms[order[i]!]!
+      const wk = this.weights[order[i]!]!
+      sum += bound(order[i]!)
+      sq += wk * wk
+      rest[i] = Math.min(sum, Math.sqrt(sq) * (1 + 1e-12))
+      cost[i] = cost[i + 1]! + this.postStart[id + 1]! - this.postStart[id]!
+    }
+    const heaps = (this.heaps ??= new Float64Array(2 * k + 2))
+    // scoring one document from its vector: its terms and the item's, against one posting each
+    const perDoc = this.terms.length / n + (b - a)
+    const ceil = (ceiling - 1) / SCALE - SLACK
+    let m = 0
+    let theta = -1
+    // at most what the k-th best partial score can be by now: the k-th best at the last check, plus what the terms since could add
+    let upper = Number.POSITIVE_INFINITY
+    let i = 0
+    for (; i <= order.length; i++) {
+      // the k-th best partial score among the documents sure to score in (0, ceiling), by a pass over those touched:
+      // only when it could stop the walk here, and the postings left outweigh the pass
+      if (i === order.length || (cost[i]! > m && rest[i]! < upper - SLACK)) {
+        const kept = kthBest(acc, touched, m, d, rest[i]!, ceil, k, heaps, theta)
+        theta = heaps[2 * k]!
+        upper = heaps[2 * k + 1]!
+        // stopping here is exact; it pays once scoring the documents still in reach costs less than the postings left
+        if (theta >= 0 && rest[i]! < theta - SLACK && (i === order.length || kept * perDoc <= cost[i]!)) break
+      }
+      if (i === order.length) break
+      const t = order[i]!
+      const wk = this.weights[t]!
+      const id = this.terms[t]!
+      for (let p = this.postStart[id]!; p < this.postStart[id + 1]!; p++) {
+        const doc = this.docs[p]!
+        if (seen[doc] === 0) {
+          seen[doc] = 1
+          touched[m++] = doc
+        }
+        acc[doc]! += wk * this.postWeights[p]!
+      }
+      upper += bound(t)
+    }
+    const left = i < order.length ? rest[i]! : 0
+    const scores = (this.out ??= new Float64Array(n))
+    // the item's terms marked with their positions, so a document's weights can be read in the item's order
+    const stamp = ++this.stamp
+    const mark = (this.markOf ??= new Int32Array(this.words.length))
+    const posOf = (this.posOf ??= new Int32Array(this.words.length))
+    for (let t = a; t < b; t++) {
+      mark[this.terms[t]!] = stamp
+      posOf[this.terms[t]!] = t - a
+    }
+    if (this.theirs.length < b - a) this.theirs = new Float64Array(2 * (b - a))
+    const w = this.theirs
+    let c = 0
+    for (let j = 0; j < m; j++) {
+      const doc = touched[j]!
+      // only those that can still reach the k-th best are kept (none when there is no k-th); scratch left zeroed
+      const keep = theta >= 0 && acc[doc]! + left >= theta - SLACK
+      acc[doc] = 0
+      seen[doc] = 0
+      if (!keep) continue
+      w.fill(0, 0, b - a)
+      for (let t = this.start[doc]!; t < this.start[doc + 1]!; t++) {
+        const id = this.terms[t]!
+        if (mark[id] === stamp) w[posOf[id]!] = this.weights[t]!
+      }
+      // the same sum as similar's: the item's terms in its order, those of weight 0 left out, from 0
+      let sum = 0
+      for (let t = a; t < b; t++) {
+        const wk = this.weights[t]!
+        if (wk !== 0 && w[t - a]! !== 0) sum += wk * w[t - a]!
+      }
+      // c <= j: this slot of touched has been read already
+      touched[c] = doc
+      scores[c++] = quantise(sum)
+    }
+    return theta < 0 ? null : { docs: touched.subarray(0, c), scores: scores.subarray(0, c) }
+  }
+
   // scratch for similar(), kept between calls: arrays of the index's size, not new ones per query
   private acc: Float64Array | null = null
   private touched: Int32Array | null = null
   private seen: Uint8Array | null = null
   private out: Float64Array | null = null
+  // scratch for candidates()
+  private heaps: Float64Array | null = null
+  private stamp = 0
+  private markOf: Int32Array | null = null
+  private posOf: Int32Array | null = null
+  private theirs = new Float64Array(64)
 }
 
 /** Some documents' quantised scores: docs[i] scored scores[i]; any other document scored 0 (views: read before the next query). */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { normalize } from '../src/canonical.ts'
 import { type Candidate, toCandidate } from '../src/eligibility.ts'
-import { mix32, rank, similarLending } from '../src/lend.ts'
+import { similarLending } from '../src/lend.ts'
 import { rngFor, shuffle } from '../src/rng.ts'
 import { Distractors, type SimilarBorrowing } from '../src/schema.ts'
 import { uq } from './helpers/questions.ts'
@@ -205,32 +205,5 @@ describe('similarLending', () => {
         .map((b) => b.text)
     assert.deepEqual(texts({}).sort(), ['Gas changes to plasma.', 'Ice stays ice.'])
     assert.ok(texts({ skipNearCopies: false }).includes('Liquid changes to solid.'))
-  })
-
-  test('rank: lenders in the order of a full sort by score, tie key and position, also past the first 32 and into the unlisted zeros', () => {
-    const rng = rngFor(7, 'unit', 'rank')
-    for (let round = 0; round < 50; round++) {
-      const n = 40 + (rng.uint32() % 60)
-      // few distinct scores and tie keys, so that ties of both happen
-      // every other round mostly zeros, so that more than 32 of them are walked too
-      const scores = Float64Array.from({ length: n }, () => (round % 2 === 1 && rng.uint32() % 4 !== 0 ? 0 : rng.uint32() % 6))
-      const ties = Uint32Array.from({ length: n }, () => rng.uint32() % 4)
-      const self = rng.uint32() % n
-      const nearCopy = 5
-      const key = { of: (j: number) => ties[j]! } as never
-      // as the index gives them: only some documents listed, in no particular order; a listed one may score 0 too
-      const listed = Array.from({ length: n }, (_, j) => j).filter((j) => scores[j]! > 0 || rng.uint32() % 2 === 0)
-      for (let i = listed.length - 1; i > 0; i--) {
-        const k = rng.uint32() % (i + 1)
-        ;[listed[i], listed[k]] = [listed[k]!, listed[i]!]
-      }
-      const sim = { docs: Int32Array.from(listed), scores: Float64Array.from(listed, (j) => scores[j]!) }
-      const got = [...rank(sim, key, self, nearCopy, n)]
-      const mine = ties[self]!
-      const want = Array.from({ length: n }, (_, j) => j)
-        .filter((j) => j !== self && scores[j]! < nearCopy)
-        .sort((a, b) => scores[b]! - scores[a]! || mix32(mine ^ ties[a]!) - mix32(mine ^ ties[b]!) || a - b)
-      assert.deepEqual(got, want)
-    }
   })
 })

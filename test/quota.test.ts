@@ -174,4 +174,47 @@ describe('assignQuotas: capacity read only where the floor does not settle it', 
     const askedOnce = new Set(reads)
     assert.ok(askedOnce.size > 0 && askedOnce.size < 100, `${askedOnce.size} items asked`)
   })
+
+  test('reads the capacities it needs a group at a time, letting each group go before the next, and deals the same as without', () => {
+    const log: string[] = []
+    const groups = ['a/x', 'b/y', 'c/z']
+    const make = (logged: boolean) =>
+      Array.from({ length: 100 }, (_, i): QuotaItem => {
+        const group = groups[i % 3]!
+        return {
+          id: `i${i}`,
+          group,
+          floor: 4,
+          // the third group holds at most 5 options: some of its items need trades
+          get capacity() {
+            if (logged) log.push(`read ${group}`)
+            return group === 'c/z' ? 5 : 8
+          },
+          release: () => void (logged && log.push(`release ${group}`)),
+        }
+      })
+    const plain = assignQuotas(
+      make(false).map(({ release: _, ...x }) => x),
+      T,
+      1,
+      'test',
+    )
+    assert.deepEqual(assignQuotas(make(true), T, 1, 'test'), plain)
+    // before the trades: each group's reads, then its release, one group after another
+    const released = log.map((l) => l.startsWith('release')).lastIndexOf(true)
+    const first = log.slice(0, released + 1)
+    assert.deepEqual(
+      first.filter((l) => l.startsWith('release')).sort(),
+      groups.map((g) => `release ${g}`),
+    )
+    for (const g of groups) {
+      const mine = first.flatMap((l, at) => (l.endsWith(g) ? [at] : []))
+      assert.deepEqual(
+        mine,
+        Array.from({ length: mine.length }, (_, k) => mine[0]! + k),
+        `${g}: its reads and release are not together`,
+      )
+      assert.equal(first[mine.at(-1)!], `release ${g}`)
+    }
+  })
 })
