@@ -33,18 +33,13 @@ export async function checkUpstream(
   const rows = new Map<string, UpstreamQuestion>()
   for (const [i, spec] of recipe.sources.entries()) {
     progress.stage(`reading the upstream rows (source ${i + 1} of ${recipe.sources.length}: ${spec.name})`)
-    await loadSource(
-      spec,
-      lockedRevision(lock, spec),
-      fetcher,
-      new Set(),
-      (q) => {
+    await loadSource(spec, lockedRevision(lock, spec), fetcher, {
+      onQuestion: (q) => {
         const held = rows.get(q.id)
         if (wanted.has(q.id) && (!held || compareStrings(q.file, held.file) < 0)) rows.set(q.id, q)
       },
-      undefined,
       progress,
-    )
+    })
   }
   progress.stage('checking provenance.jsonl against the upstream rows')
   const specs = new Map(recipe.sources.map((s) => [s.name, s]))

@@ -41,11 +41,13 @@ export interface BuildOptions {
   lock?: Lock | null
   /** the stages, and each source's rows as they are decoded (default: none) */
   progress?: Progress
+  /** the time limit of a decode of bytes the lock does not vouch for (default: by the file's size) */
+  decodeTimeoutMs?: number
   /** prepared sources from earlier builds, keyed by their inputs (default: none) */
   preparedCache?: PreparedCache
 }
 
-/** Everything but the writing: sources in, the four output files out. */
+/** Everything but the writing: sources in, the output files out. */
 export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options: BuildOptions = {}): Promise<BuiltDataset> {
   const lock = options.lock ?? null
   const progress = options.progress ?? NO_PROGRESS
@@ -74,7 +76,13 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
     const fetching = next
     next = fetchAt(i + 1)
     const load = (take: (q: UpstreamQuestion) => void, files = fetching) =>
-      loadSource(spec, lockedRevision(lock, spec), fetcher, trusted, take, files, progress)
+      loadSource(spec, lockedRevision(lock, spec), fetcher, {
+        trusted,
+        onQuestion: take,
+        ...(files ? { prefetched: files } : {}),
+        progress,
+        ...(options.decodeTimeoutMs === undefined ? {} : { decodeTimeoutMs: options.decodeTimeoutMs }),
+      })
     if (use) {
       // the files are read and hashed whether or not the entry is there: the key holds their sha256
       const files = await fetching!

@@ -11,10 +11,10 @@ import { test } from 'node:test'
 import { Worker } from 'node:worker_threads'
 import type { FuzzMessage } from './helpers/fuzz-worker.ts'
 
-/** 300 cases take ~10 s here, one of them ~5 s (the decoder's limit); the diagnostics give the tally and the slow cases. */
+/** 300 cases take ~7 s here, one of them ~1 s (the decoder's limit, DECODE_LIMIT_MS); the diagnostics give the tally and the slow cases. */
 const CASES = 300
 const SEED = 20240611
-/** watchdogs against a hang only, far past any real case (the slowest is the decoder's 5 s limit), so a busy machine cannot trip them */
+/** watchdogs against a hang only, far past any real case (the slowest is the decoder's limit), so a busy machine cannot trip them */
 const BUILD_TIMEOUT_MS = 60_000
 /** loading the builder into the worker and the reference build */
 const STARTUP_TIMEOUT_MS = 120_000

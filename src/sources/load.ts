@@ -35,19 +35,26 @@ export function fetchSource(spec: SourceSpec, revision: string, fetcher: FileFet
   return Promise.all(sourceFiles(spec).map((j) => fetcher.fetchFile(spec.repo, revision, j.path)))
 }
 
+export interface LoadOptions {
+  /** sha256 of bytes known to decode (the lock's); others are decoded in isolation */
+  trusted?: ReadonlySet<string>
+  /** takes each question as it is decoded; without it they are collected in `questions` */
+  onQuestion?: (q: UpstreamQuestion) => void
+  /** the files, when fetchSource was started earlier */
+  prefetched?: Promise<SourceFile[]>
+  /** rows decoded per file, of the file's total */
+  progress?: Progress
+  /** the time limit of an isolated decode (default: by the file's size, parquet.ts's decodeTimeoutMs) */
+  decodeTimeoutMs?: number
+}
+
 export async function loadSource(
   spec: SourceSpec,
   revision: string,
   fetcher: FileFetcher,
-  /** sha256 of bytes known to decode (the lock's); others are decoded in isolation */
-  trusted: ReadonlySet<string> = new Set(),
-  /** takes each question as it is decoded; without it they are collected in `questions` */
-  onQuestion?: (q: UpstreamQuestion) => void,
-  /** the files, when fetchSource was started earlier */
-  prefetched?: Promise<SourceFile[]>,
-  /** rows decoded per file, of the file's total */
-  progress: Progress = NO_PROGRESS,
+  options: LoadOptions = {},
 ): Promise<LoadedSource> {
+  const { trusted = new Set<string>(), onQuestion, prefetched, progress = NO_PROGRESS, decodeTimeoutMs } = options
   const { adapter } = kindOf(spec)
   const jobs = sourceFiles(spec)
   const fetched = await (prefetched ?? fetchSource(spec, revision, fetcher))
@@ -67,7 +74,7 @@ export async function loadSource(
     await streamParquet(
       file.bytes,
       { source: spec.name, file: job.path },
-      { trusted: trusted.has(file.sha256) },
+      { trusted: trusted.has(file.sha256), ...(decodeTimeoutMs === undefined ? {} : { timeoutMs: decodeTimeoutMs }) },
       {
         columns(columns) {
           for (const c of adapter.columns) {

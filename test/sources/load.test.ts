@@ -52,7 +52,7 @@ async function writeGroups(rows: Row[], size: number): Promise<string> {
   return sha256Hex(bytes)
 }
 
-const load = (trusted: Set<string>) => loadSource(spec, spec.revision, createMirrorFetcher(hub), trusted)
+const load = (trusted: Set<string>) => loadSource(spec, spec.revision, createMirrorFetcher(hub), { trusted })
 
 test('a file in several row groups loads to the same questions and rows hash as in one, trusted or not', async () => {
   const rows = await readRows(join(FIXTURE_HUB, 'datasets', TEST_FILE))
@@ -95,7 +95,7 @@ test('rows are reported per file as they are decoded, of the total the Parquet m
   ] as const) {
     const seen: [string, number, number | undefined][] = []
     const progress: Progress = { ...NO_PROGRESS, rows: (label, n, total) => void seen.push([label, n, total]) }
-    await loadSource(spec, spec.revision, createMirrorFetcher(hub), trusted, undefined, undefined, progress)
+    await loadSource(spec, spec.revision, createMirrorFetcher(hub), { trusted, progress })
     const test = seen.filter(([label]) => label === 'mmlu test')
     assert.deepEqual(test[0], ['mmlu test', 0, rows.length], 'the total first, before any row')
     assert.deepEqual(test.at(-1), ['mmlu test', rows.length, rows.length])
