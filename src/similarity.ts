@@ -152,6 +152,16 @@ export class TfIdfIndex {
     return out
   }
 
+  /** The query scratch, made on first use and kept: a score per document, the documents reached, and whether each was. */
+  private scratch(): { acc: Float64Array; touched: Int32Array; seen: Uint8Array } {
+    if (this.acc === null) {
+      this.acc = new Float64Array(this.size)
+      this.touched = new Int32Array(this.size)
+      this.seen = new Uint8Array(this.size)
+    }
+    return { acc: this.acc, touched: this.touched!, seen: this.seen! }
+  }
+
   /**
    * The same, for only the documents sharing a weighted term with `d` (the
    * others score 0): it costs the postings of d's terms, not the whole list.
@@ -161,14 +171,7 @@ export class TfIdfIndex {
    */
   similar(d: number): Sparse {
     const n = this.size
-    if (this.acc === null) {
-      this.acc = new Float64Array(n)
-      this.touched = new Int32Array(n)
-      this.seen = new Uint8Array(n)
-    }
-    const acc = this.acc
-    const touched = this.touched!
-    const seen = this.seen!
+    const { acc, touched, seen } = this.scratch()
     let m = 0
     // the document's terms in a fixed order (its text's): each score is summed in the same order on every machine
     for (let k = this.start[d]!; k < this.start[d + 1]!; k++) {
@@ -213,14 +216,7 @@ export class TfIdfIndex {
    */
   candidates(d: number, k: number, ceiling: number): Sparse | null {
     const n = this.size
-    if (this.acc === null) {
-      this.acc = new Float64Array(n)
-      this.touched = new Int32Array(n)
-      this.seen = new Uint8Array(n)
-    }
-    const acc = this.acc
-    const touched = this.touched!
-    const seen = this.seen!
+    const { acc, touched, seen } = this.scratch()
     const a = this.start[d]!
     const b = this.start[d + 1]!
     // the item's weighted terms (positions into terms), by bound, largest first; position breaks ties
