@@ -94,9 +94,10 @@ async function measure(
   return stat
 }
 
-const buildArgs = (recipe: string, lock: string, mirror: string, out: string) => [
+/** A command of the CLI over one recipe, lock, mirror and output folder. */
+const cliArgs = (command: string, recipe: string, lock: string, mirror: string, out: string) => [
   ...JEV,
-  'build-dataset',
+  command,
   '--recipe',
   recipe,
   '--lock',
@@ -106,6 +107,7 @@ const buildArgs = (recipe: string, lock: string, mirror: string, out: string) =>
   '--out',
   out,
 ]
+const buildArgs = (recipe: string, lock: string, mirror: string, out: string) => cliArgs('build-dataset', recipe, lock, mirror, out)
 
 // the CLIs run from dist/ when it is current; measure what users run
 if (spawnSync('npm', ['run', '-s', 'compile'], { cwd: root, stdio: 'inherit' }).status !== 0) throw new Error('npm run compile failed')
@@ -153,18 +155,7 @@ try {
       }),
     )
     // against the folder the build above wrote, so a stale committed out/ cannot fail the bench
-    const verify = await measure('verify-dataset', [
-      ...JEV,
-      'verify-dataset',
-      '--recipe',
-      recipe,
-      '--lock',
-      lock,
-      '--mirror',
-      mirror,
-      '--out',
-      join(work, 'out'),
-    ])
+    const verify = await measure('verify-dataset', cliArgs('verify-dataset', recipe, lock, mirror, join(work, 'out')))
     // cold: an empty HF cache each run, the files downloaded from serve-hub on loopback (the lock's commits)
     const hub = await serveHub(mirror)
     let cold: Stat

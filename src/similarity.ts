@@ -152,6 +152,23 @@ export class TfIdfIndex {
     return out
   }
 
+  /**
+   * Adds `wk` × each posting's weight of term `id` to `acc`, listing each document reached for the first
+   * time in `touched` after its first `m`; gives the new count. Both searches sum through here, so their
+   * scores are the same sums in the same order.
+   */
+  private addPostings(id: number, wk: number, acc: Float64Array, touched: Int32Array, seen: Uint8Array, m: number): number {
+    for (let p = this.postStart[id]!; p < this.postStart[id + 1]!; p++) {
+      const doc = this.docs[p]!
+      if (seen[doc] === 0) {
+        seen[doc] = 1
+        touched[m++] = doc
+      }
+      acc[doc]! += wk * this.postWeights[p]!
+    }
+    return m
+  }
+
   /** The query scratch, made on first use and kept: a score per document, the documents reached, and whether each was. */
   private scratch(): { acc: Float64Array; touched: Int32Array; seen: Uint8Array } {
     if (this.acc === null) {
@@ -178,15 +195,7 @@ export class TfIdfIndex {
       const wk = this.weights[k]!
       // a term in every document weighs 0: adding 0 × w changes no sum
       if (wk === 0) continue
-      const id = this.terms[k]!
-      for (let p = this.postStart[id]!; p < this.postStart[id + 1]!; p++) {
-        const doc = this.docs[p]!
-        if (seen[doc] === 0) {
-          seen[doc] = 1
-          touched[m++] = doc
-        }
-        acc[doc]! += wk * this.postWeights[p]!
-      }
+      m = this.addPostings(this.terms[k]!, wk, acc, touched, seen, m)
     }
     // acc is left zeroed for the next query; the scores move to the front of it, in touched's order
     for (let i = 0; i < m; i++) {
@@ -260,15 +269,7 @@ export class TfIdfIndex {
       if (i === order.length) break
       const t = order[i]!
       const wk = this.weights[t]!
-      const id = this.terms[t]!
-      for (let p = this.postStart[id]!; p < this.postStart[id + 1]!; p++) {
-        const doc = this.docs[p]!
-        if (seen[doc] === 0) {
-          seen[doc] = 1
-          touched[m++] = doc
-        }
-        acc[doc]! += wk * this.postWeights[p]!
-      }
+      m = this.addPostings(this.terms[t]!, wk, acc, touched, seen, m)
       upper += bound(t)
     }
     const left = i < order.length ? rest[i]! : 0
