@@ -44,11 +44,6 @@ export async function readJson<T>(req: IncomingMessage): Promise<T> {
   }
 }
 
-/** The origin the client used, so links we hand out (LFS upload, commit URL) reach us the same way. */
-export function baseUrl(req: IncomingMessage): string {
-  return `http://${req.headers.host ?? '127.0.0.1'}`
-}
-
 /** A boolean query or form value read as the Hub reads it: `true`, `True` (Python's spelling) or `1`. */
 export function isTrue(value: string | null | undefined): boolean {
   return value === 'true' || value === 'True' || value === '1'
