@@ -30,6 +30,8 @@ if (!command || !/^[a-z-]+$/.test(command) || command === 'run' || !existsSync(`
   process.exit(2)
 }
 
+// --debug prints the stack: from dist/, through its source maps, so that it names src/*.ts lines
+if (args.includes('--debug')) process.setSourceMapsEnabled(true)
 const entry = await entryFor(root, `cli/${command}`)
 process.argv = [process.argv[0], entry, ...args]
 await import(pathToFileURL(entry).href)

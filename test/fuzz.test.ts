@@ -21,8 +21,12 @@ const STARTUP_TIMEOUT_MS = 120_000
 
 test(`${CASES} seeded corruptions of the fixture Parquet files: a typed error or the reference output, every time`, async (t) => {
   const started = performance.now()
-  // the worker runs TypeScript too: register tsx in it, then load the module
-  const boot = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); return import(${JSON.stringify(new URL('./helpers/fuzz-worker.ts', import.meta.url).href)}) })`
+  // run as TypeScript (through tsx), the worker registers tsx before it loads the module; compiled (npm test), it loads the .js twin
+  const compiled = import.meta.url.endsWith('.js')
+  const workerUrl = JSON.stringify(new URL(`./helpers/fuzz-worker.${compiled ? 'js' : 'ts'}`, import.meta.url).href)
+  const boot = compiled
+    ? `import(${workerUrl})`
+    : `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); return import(${workerUrl}) })`
   const worker = new Worker(boot, { eval: true, workerData: { seed: SEED, cases: CASES } })
   const tally = new Map<string, number>()
   const slow: string[] = []
