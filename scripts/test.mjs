@@ -9,7 +9,7 @@
 // works out from its own location (the root, README.md, test/fixtures) stays
 // the same; only its imports of src/*.ts are pointed at dist/*.js, the code the
 // CLIs run. When dist/ could not be compiled, the tests run from test/ through
-// tsx as before. Arguments after `--` are passed on to node --test.
+// tsx as before. `npm test -- test/x.test.ts` runs that file alone; flags (--test-name-pattern=…) go to node --test.
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
@@ -108,15 +108,19 @@ async function transpileAll() {
   for (const file of filesUnder(BUILD, () => true)) if (!wanted.has(file)) rmSync(file)
 }
 
+// test files named on the command line (test/x.test.ts) run alone; flags go to node --test
+const flags = extra.filter((a) => a.startsWith('-'))
+const named = extra.filter((a) => !a.startsWith('-')).map((a) => relative(root, resolve(a)))
 const run = (args) => spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' }).status ?? 1
 let args
 if (compiledIsCurrent(root)) {
   await transpileAll()
-  const files = filesUnder(BUILD, (n) => n.endsWith('.test.js')).map((f) => relative(root, f))
-  args = ['--import', './.test-build/helpers/hermetic.js', '--test', '--test-concurrency=3', ...extra, ...files]
+  const twin = (f) => join('.test-build', relative('test', f)).replace(/\.ts$/, '.js')
+  const files = named.length ? named.map(twin) : filesUnder(BUILD, (n) => n.endsWith('.test.js')).map((f) => relative(root, f))
+  args = ['--import', './.test-build/helpers/hermetic.js', '--test', '--test-concurrency=3', ...flags, ...files]
 } else {
   process.stderr.write('test: dist/ is not current for src/ (see npm run compile); running the tests from test/ through tsx\n')
-  const files = filesUnder(TEST, (n) => n.endsWith('.test.ts')).map((f) => relative(root, f))
-  args = ['--import', 'tsx', '--import', './test/helpers/hermetic.ts', '--test', '--test-concurrency=3', ...extra, ...files]
+  const files = named.length ? named : filesUnder(TEST, (n) => n.endsWith('.test.ts')).map((f) => relative(root, f))
+  args = ['--import', 'tsx', '--import', './test/helpers/hermetic.ts', '--test', '--test-concurrency=3', ...flags, ...files]
 }
 process.exit(run(args))

@@ -5,12 +5,14 @@
  * fixture files with a few bytes xor-ed, found by the fuzzing in fuzz.test.ts.
  */
 import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { test } from 'node:test'
+import { pathToFileURL } from 'node:url'
 import { isJevError } from '../src/errors.ts'
 import { decodeParquet, decodeTimeoutMs } from '../src/parquet.ts'
-import { FIXTURE_HUB } from './helpers/cli.ts'
+import { FIXTURE_HUB, ROOT } from './helpers/cli.ts'
 
 async function corrupted(file: string, flips: [number, number][]): Promise<Uint8Array> {
   const bytes = new Uint8Array(await readFile(join(FIXTURE_HUB, 'datasets', file)))
@@ -90,4 +92,27 @@ test('bytes the lock vouches for decode on this thread to the same rows as in th
   const trusted = await decodeParquet(bytes, at, { trusted: true })
   assert.deepEqual(trusted, isolated)
   assert.ok(trusted.rows.length > 0)
+})
+
+test('run from src/ through tsx (as bin/jev.mjs does when dist/ is stale), the worker loads through bin/ts-worker.mjs and decodes the same rows', async () => {
+  // npm test runs this file compiled against dist/, so the TypeScript worker path is taken only in a child of its own
+  const file = join(FIXTURE_HUB, 'datasets', MMLU_VAL)
+  const script = `
+    import { readFile } from 'node:fs/promises'
+    import { decodeParquet } from ${JSON.stringify(pathToFileURL(join(ROOT, 'src/parquet.ts')).href)}
+    const { rows } = await decodeParquet(new Uint8Array(await readFile(${JSON.stringify(file)})), { source: 's', file: 'f.parquet' })
+    process.stdout.write(JSON.stringify(rows, (_, v) => (typeof v === 'bigint' ? String(v) : v)))
+  `
+  const r = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), '--input-type=module', '-e', script], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 60_000,
+  })
+  assert.equal(r.status, 0, r.stderr)
+  const here = await decodeParquet(new Uint8Array(await readFile(file)), at)
+  assert.equal(
+    r.stdout,
+    JSON.stringify(here.rows, (_, v) => (typeof v === 'bigint' ? String(v) : v)),
+  )
+  assert.ok(here.rows.length > 0)
 })
