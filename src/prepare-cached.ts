@@ -5,6 +5,7 @@
  */
 import type { LendingMemos } from './build.ts'
 import { lendingKey, type PreparedCache, type PreparedEntry, preparedKey } from './prepared-cache.ts'
+import { packPrepared, unpackPrepared } from './prepared-store.ts'
 import { sourceFiles } from './recipe.ts'
 import type { Recipe, SourceSpec } from './schema.ts'
 import { type PreparedSource, SourcePreparer } from './select.ts'
@@ -48,7 +49,7 @@ export async function loadPrepared(
     files.map((f) => f.sha256),
   )
   const hit = await use.cache.get('prepared', key, spec.name)
-  if (hit) return { loaded: fromEntry(spec, files, hit), prepared: { spec, ...hit.prepared }, key }
+  if (hit) return { loaded: fromEntry(spec, files, hit), prepared: { spec, ...unpackPrepared(hit.prepared) }, key }
   const preparer = new SourcePreparer(spec, recipe)
   const loaded = await load((q) => preparer.add(q))
   const prepared = preparer.finish()
@@ -57,7 +58,7 @@ export async function loadPrepared(
   if (rows > MAX_CACHED_ROWS) return { loaded, prepared, key }
   await use.cache.put('prepared', key, spec.name, {
     files: loaded.files.map((f) => ({ rows: f.rows, rowsHash: f.rowsHash })),
-    prepared: rest,
+    prepared: packPrepared(rest),
   })
   return { loaded, prepared, key }
 }

@@ -14,11 +14,11 @@ import { canonicalJson } from './canonical.ts'
 import { readRegular } from './files.ts'
 import { sha256Hex } from './hash.ts'
 import type { Borrowed } from './lend.ts'
+import type { PackedSource } from './prepared-store.ts'
 import type { Recipe, SourceSpec } from './schema.ts'
-import type { PreparedSource } from './select.ts'
 
-/** Bumped when an entry's layout changes; part of the key and of the header. */
-const FORMAT = 1
+/** Bumped when an entry's layout changes; part of the key and of the header (2: the candidates packed, src/prepared-store.ts). */
+const FORMAT = 2
 const MAGIC = Buffer.from(`jev-bench prepared source v${FORMAT}\n`)
 const HASH_LEN = 64
 /** Entries kept per source name (e.g. two recipe versions, and a builder being edited); older ones are removed. */
@@ -27,7 +27,7 @@ const KEEP_PER_SOURCE = 4
 /** What a warm build takes instead of decoding: the prepared source and each file's row count and row hash. */
 export interface PreparedEntry {
   files: { rows: number; rowsHash: string }[]
-  prepared: Omit<PreparedSource, 'spec'>
+  prepared: PackedSource
 }
 
 /** Per group's side of one source, each item's lending candidates by id (src/build.ts's LendingMemos, that source's part). */
@@ -76,7 +76,11 @@ function entryName(kind: keyof EntryKinds, key: string, source: string): string 
 
 const isKind: { [K in keyof EntryKinds]: (v: unknown) => boolean } = {
   prepared: (v) =>
-    typeof v === 'object' && v !== null && Array.isArray((v as PreparedEntry).files) && (v as PreparedEntry).prepared?.drops instanceof Map,
+    typeof v === 'object' &&
+    v !== null &&
+    Array.isArray((v as PreparedEntry).files) &&
+    (v as PreparedEntry).prepared?.drops instanceof Map &&
+    (v as PreparedEntry).prepared.texts instanceof Uint8Array,
   lending: (v) => v instanceof Map,
 }
 

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { type BuiltDataset, buildDataset } from '../src/pipeline.ts'
 import { decodeEntry, dirPreparedCache, encodeEntry, type PreparedCache, type PreparedEntry, preparedKey } from '../src/prepared-cache.ts'
+import { packPrepared } from '../src/prepared-store.ts'
 import { loadRecipe } from '../src/recipe.ts'
 import type { Recipe } from '../src/schema.ts'
 import { createMirrorFetcher } from '../src/sources/mirror.ts'
@@ -128,17 +129,17 @@ test('the key changes with every input of preparing: file bytes, the builder, th
 test('an entry is read back only whole, unaltered and for its own key', () => {
   const entry: PreparedEntry = {
     files: [{ rows: 2, rowsHash: 'f'.repeat(64) }],
-    prepared: {
+    prepared: packPrepared({
       sides: { test: [], val: [] },
       lenders: { test: [], val: [] },
       drops: new Map([['empty_text', 1]]),
       excludedHits: new Set(['x']),
-    },
+    }),
   }
   const bytes = encodeEntry('k1', entry)
   const back = decodeEntry(bytes, 'k1') as PreparedEntry
   assert.deepEqual(back, entry)
-  assert.ok(back.prepared.drops instanceof Map && back.prepared.excludedHits instanceof Set)
+  assert.ok(back.prepared.drops instanceof Map && back.prepared.texts instanceof Uint8Array)
   assert.equal(decodeEntry(bytes, 'k2'), null, 'another key')
   assert.equal(decodeEntry(bytes.subarray(0, bytes.length - 1), 'k1'), null, 'cut short')
   assert.equal(decodeEntry(bytes.subarray(0, 20), 'k1'), null, 'only a header')
