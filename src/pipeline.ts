@@ -10,7 +10,7 @@ import { buildManifest, type Manifest, manifestJson } from './manifest.ts'
 import { assertReplaceable, makeOutParent, writeOutDir } from './out-dir.ts'
 import { repairOutDir } from './out-repair.ts'
 import { describeFile, MANIFEST_OUTPUTS, OUTPUTS, type OutputContent, type OutputSpec } from './outputs.ts'
-import { loadPrepared, readLendingMemos, writeLendingMemos } from './prepare-cached.ts'
+import { auditCached, loadPrepared, readLendingMemos, writeLendingMemos } from './prepare-cached.ts'
 import type { PreparedCache } from './prepared-cache.ts'
 import { NO_PROGRESS, type Progress } from './progress.ts'
 import { provenanceJsonl, provenanceLines } from './provenance.ts'
@@ -114,7 +114,8 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
   const upstream = new Map(sources.map((s) => [s.spec.name, { repo: s.spec.repo, commit: s.commit, idFrom: idFromOf(s.spec) }]))
   const provenance = provenanceLines(records, origins, (source) => upstream.get(source)!)
   const provenanceText = provenanceJsonl(provenance)
-  const audit = computeAudit(records, provenance, recipe)
+  const audited = () => computeAudit(records, provenance, recipe)
+  const audit = use ? await auditCached(use, recipe, [jsonl.test, jsonl.val, provenanceText], audited) : audited()
   const hash = recipeHash(recipe)
   const card = renderCard({
     recipe,

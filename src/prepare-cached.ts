@@ -3,8 +3,9 @@
  * the files are still read and hashed (the key holds their sha256, and the lock check reads them), but
  * neither decoded nor prepared; and the lending's per-item work, saved after a build and given back to the next.
  */
+import type { Audit } from './audit.ts'
 import type { LendingMemos } from './build.ts'
-import { lendingKey, type PreparedCache, type PreparedEntry, preparedKey } from './prepared-cache.ts'
+import { auditKey, lendingKey, type PreparedCache, type PreparedEntry, preparedKey } from './prepared-cache.ts'
 import { packPrepared, unpackPrepared } from './prepared-store.ts'
 import { sourceFiles } from './recipe.ts'
 import type { Recipe, SourceSpec } from './schema.ts'
@@ -114,4 +115,17 @@ export async function writeLendingMemos(
     const mine = new Map([...memos].filter(([group]) => group.startsWith(`${source}\u0000`)))
     await cache.put('lending', lendingKey(key, recipe), source, mine)
   }
+}
+
+/**
+ * The audit of these outputs under this recipe, from an earlier build that made the same bytes, or
+ * worked out now and stored: it tokenizes every record's texts, the most a warm build did otherwise.
+ */
+export async function auditCached(use: CacheUse, recipe: Recipe, outputs: readonly string[], compute: () => Audit): Promise<Audit> {
+  const key = auditKey(use.builder, recipe, outputs)
+  const hit = await use.cache.get('audit', key, recipe.name)
+  if (hit) return hit
+  const audit = compute()
+  await use.cache.put('audit', key, recipe.name, audit)
+  return audit
 }

@@ -10,6 +10,7 @@ import { readdir, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { deserialize, serialize } from 'node:v8'
 import { removeStaleTemps, writeAtomic } from './atomic.ts'
+import { Audit } from './audit.ts'
 import { canonicalJson } from './canonical.ts'
 import { readRegular } from './files.ts'
 import { sha256Hex } from './hash.ts'
@@ -33,10 +34,11 @@ export interface PreparedEntry {
 /** Per group's side of one source, each item's lending candidates by id (src/build.ts's LendingMemos, that source's part). */
 export type LendingEntry = Map<string, Map<string, Borrowed[]>>
 
-/** Two kinds of entry: a source prepared, and the lending worked out over it under one recipe. */
+/** Three kinds of entry: a source prepared, the lending worked out over it under one recipe, and a build's audit. */
 export interface EntryKinds {
   prepared: PreparedEntry
   lending: LendingEntry
+  audit: Audit
 }
 
 export interface PreparedCache {
@@ -69,6 +71,14 @@ export function lendingKey(prepared: string, recipe: Recipe): string {
   return sha256Hex(canonicalJson({ format: FORMAT, prepared, recipe }))
 }
 
+/**
+ * The key of a build's distractor audit: what computeAudit reads, the records and the provenance (as the
+ * bytes of test.jsonl, val.jsonl and provenance.jsonl, which spell them out whole) and the recipe.
+ */
+export function auditKey(builder: string, recipe: Recipe, outputs: readonly string[]): string {
+  return sha256Hex(canonicalJson({ format: FORMAT, builder, recipe, outputs: outputs.map((o) => sha256Hex(o)) }))
+}
+
 /** File names carry the source name and kind so old entries can be pruned; the name is the recipe's, kept to safe characters. */
 function entryName(kind: keyof EntryKinds, key: string, source: string): string {
   return `${source.replace(/[^A-Za-z0-9._-]/g, '_')}.${kind}.${key}.v8`
@@ -82,6 +92,7 @@ const isKind: { [K in keyof EntryKinds]: (v: unknown) => boolean } = {
     (v as PreparedEntry).prepared?.drops instanceof Map &&
     (v as PreparedEntry).prepared.texts instanceof Uint8Array,
   lending: (v) => v instanceof Map,
+  audit: (v) => Audit.safeParse(v).success,
 }
 
 export function dirPreparedCache(dir: string): PreparedCache {

@@ -4,7 +4,15 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { type BuiltDataset, buildDataset } from '../src/pipeline.ts'
-import { decodeEntry, dirPreparedCache, encodeEntry, type PreparedCache, type PreparedEntry, preparedKey } from '../src/prepared-cache.ts'
+import {
+  auditKey,
+  decodeEntry,
+  dirPreparedCache,
+  encodeEntry,
+  type PreparedCache,
+  type PreparedEntry,
+  preparedKey,
+} from '../src/prepared-cache.ts'
 import { packPrepared } from '../src/prepared-store.ts'
 import { loadRecipe } from '../src/recipe.ts'
 import type { Recipe } from '../src/schema.ts'
@@ -23,17 +31,19 @@ before(async () => {
 })
 after(() => rm(dir, { recursive: true, force: true }))
 
-/** The real cache, with the sources each build found prepared in it (`hits`), and found lending for (`lent`). */
-function counted(cacheDir: string): PreparedCache & { hits: string[]; lent: string[] } {
+/** The real cache, with the sources each build found prepared in it (`hits`), found lending for (`lent`), and the audits it found (`audited`). */
+function counted(cacheDir: string): PreparedCache & { hits: string[]; lent: string[]; audited: string[] } {
   const inner = dirPreparedCache(cacheDir)
   const hits: string[] = []
   const lent: string[] = []
+  const audited: string[] = []
   return {
     hits,
     lent,
+    audited,
     async get(kind, key, source) {
       const got = await inner.get(kind, key, source)
-      if (got) (kind === 'prepared' ? hits : lent).push(source)
+      if (got) ({ prepared: hits, lending: lent, audit: audited })[kind].push(source)
       return got
     },
     put: inner.put,
@@ -54,6 +64,8 @@ test('cold, warm and after a corrupt entry, a build with the cache gives the byt
   const cold = counted(cacheDir)
   assertSameBuild(plain, await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB), { preparedCache: cold }))
   assert.deepEqual(cold.hits, [])
+  assert.deepEqual(cold.audited, [])
+  assert.equal((await entries(cacheDir, 'audit')).length, 1)
   const names = await entries(cacheDir)
   assert.equal(names.length, recipe.sources.length, 'an entry per source')
   const lending = await entries(cacheDir, 'lending')
@@ -68,6 +80,7 @@ test('cold, warm and after a corrupt entry, a build with the cache gives the byt
     warm.hits,
     recipe.sources.map((s) => s.name),
   )
+  assert.deepEqual(warm.audited, [recipe.name], 'the same outputs: the audit read back')
 
   // one byte of one entry's payload flipped, another cut short: both are misses, prepared again and rewritten
   const [first, second] = names.map((n) => join(cacheDir, n))
@@ -124,6 +137,14 @@ test('the key changes with every input of preparing: file bytes, the builder, th
   ]
   assert.equal(new Set([base, ...others]).size, others.length + 1)
   assert.equal(preparedKey('x'.repeat(64), structuredClone(recipe), structuredClone(spec), [...files]), base)
+  const audit = auditKey('x'.repeat(64), recipe, ['a', 'b', 'c'])
+  const audits = [
+    auditKey('y'.repeat(64), recipe, ['a', 'b', 'c']),
+    auditKey('x'.repeat(64), { ...recipe, seed: recipe.seed + 1 }, ['a', 'b', 'c']),
+    auditKey('x'.repeat(64), recipe, ['a', 'b', 'd']),
+    auditKey('x'.repeat(64), recipe, ['ab', '', 'c']),
+  ]
+  assert.equal(new Set([audit, ...audits]).size, audits.length + 1, 'an audit entry is keyed by every output it reads')
 })
 
 test('an entry is read back only whole, unaltered and for its own key', () => {
@@ -147,6 +168,11 @@ test('an entry is read back only whole, unaltered and for its own key', () => {
   flipped[flipped.length - 3]! ^= 0x40
   assert.equal(decodeEntry(flipped, 'k1'), null, 'a byte changed')
   assert.equal(decodeEntry(Buffer.from('not an entry at all, just text'), 'k1'), null)
+  // an entry of the layout before the packed candidates (v1), whole and for this key, is a miss all the same
+  const header = 'jev-bench prepared source v2\n'
+  assert.equal(bytes.toString('latin1', 0, header.length), header)
+  const stale = Buffer.concat([Buffer.from(header.replace('v2', 'v1')), bytes.subarray(header.length)])
+  assert.equal(decodeEntry(stale, 'k1'), null, 'the layout before')
 })
 
 test('a folder that cannot be written leaves the build uncached and whole', async () => {
