@@ -3,13 +3,12 @@
  * the files are still read and hashed (the key holds their sha256, and the lock check reads them), but
  * neither decoded nor prepared; and the lending's per-item work, saved after a build and given back to the next.
  */
-import type { Audit } from './audit.ts'
 import type { LendingMemos } from './build.ts'
-import { auditKey, lendingKey, type PreparedCache, type PreparedEntry, preparedKey } from './prepared-cache.ts'
+import { type CardEntry, cardKey, lendingKey, type PreparedCache, type PreparedEntry, preparedKey } from './prepared-cache.ts'
 import { packPrepared, unpackPrepared } from './prepared-store.ts'
 import { sourceFiles } from './recipe.ts'
 import type { Recipe, SourceSpec } from './schema.ts'
-import { type PreparedSource, SourcePreparer } from './select.ts'
+import { type DropCounts, type PreparedSource, SourcePreparer } from './select.ts'
 import type { LoadedSource } from './sources/load.ts'
 import type { SourceFile } from './sources/types.ts'
 
@@ -118,14 +117,21 @@ export async function writeLendingMemos(
 }
 
 /**
- * The audit of these outputs under this recipe, from an earlier build that made the same bytes, or
- * worked out now and stored: it tokenizes every record's texts, the most a warm build did otherwise.
+ * The card and audit of these outputs under this recipe, from an earlier build that made the same bytes, or
+ * made now and stored: the audit tokenizes every record's texts, and the card loads the YAML library, the
+ * most a warm build did otherwise.
  */
-export async function auditCached(use: CacheUse, recipe: Recipe, outputs: readonly string[], compute: () => Audit): Promise<Audit> {
-  const key = auditKey(use.builder, recipe, outputs)
-  const hit = await use.cache.get('audit', key, recipe.name)
+export async function cardCached(
+  use: CacheUse,
+  recipe: Recipe,
+  outputs: readonly string[],
+  drops: ReadonlyMap<string, DropCounts>,
+  make: () => Promise<CardEntry>,
+): Promise<CardEntry> {
+  const key = cardKey(use.builder, recipe, outputs, drops)
+  const hit = await use.cache.get('card', key, recipe.name)
   if (hit) return hit
-  const audit = compute()
-  await use.cache.put('audit', key, recipe.name, audit)
-  return audit
+  const made = await make()
+  await use.cache.put('card', key, recipe.name, made)
+  return made
 }

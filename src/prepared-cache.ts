@@ -17,6 +17,7 @@ import { sha256Hex } from './hash.ts'
 import type { Borrowed } from './lend.ts'
 import type { PackedSource } from './prepared-store.ts'
 import { type Recipe, type SourceSpec, SPLITS } from './schema.ts'
+import type { DropCounts } from './select.ts'
 
 /** Bumped when an entry's layout changes; part of the key and of the header (2: the candidates packed, src/prepared-store.ts). */
 const FORMAT = 2
@@ -34,11 +35,17 @@ export interface PreparedEntry {
 /** Per group's side of one source, each item's lending candidates by id (src/build.ts's LendingMemos, that source's part). */
 export type LendingEntry = Map<string, Map<string, Borrowed[]>>
 
-/** Three kinds of entry: a source prepared, the lending worked out over it under one recipe, and a build's audit. */
+/** What a build made of its records for the card: the distractor audit and the card's text (which the audit's figures are part of). */
+export interface CardEntry {
+  audit: Audit
+  card: string
+}
+
+/** Three kinds of entry: a source prepared, the lending worked out over it under one recipe, and a build's card. */
 export interface EntryKinds {
   prepared: PreparedEntry
   lending: LendingEntry
-  audit: Audit
+  card: CardEntry
 }
 
 export interface PreparedCache {
@@ -72,11 +79,21 @@ export function lendingKey(prepared: string, recipe: Recipe): string {
 }
 
 /**
- * The key of a build's distractor audit: what computeAudit reads, the records and the provenance (as the
- * bytes of test.jsonl, val.jsonl and provenance.jsonl, which spell them out whole) and the recipe.
+ * The key of a build's card and audit: all they are made of. The records and the provenance, as the bytes of
+ * test.jsonl, val.jsonl and provenance.jsonl, which spell them out whole (and with them the stats and the files'
+ * sizes the card states); the drop counts; the recipe; the builder, whose version the card names.
  */
-export function auditKey(builder: string, recipe: Recipe, outputs: readonly string[]): string {
-  return sha256Hex(canonicalJson({ format: FORMAT, builder, recipe, outputs: outputs.map((o) => sha256Hex(o)) }))
+export function cardKey(builder: string, recipe: Recipe, outputs: readonly string[], drops: ReadonlyMap<string, DropCounts>): string {
+  return sha256Hex(
+    canonicalJson({
+      format: FORMAT,
+      builder,
+      recipe,
+      outputs: outputs.map((o) => sha256Hex(o)),
+      // in the maps' order, which the card's tables keep
+      drops: [...drops].map(([source, counts]) => [source, [...counts]]),
+    }),
+  )
 }
 
 /** File names carry the source name and kind so old entries can be pruned; the name is the recipe's, kept to safe characters. */
@@ -92,8 +109,10 @@ const isKind: { [K in keyof EntryKinds]: (v: unknown) => boolean } = {
     (v as PreparedEntry).prepared?.drops instanceof Map &&
     (v as PreparedEntry).prepared.texts instanceof Uint8Array,
   lending: (v) => v instanceof Map,
-  // the entry's hash and key vouch for its bytes already; the zod schema's parse cost ~7 ms of a warm build
-  audit: (v) => typeof v === 'object' && v !== null && SPLITS.every((s) => typeof (v as Partial<Audit>)[s]?.bySource === 'object'),
+  // the entry's hash and key vouch for its bytes already; the audit schema's zod parse cost ~7 ms of a warm build
+  card: (v) =>
+    typeof (v as Partial<CardEntry> | null)?.card === 'string' &&
+    SPLITS.every((s) => typeof (v as CardEntry).audit?.[s]?.bySource === 'object'),
 }
 
 export function dirPreparedCache(dir: string): PreparedCache {

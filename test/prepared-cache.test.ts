@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { type BuiltDataset, buildDataset } from '../src/pipeline.ts'
 import {
-  auditKey,
+  cardKey,
   decodeEntry,
   dirPreparedCache,
   encodeEntry,
@@ -31,19 +31,19 @@ before(async () => {
 })
 after(() => rm(dir, { recursive: true, force: true }))
 
-/** The real cache, with the sources each build found prepared in it (`hits`), found lending for (`lent`), and the audits it found (`audited`). */
-function counted(cacheDir: string): PreparedCache & { hits: string[]; lent: string[]; audited: string[] } {
+/** The real cache, with the sources each build found prepared in it (`hits`), found lending for (`lent`), and the cards it found (`carded`). */
+function counted(cacheDir: string): PreparedCache & { hits: string[]; lent: string[]; carded: string[] } {
   const inner = dirPreparedCache(cacheDir)
   const hits: string[] = []
   const lent: string[] = []
-  const audited: string[] = []
+  const carded: string[] = []
   return {
     hits,
     lent,
-    audited,
+    carded,
     async get(kind, key, source) {
       const got = await inner.get(kind, key, source)
-      if (got) ({ prepared: hits, lending: lent, audit: audited })[kind].push(source)
+      if (got) ({ prepared: hits, lending: lent, card: carded })[kind].push(source)
       return got
     },
     put: inner.put,
@@ -64,8 +64,8 @@ test('cold, warm and after a corrupt entry, a build with the cache gives the byt
   const cold = counted(cacheDir)
   assertSameBuild(plain, await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB), { preparedCache: cold }))
   assert.deepEqual(cold.hits, [])
-  assert.deepEqual(cold.audited, [])
-  assert.equal((await entries(cacheDir, 'audit')).length, 1)
+  assert.deepEqual(cold.carded, [])
+  assert.equal((await entries(cacheDir, 'card')).length, 1)
   const names = await entries(cacheDir)
   assert.equal(names.length, recipe.sources.length, 'an entry per source')
   const lending = await entries(cacheDir, 'lending')
@@ -80,7 +80,7 @@ test('cold, warm and after a corrupt entry, a build with the cache gives the byt
     warm.hits,
     recipe.sources.map((s) => s.name),
   )
-  assert.deepEqual(warm.audited, [recipe.name], 'the same outputs: the audit read back')
+  assert.deepEqual(warm.carded, [recipe.name], 'the same outputs: the card and audit read back')
 
   // one byte of one entry's payload flipped, another cut short: both are misses, prepared again and rewritten
   const [first, second] = names.map((n) => join(cacheDir, n))
@@ -137,14 +137,16 @@ test('the key changes with every input of preparing: file bytes, the builder, th
   ]
   assert.equal(new Set([base, ...others]).size, others.length + 1)
   assert.equal(preparedKey('x'.repeat(64), structuredClone(recipe), structuredClone(spec), [...files]), base)
-  const audit = auditKey('x'.repeat(64), recipe, ['a', 'b', 'c'])
-  const audits = [
-    auditKey('y'.repeat(64), recipe, ['a', 'b', 'c']),
-    auditKey('x'.repeat(64), { ...recipe, seed: recipe.seed + 1 }, ['a', 'b', 'c']),
-    auditKey('x'.repeat(64), recipe, ['a', 'b', 'd']),
-    auditKey('x'.repeat(64), recipe, ['ab', '', 'c']),
+  const drops = new Map([['a', new Map([['duplicate_row' as const, 1]])]])
+  const card = cardKey('x'.repeat(64), recipe, ['a', 'b', 'c'], drops)
+  const cards = [
+    cardKey('y'.repeat(64), recipe, ['a', 'b', 'c'], drops),
+    cardKey('x'.repeat(64), { ...recipe, seed: recipe.seed + 1 }, ['a', 'b', 'c'], drops),
+    cardKey('x'.repeat(64), recipe, ['a', 'b', 'd'], drops),
+    cardKey('x'.repeat(64), recipe, ['ab', '', 'c'], drops),
+    cardKey('x'.repeat(64), recipe, ['a', 'b', 'c'], new Map([['a', new Map([['duplicate_row' as const, 2]])]])),
   ]
-  assert.equal(new Set([audit, ...audits]).size, audits.length + 1, 'an audit entry is keyed by every output it reads')
+  assert.equal(new Set([card, ...cards]).size, cards.length + 1, 'a card entry is keyed by every input the card has')
 })
 
 test('an entry is read back only whole, unaltered and for its own key', () => {
