@@ -54,10 +54,16 @@ export function packPrepared(p: PreparedParts): PackedSource {
   const firstSlot = new Uint32Array(all.length + 1)
   const slots: string[] = []
   for (const [i, c] of all.entries()) {
-    refs.set([ref(c.source), c.subject === null ? -1 : ref(c.subject), ref(c.split), ref(c.file)], i * 4)
-    nums.set([c.answer, c.row, (c.context === null ? 0 : HAS_CONTEXT) | (c.contextKey === undefined ? 0 : HAS_CONTEXT_KEY)], i * 3)
+    refs[i * 4] = ref(c.source)
+    refs[i * 4 + 1] = c.subject === null ? -1 : ref(c.subject)
+    refs[i * 4 + 2] = ref(c.split)
+    refs[i * 4 + 3] = ref(c.file)
+    nums[i * 3] = c.answer
+    nums[i * 3 + 1] = c.row
+    nums[i * 3 + 2] = (c.context === null ? 0 : HAS_CONTEXT) | (c.contextKey === undefined ? 0 : HAS_CONTEXT_KEY)
     firstSlot[i] = slots.length
-    slots.push(c.id, c.identity, c.textKey, c.contextKey ?? '', c.question, c.context ?? '', ...c.options)
+    slots.push(c.id, c.identity, c.textKey, c.contextKey ?? '', c.question, c.context ?? '')
+    for (const o of c.options) slots.push(o)
   }
   firstSlot[all.length] = slots.length
   const slotAt = new Uint32Array(slots.length + 1)
