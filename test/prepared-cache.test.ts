@@ -98,6 +98,17 @@ test('cold, warm and after a corrupt entry, a build with the cache gives the byt
   assert.equal(again.lent.length, lending.length)
 })
 
+test('prepared sources read back, with the lending and the card worked out again over them, give the same bytes', async () => {
+  const cacheDir = join(dir, 'c')
+  await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB), { preparedCache: dirPreparedCache(cacheDir) })
+  // the lending and the card go: a warm build ranks lenders and audits over the packed candidates, texts decoded on demand
+  for (const kind of ['lending', 'card']) for (const name of await entries(cacheDir, kind)) await rm(join(cacheDir, name))
+  const warm = counted(cacheDir)
+  assertSameBuild(plain, await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB), { preparedCache: warm }))
+  assert.equal(warm.hits.length, recipe.sources.length)
+  assert.deepEqual([warm.lent, warm.carded], [[], []])
+})
+
 test('a source file with other bytes misses the cache, though its rows are the same', async () => {
   const cacheDir = join(dir, 'b')
   const hub = join(dir, 'hub')
