@@ -13,7 +13,7 @@ import type { LoadedSource } from './sources/load.ts'
 import type { SourceFile } from './sources/types.ts'
 
 /**
- * An entry takes ~1.4 kB a row (MMLU's 15 k questions: 20 MB), and is held twice while it is written;
+ * An entry takes ~0.7 kB a row (MMLU's 15 k questions: 10 MB), and is held twice while it is written;
  * past this a source is not cached, so an entry stays under ~150 MB (the synthetic ×10 and ×100 sources are not).
  */
 const MAX_CACHED_ROWS = 100_000
