@@ -46,15 +46,11 @@ export function similarLending(
   side: readonly Candidate[],
   o: SimilarLendingOptions,
 ): Lending & { candidates(c: Candidate): readonly Borrowed[] } {
-  // id order: nothing below depends on the order the rows came in
-  const lenders = [...side].sort((a, b) => compareStrings(a.id, b.id))
-  const position = new Map(lenders.map((c, i) => [c.id, i]))
-  let index: TfIdfIndex | null = null
-  // both by lender position, worked out on first need: a tie-break is rarely needed, and negativity once per lender
-  const ties = new Ties(lenders, o.tieKey)
-  const negative = new Int8Array(lenders.length).fill(-1)
-  const isNegative = (j: number) => (negative[j]! < 0 ? (negative[j] = o.isNegative(lenders[j]!) ? 1 : 0) : negative[j]) === 1
   const memo = o.memo ?? new Map<string, Borrowed[]>()
+  // the lenders in id order (nothing below depends on the order the rows came in), set up on the first item
+  // the memo does not hold: a warm build given every item's candidates never reads the side at all
+  let ready: Side | null = null
+  let index: TfIdfIndex | null = null
   const nearCopy = quantise(o.rules.nearCopy)
   // the narrower-lender rule compares questions' content words, read off the index's own terms (each text tokenized once)
   let words: ContentWords | null = null
@@ -68,8 +64,10 @@ export function similarLending(
     const limit = o.rules.drawFactor * Math.max(0, 8 - own)
     const out: Borrowed[] = []
     memo.set(c.id, out)
+    if (limit === 0) return out
+    const { lenders, position, ties, isNegative } = (ready ??= sideOf(side, o))
     const at = position.get(c.id)
-    if (limit === 0 || at === undefined) return out
+    if (at === undefined) return out
     if (index === null) {
       index = new TfIdfIndex(lenders.map(document))
       words = new ContentWords(index)
@@ -132,6 +130,23 @@ export function similarLending(
       return sample(rng, from, k)
     },
   }
+}
+
+interface Side {
+  lenders: Candidate[]
+  position: Map<string, number>
+  ties: Ties
+  isNegative: (j: number) => boolean
+}
+
+function sideOf(side: readonly Candidate[], o: SimilarLendingOptions): Side {
+  const lenders = [...side].sort((a, b) => compareStrings(a.id, b.id))
+  const position = new Map(lenders.map((c, i) => [c.id, i]))
+  // both by lender position, worked out on first need: a tie-break is rarely needed, and negativity once per lender
+  const ties = new Ties(lenders, o.tieKey)
+  const negative = new Int8Array(lenders.length).fill(-1)
+  const isNegative = (j: number) => (negative[j]! < 0 ? (negative[j] = o.isNegative(lenders[j]!) ? 1 : 0) : negative[j]) === 1
+  return { lenders, position, ties, isNegative }
 }
 
 // words that say nothing of what a question is about

@@ -2,7 +2,6 @@ import { computeAudit } from './audit.ts'
 import { buildFromPrepared } from './build.ts'
 import { builderId } from './builder-id.ts'
 import { normalize } from './canonical.ts'
-import { renderCard } from './card.ts'
 import { renderFigures } from './figures.ts'
 import { toJsonl } from './jsonl.ts'
 import { checkAgainstLock, type Lock, lockedRevision, makeLock } from './lock.ts'
@@ -10,7 +9,7 @@ import { buildManifest, type Manifest, manifestJson } from './manifest.ts'
 import { assertReplaceable, makeOutParent, writeOutDir } from './out-dir.ts'
 import { repairOutDir } from './out-repair.ts'
 import { describeFile, MANIFEST_OUTPUTS, OUTPUTS, type OutputContent, type OutputSpec } from './outputs.ts'
-import { loadPrepared, readLendingMemos, writeLendingMemos } from './prepare-cached.ts'
+import { cardCached, loadPrepared, readLendingMemos, writeLendingMemos } from './prepare-cached.ts'
 import type { PreparedCache } from './prepared-cache.ts'
 import { NO_PROGRESS, type Progress } from './progress.ts'
 import { provenanceJsonl, provenanceLines } from './provenance.ts'
@@ -114,17 +113,16 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
   const upstream = new Map(sources.map((s) => [s.spec.name, { repo: s.spec.repo, commit: s.commit, idFrom: idFromOf(s.spec) }]))
   const provenance = provenanceLines(records, origins, (source) => upstream.get(source)!)
   const provenanceText = provenanceJsonl(provenance)
-  const audit = computeAudit(records, provenance, recipe)
   const hash = recipeHash(recipe)
-  const card = renderCard({
-    recipe,
-    recipeHash: hash,
-    builderVersion: BUILDER.version,
-    stats,
-    drops,
-    audit,
-    bytes: { test: Buffer.byteLength(jsonl.test), val: Buffer.byteLength(jsonl.val) },
-  })
+  const makeCard = async () => {
+    const audit = computeAudit(records, provenance, recipe)
+    // card.ts loads the YAML library: only where a card is rendered, not where the cache holds it
+    const { renderCard } = await import('./card.ts')
+    const bytes = { test: Buffer.byteLength(jsonl.test), val: Buffer.byteLength(jsonl.val) }
+    return { audit, card: renderCard({ recipe, recipeHash: hash, builderVersion: BUILDER.version, stats, drops, audit, bytes }) }
+  }
+  const outputs = [jsonl.test, jsonl.val, provenanceText]
+  const { audit, card } = use ? await cardCached(use, recipe, outputs, drops, makeCard) : await makeCard()
   // every output of the registry (src/outputs.ts) but the manifest, which describes them
   const content = new Map<string, { content: OutputContent; rows?: number }>([
     ['test.jsonl', { content: jsonl.test, rows: records.test.length }],

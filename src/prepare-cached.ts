@@ -4,15 +4,16 @@
  * neither decoded nor prepared; and the lending's per-item work, saved after a build and given back to the next.
  */
 import type { LendingMemos } from './build.ts'
-import { lendingKey, type PreparedCache, type PreparedEntry, preparedKey } from './prepared-cache.ts'
+import { type CardEntry, cardKey, lendingKey, type PreparedCache, type PreparedEntry, preparedKey } from './prepared-cache.ts'
+import { packPrepared, unpackPrepared } from './prepared-store.ts'
 import { sourceFiles } from './recipe.ts'
 import type { Recipe, SourceSpec } from './schema.ts'
-import { type PreparedSource, SourcePreparer } from './select.ts'
+import { type DropCounts, type PreparedSource, SourcePreparer } from './select.ts'
 import type { LoadedSource } from './sources/load.ts'
 import type { SourceFile } from './sources/types.ts'
 
 /**
- * An entry takes ~1.4 kB a row (MMLU's 15 k questions: 20 MB), and is held twice while it is written;
+ * An entry takes ~0.7 kB a row (MMLU's 15 k questions: 10 MB), and is held twice while it is written;
  * past this a source is not cached, so an entry stays under ~150 MB (the synthetic ×10 and ×100 sources are not).
  */
 const MAX_CACHED_ROWS = 100_000
@@ -48,7 +49,7 @@ export async function loadPrepared(
     files.map((f) => f.sha256),
   )
   const hit = await use.cache.get('prepared', key, spec.name)
-  if (hit) return { loaded: fromEntry(spec, files, hit), prepared: { spec, ...hit.prepared }, key }
+  if (hit) return { loaded: fromEntry(spec, files, hit), prepared: { spec, ...unpackPrepared(hit.prepared) }, key }
   const preparer = new SourcePreparer(spec, recipe)
   const loaded = await load((q) => preparer.add(q))
   const prepared = preparer.finish()
@@ -57,7 +58,7 @@ export async function loadPrepared(
   if (rows > MAX_CACHED_ROWS) return { loaded, prepared, key }
   await use.cache.put('prepared', key, spec.name, {
     files: loaded.files.map((f) => ({ rows: f.rows, rowsHash: f.rowsHash })),
-    prepared: rest,
+    prepared: packPrepared(rest),
   })
   return { loaded, prepared, key }
 }
@@ -113,4 +114,24 @@ export async function writeLendingMemos(
     const mine = new Map([...memos].filter(([group]) => group.startsWith(`${source}\u0000`)))
     await cache.put('lending', lendingKey(key, recipe), source, mine)
   }
+}
+
+/**
+ * The card and audit of these outputs under this recipe, from an earlier build that made the same bytes, or
+ * made now and stored: the audit tokenizes every record's texts, and the card loads the YAML library, the
+ * most a warm build did otherwise.
+ */
+export async function cardCached(
+  use: CacheUse,
+  recipe: Recipe,
+  outputs: readonly string[],
+  drops: ReadonlyMap<string, DropCounts>,
+  make: () => Promise<CardEntry>,
+): Promise<CardEntry> {
+  const key = cardKey(use.builder, recipe, outputs, drops)
+  const hit = await use.cache.get('card', key, recipe.name)
+  if (hit) return hit
+  const made = await make()
+  await use.cache.put('card', key, recipe.name, made)
+  return made
 }

@@ -10,15 +10,17 @@ import { readdir, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { deserialize, serialize } from 'node:v8'
 import { removeStaleTemps, writeAtomic } from './atomic.ts'
+import type { Audit } from './audit.ts'
 import { canonicalJson } from './canonical.ts'
 import { readRegular } from './files.ts'
 import { sha256Hex } from './hash.ts'
 import type { Borrowed } from './lend.ts'
-import type { Recipe, SourceSpec } from './schema.ts'
-import type { PreparedSource } from './select.ts'
+import type { PackedSource } from './prepared-store.ts'
+import { type Recipe, type SourceSpec, SPLITS } from './schema.ts'
+import type { DropCounts } from './select.ts'
 
-/** Bumped when an entry's layout changes; part of the key and of the header. */
-const FORMAT = 1
+/** Bumped when an entry's layout changes; part of the key and of the header (2: the candidates packed, src/prepared-store.ts). */
+const FORMAT = 2
 const MAGIC = Buffer.from(`jev-bench prepared source v${FORMAT}\n`)
 const HASH_LEN = 64
 /** Entries kept per source name (e.g. two recipe versions, and a builder being edited); older ones are removed. */
@@ -27,16 +29,23 @@ const KEEP_PER_SOURCE = 4
 /** What a warm build takes instead of decoding: the prepared source and each file's row count and row hash. */
 export interface PreparedEntry {
   files: { rows: number; rowsHash: string }[]
-  prepared: Omit<PreparedSource, 'spec'>
+  prepared: PackedSource
 }
 
 /** Per group's side of one source, each item's lending candidates by id (src/build.ts's LendingMemos, that source's part). */
 export type LendingEntry = Map<string, Map<string, Borrowed[]>>
 
-/** Two kinds of entry: a source prepared, and the lending worked out over it under one recipe. */
+/** What a build made of its records for the card: the distractor audit and the card's text (which the audit's figures are part of). */
+export interface CardEntry {
+  audit: Audit
+  card: string
+}
+
+/** Three kinds of entry: a source prepared, the lending worked out over it under one recipe, and a build's card. */
 export interface EntryKinds {
   prepared: PreparedEntry
   lending: LendingEntry
+  card: CardEntry
 }
 
 export interface PreparedCache {
@@ -69,6 +78,24 @@ export function lendingKey(prepared: string, recipe: Recipe): string {
   return sha256Hex(canonicalJson({ format: FORMAT, prepared, recipe }))
 }
 
+/**
+ * The key of a build's card and audit: all they are made of. The records and the provenance, as the bytes of
+ * test.jsonl, val.jsonl and provenance.jsonl, which spell them out whole (and with them the stats and the files'
+ * sizes the card states); the drop counts; the recipe; the builder, whose version the card names.
+ */
+export function cardKey(builder: string, recipe: Recipe, outputs: readonly string[], drops: ReadonlyMap<string, DropCounts>): string {
+  return sha256Hex(
+    canonicalJson({
+      format: FORMAT,
+      builder,
+      recipe,
+      outputs: outputs.map((o) => sha256Hex(o)),
+      // in the maps' order, which the card's tables keep
+      drops: [...drops].map(([source, counts]) => [source, [...counts]]),
+    }),
+  )
+}
+
 /** File names carry the source name and kind so old entries can be pruned; the name is the recipe's, kept to safe characters. */
 function entryName(kind: keyof EntryKinds, key: string, source: string): string {
   return `${source.replace(/[^A-Za-z0-9._-]/g, '_')}.${kind}.${key}.v8`
@@ -76,8 +103,16 @@ function entryName(kind: keyof EntryKinds, key: string, source: string): string 
 
 const isKind: { [K in keyof EntryKinds]: (v: unknown) => boolean } = {
   prepared: (v) =>
-    typeof v === 'object' && v !== null && Array.isArray((v as PreparedEntry).files) && (v as PreparedEntry).prepared?.drops instanceof Map,
+    typeof v === 'object' &&
+    v !== null &&
+    Array.isArray((v as PreparedEntry).files) &&
+    (v as PreparedEntry).prepared?.drops instanceof Map &&
+    (v as PreparedEntry).prepared.texts instanceof Uint8Array,
   lending: (v) => v instanceof Map,
+  // the entry's hash and key vouch for its bytes already; the audit schema's zod parse cost ~7 ms of a warm build
+  card: (v) =>
+    typeof (v as Partial<CardEntry> | null)?.card === 'string' &&
+    SPLITS.every((s) => typeof (v as CardEntry).audit?.[s]?.bySource === 'object'),
 }
 
 export function dirPreparedCache(dir: string): PreparedCache {

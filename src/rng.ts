@@ -1,5 +1,9 @@
-import seedrandom from 'seedrandom'
+import { createRequire } from 'node:module'
+import type seedrandom from 'seedrandom'
 import { sha256Hex } from './hash.ts'
+
+// seedrandom's alea on its own: the package's index also loads its six other generators and the ARC4 one
+const alea = createRequire(import.meta.url)('seedrandom/lib/alea.js') as typeof seedrandom.alea
 
 /** A stream of 32-bit unsigned integers, independent per (seed, purpose, key). */
 export interface Rng {
@@ -11,8 +15,8 @@ function streamSeed(seed: number, purpose: string, key: string): string {
 }
 
 export function rngFor(seed: number, purpose: string, key: string): Rng {
-  const alea = seedrandom.alea(streamSeed(seed, purpose, key))
-  return { uint32: () => alea.int32() >>> 0 }
+  const stream = alea(streamSeed(seed, purpose, key))
+  return { uint32: () => stream.int32() >>> 0 }
 }
 
 /** Keyed hash used to order items; the same key always lands in the same place. */

@@ -4,7 +4,16 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { type BuiltDataset, buildDataset } from '../src/pipeline.ts'
-import { decodeEntry, dirPreparedCache, encodeEntry, type PreparedCache, type PreparedEntry, preparedKey } from '../src/prepared-cache.ts'
+import {
+  cardKey,
+  decodeEntry,
+  dirPreparedCache,
+  encodeEntry,
+  type PreparedCache,
+  type PreparedEntry,
+  preparedKey,
+} from '../src/prepared-cache.ts'
+import { packPrepared } from '../src/prepared-store.ts'
 import { loadRecipe } from '../src/recipe.ts'
 import type { Recipe } from '../src/schema.ts'
 import { createMirrorFetcher } from '../src/sources/mirror.ts'
@@ -22,17 +31,19 @@ before(async () => {
 })
 after(() => rm(dir, { recursive: true, force: true }))
 
-/** The real cache, with the sources each build found prepared in it (`hits`), and found lending for (`lent`). */
-function counted(cacheDir: string): PreparedCache & { hits: string[]; lent: string[] } {
+/** The real cache, with the sources each build found prepared in it (`hits`), found lending for (`lent`), and the cards it found (`carded`). */
+function counted(cacheDir: string): PreparedCache & { hits: string[]; lent: string[]; carded: string[] } {
   const inner = dirPreparedCache(cacheDir)
   const hits: string[] = []
   const lent: string[] = []
+  const carded: string[] = []
   return {
     hits,
     lent,
+    carded,
     async get(kind, key, source) {
       const got = await inner.get(kind, key, source)
-      if (got) (kind === 'prepared' ? hits : lent).push(source)
+      if (got) ({ prepared: hits, lending: lent, card: carded })[kind].push(source)
       return got
     },
     put: inner.put,
@@ -53,6 +64,8 @@ test('cold, warm and after a corrupt entry, a build with the cache gives the byt
   const cold = counted(cacheDir)
   assertSameBuild(plain, await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB), { preparedCache: cold }))
   assert.deepEqual(cold.hits, [])
+  assert.deepEqual(cold.carded, [])
+  assert.equal((await entries(cacheDir, 'card')).length, 1)
   const names = await entries(cacheDir)
   assert.equal(names.length, recipe.sources.length, 'an entry per source')
   const lending = await entries(cacheDir, 'lending')
@@ -67,6 +80,7 @@ test('cold, warm and after a corrupt entry, a build with the cache gives the byt
     warm.hits,
     recipe.sources.map((s) => s.name),
   )
+  assert.deepEqual(warm.carded, [recipe.name], 'the same outputs: the card and audit read back')
 
   // one byte of one entry's payload flipped, another cut short: both are misses, prepared again and rewritten
   const [first, second] = names.map((n) => join(cacheDir, n))
@@ -82,6 +96,17 @@ test('cold, warm and after a corrupt entry, a build with the cache gives the byt
   await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB), { preparedCache: again })
   assert.equal(again.hits.length, recipe.sources.length, 'the rewritten entries are whole')
   assert.equal(again.lent.length, lending.length)
+})
+
+test('prepared sources read back, with the lending and the card worked out again over them, give the same bytes', async () => {
+  const cacheDir = join(dir, 'c')
+  await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB), { preparedCache: dirPreparedCache(cacheDir) })
+  // the lending and the card go: a warm build ranks lenders and audits over the packed candidates, texts decoded on demand
+  for (const kind of ['lending', 'card']) for (const name of await entries(cacheDir, kind)) await rm(join(cacheDir, name))
+  const warm = counted(cacheDir)
+  assertSameBuild(plain, await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB), { preparedCache: warm }))
+  assert.equal(warm.hits.length, recipe.sources.length)
+  assert.deepEqual([warm.lent, warm.carded], [[], []])
 })
 
 test('a source file with other bytes misses the cache, though its rows are the same', async () => {
@@ -123,22 +148,32 @@ test('the key changes with every input of preparing: file bytes, the builder, th
   ]
   assert.equal(new Set([base, ...others]).size, others.length + 1)
   assert.equal(preparedKey('x'.repeat(64), structuredClone(recipe), structuredClone(spec), [...files]), base)
+  const drops = new Map([['a', new Map([['duplicate_row' as const, 1]])]])
+  const card = cardKey('x'.repeat(64), recipe, ['a', 'b', 'c'], drops)
+  const cards = [
+    cardKey('y'.repeat(64), recipe, ['a', 'b', 'c'], drops),
+    cardKey('x'.repeat(64), { ...recipe, seed: recipe.seed + 1 }, ['a', 'b', 'c'], drops),
+    cardKey('x'.repeat(64), recipe, ['a', 'b', 'd'], drops),
+    cardKey('x'.repeat(64), recipe, ['ab', '', 'c'], drops),
+    cardKey('x'.repeat(64), recipe, ['a', 'b', 'c'], new Map([['a', new Map([['duplicate_row' as const, 2]])]])),
+  ]
+  assert.equal(new Set([card, ...cards]).size, cards.length + 1, 'a card entry is keyed by every input the card has')
 })
 
 test('an entry is read back only whole, unaltered and for its own key', () => {
   const entry: PreparedEntry = {
     files: [{ rows: 2, rowsHash: 'f'.repeat(64) }],
-    prepared: {
+    prepared: packPrepared({
       sides: { test: [], val: [] },
       lenders: { test: [], val: [] },
       drops: new Map([['empty_text', 1]]),
       excludedHits: new Set(['x']),
-    },
+    }),
   }
   const bytes = encodeEntry('k1', entry)
   const back = decodeEntry(bytes, 'k1') as PreparedEntry
   assert.deepEqual(back, entry)
-  assert.ok(back.prepared.drops instanceof Map && back.prepared.excludedHits instanceof Set)
+  assert.ok(back.prepared.drops instanceof Map && back.prepared.texts instanceof Uint8Array)
   assert.equal(decodeEntry(bytes, 'k2'), null, 'another key')
   assert.equal(decodeEntry(bytes.subarray(0, bytes.length - 1), 'k1'), null, 'cut short')
   assert.equal(decodeEntry(bytes.subarray(0, 20), 'k1'), null, 'only a header')
@@ -146,6 +181,11 @@ test('an entry is read back only whole, unaltered and for its own key', () => {
   flipped[flipped.length - 3]! ^= 0x40
   assert.equal(decodeEntry(flipped, 'k1'), null, 'a byte changed')
   assert.equal(decodeEntry(Buffer.from('not an entry at all, just text'), 'k1'), null)
+  // an entry of the layout before the packed candidates (v1), whole and for this key, is a miss all the same
+  const header = 'jev-bench prepared source v2\n'
+  assert.equal(bytes.toString('latin1', 0, header.length), header)
+  const stale = Buffer.concat([Buffer.from(header.replace('v2', 'v1')), bytes.subarray(header.length)])
+  assert.equal(decodeEntry(stale, 'k1'), null, 'the layout before')
 })
 
 test('a folder that cannot be written leaves the build uncached and whole', async () => {

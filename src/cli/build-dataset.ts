@@ -3,9 +3,8 @@ import { JevError } from '../errors.ts'
 import { lockPathFor, readLock, writeLock } from '../lock.ts'
 import { type BuiltDataset, buildToDir } from '../pipeline.ts'
 import { loadRecipe } from '../recipe.ts'
-import { nameBadEntry } from '../sources/hub-cache.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
-import { fetcherFor, preparedCacheFor, SOURCE_NOTES, SOURCE_OPTIONS } from './common/source-options.ts'
+import { fetcherFor, namedBadEntry, preparedCacheFor, SOURCE_NOTES, SOURCE_OPTIONS } from './common/source-options.ts'
 import { type Io, isMain, runMain, stdio } from './run.ts'
 
 export const buildCommand = defineCommand({
@@ -103,8 +102,8 @@ export async function runBuild(values: BuildValues, env: NodeJS.ProcessEnv, io: 
   const fetcher = await fetcherFor(values, env, io.err, lock, io.progress)
   const preparedCache = preparedCacheFor(values['no-prepared-cache'], env)
   const options = { lock, ...(io.progress ? { progress: io.progress } : {}), ...(preparedCache ? { preparedCache } : {}) }
-  const built = await buildToDir(recipe, fetcher, values.out, options).catch((e: unknown) => {
-    throw nameBadEntry(e, fetcher)
+  const built = await buildToDir(recipe, fetcher, values.out, options).catch(async (e: unknown) => {
+    throw await namedBadEntry(e, fetcher)
   })
   const warnings = [...built.warnings]
   if (lock && lock.recipe.hash !== built.lock.recipe.hash)

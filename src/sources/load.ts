@@ -1,6 +1,5 @@
 import { JevError } from '../errors.ts'
 import { digestSetHash } from '../hash.ts'
-import { streamParquet } from '../parquet.ts'
 import { NO_PROGRESS, type Progress } from '../progress.ts'
 import { sourceFiles } from '../recipe.ts'
 import type { Recipe, SourceSpec } from '../schema.ts'
@@ -62,6 +61,8 @@ export async function loadSource(
   const questions: UpstreamQuestion[] = []
   const take = onQuestion ?? ((q: UpstreamQuestion) => void questions.push(q))
   let commit = revision
+  // the decoder's modules (hyparquet and its codecs) only where a file is decoded: a warm build from prepared sources never is
+  const { streamParquet } = await import('../parquet.ts')
   for (const [i, job] of jobs.entries()) {
     const file = fetched[i]!
     fetched[i] = undefined as never // its bytes can go once decoded

@@ -9,8 +9,6 @@ import { dirPreparedCache, type PreparedCache } from '../../prepared-cache.ts'
 import type { Progress } from '../../progress.ts'
 import { loadRecipe } from '../../recipe.ts'
 import { BOUND_SETTINGS, boundsFrom } from '../../sources/bounds.ts'
-import { createHubFetcher, hubOptionsFromEnv, resolveCacheDir } from '../../sources/hub.ts'
-import { nameBadEntry } from '../../sources/hub-cache.ts'
 import { createMirrorFetcher } from '../../sources/mirror.ts'
 import type { FileFetcher } from '../../sources/types.ts'
 import type { Io } from '../run.ts'
@@ -102,6 +100,8 @@ export async function fetcherFor(
     await requireFolder(values.mirror, '--mirror')
     return createMirrorFetcher(values.mirror)
   }
+  // the Hub client's modules only where the Hub is used: a build from a mirror never loads them
+  const { createHubFetcher, hubOptionsFromEnv, resolveCacheDir } = await import('../../sources/hub.ts')
   return createHubFetcher({
     ...hubOptionsFromEnv(env),
     ...bounds,
@@ -130,6 +130,11 @@ export function preparedCacheFor(off: boolean, env: NodeJS.ProcessEnv): Prepared
   return dirPreparedCache(resolve(dir))
 }
 
+/** `e`, naming the Hub cache entry it came from where it came from one (sources/hub-cache.ts's nameBadEntry; only a Hub fetcher has such entries). */
+export async function namedBadEntry(e: unknown, fetcher: FileFetcher): Promise<unknown> {
+  return fetcher.unvouched ? (await import('../../sources/hub-cache.ts')).nameBadEntry(e, fetcher) : e
+}
+
 /** The lock a rebuild needs, or LOCK with a hint that fits: there is none to check against yet. */
 export async function requireLock(values: SourceValues): Promise<Lock> {
   const lockPath = values.lock ?? lockPathFor(values.recipe)
@@ -149,8 +154,8 @@ export async function rebuildFromLock(values: SourceValues, env: NodeJS.ProcessE
   const fetcher = await fetcherFor(values, env, io.err, lock, io.progress)
   // no cache of prepared sources: a verifying rebuild derives everything from the bytes again, independently of what a build left
   const options = { lock, ...(io.progress ? { progress: io.progress } : {}) }
-  const rebuilt = await buildDataset(recipe, fetcher, options).catch((e: unknown) => {
-    throw nameBadEntry(e, fetcher)
+  const rebuilt = await buildDataset(recipe, fetcher, options).catch(async (e: unknown) => {
+    throw await namedBadEntry(e, fetcher)
   })
   for (const w of rebuilt.warnings) io.err(`warning: ${w}`)
   return rebuilt
