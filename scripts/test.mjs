@@ -42,6 +42,8 @@ function retarget(spec, from) {
     const rel = relative(dirname(twin), compiled).split(sep).join(posix.sep)
     return rel.startsWith('.') ? rel : `./${rel}`
   }
+  // a module of test/ has its twin in .test-build/; one elsewhere (bench/, scripts/) has none
+  if (!target.startsWith(TEST + sep)) throw new Error(`${relative(root, from)} imports ${spec}: only src/ and test/ modules have a compiled twin`)
   return `${spec.slice(0, -3)}.js`
 }
 
