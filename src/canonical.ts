@@ -51,19 +51,67 @@ export function canonicalJson(value: unknown): string {
   }
 }
 
+/** A row's canonical JSON, and that of an object of some of its fields, put together from the same parts. */
+export interface CanonicalRow {
+  json: string
+  /** canonicalJson of `{ [f]: row[f] }` over `fields` (a content id's), without serialising any value again */
+  of(fields: readonly string[]): string
+}
+
+/** canonicalJson of a row, keeping each field's part for `of` when it is a plain object (as the decoder gives). */
+export function canonicalRow(row: unknown): CanonicalRow {
+  if (typeof row !== 'object' || row === null || Array.isArray(row) || row instanceof Date) {
+    const json = canonicalJson(row)
+    const field = (f: string) => (typeof row === 'object' && row !== null ? (row as Record<string, unknown>)[f] : undefined)
+    return { json, of: (fields) => canonicalJson(Object.fromEntries(fields.map((f) => [f, field(f)]))) }
+  }
+  const { sorted, prefixes, quoted } = shapeOf(Object.keys(row))
+  const parts = sorted.map((k) => canonicalJson((row as Record<string, unknown>)[k]))
+  let json = '{}'
+  if (sorted.length > 0) {
+    json = ''
+    for (let i = 0; i < sorted.length; i++) json += prefixes[i]! + parts[i]!
+    json += '}'
+  }
+  return {
+    json,
+    of(fields) {
+      let out = ''
+      for (const f of sortedFields(fields)) {
+        const i = sorted.indexOf(f)
+        // a field the row lacks is undefined in the object, which canonicalJson writes as null
+        out += `${out === '' ? '{' : ','}${i < 0 ? `${JSON.stringify(f)}:` : quoted[i]!}${i < 0 ? 'null' : parts[i]!}`
+      }
+      return out === '' ? '{}' : `${out}}`
+    },
+  }
+}
+
+// a mapping's field list is one array for all its rows: sorted (and de-duplicated, as an object's keys are) once
+const SORTED_FIELDS = new WeakMap<readonly string[], string[]>()
+
+function sortedFields(fields: readonly string[]): string[] {
+  let sorted = SORTED_FIELDS.get(fields)
+  if (!sorted) SORTED_FIELDS.set(fields, (sorted = [...new Set(fields)].sort(compareStrings)))
+  return sorted
+}
+
 // Rows of one file share their keys: sorting and quoting them once per shape, not per row, halves the row hash's cost.
 interface Shape {
   keys: string[]
   sorted: string[]
   /** `{"key":` for the first key, `,"key":` for the others */
   prefixes: string[]
+  /** `"key":` */
+  quoted: string[]
 }
 const SHAPES: Shape[] = []
 
 function shapeOf(keys: string[]): Shape {
   for (const shape of SHAPES) if (sameKeys(shape.keys, keys)) return shape
   const sorted = keys.slice().sort(compareStrings)
-  const shape = { keys, sorted, prefixes: sorted.map((k, i) => `${i ? ',' : '{'}${JSON.stringify(k)}:`) }
+  const quoted = sorted.map((k) => `${JSON.stringify(k)}:`)
+  const shape = { keys, sorted, quoted, prefixes: quoted.map((q, i) => `${i ? ',' : '{'}${q}`) }
   if (SHAPES.length >= 16) SHAPES.pop()
   SHAPES.unshift(shape)
   return shape
