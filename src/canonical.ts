@@ -2,6 +2,29 @@ import { digestSetHash, sha256Digest } from './hash.ts'
 
 /** Text as the spec compares it; never used to rewrite text. */
 export function normalize(s: string): string {
+  if (s.length < LONG) return normalizeNow(s)
+  let n = LONG_TEXTS.get(s)
+  if (n === undefined) {
+    n = normalizeNow(s)
+    if (longChars > LONG_BUDGET) {
+      LONG_TEXTS.clear()
+      longChars = 0
+    }
+    LONG_TEXTS.set(s, n)
+    longChars += s.length + n.length
+  }
+  return n
+}
+
+// A passage is normalised for its candidate, its one-per-passage key and every index of its group: the
+// second time on is a lookup (the same string object, its hash kept by V8). Short texts are cheaper to redo.
+const LONG = 256
+const LONG_TEXTS = new Map<string, string>()
+// characters held through the map (most are held by the candidates anyway); past it, it starts again
+const LONG_BUDGET = 64 << 20
+let longChars = 0
+
+function normalizeNow(s: string): string {
   const folded = s.normalize('NFKC')
   // most texts have nothing to collapse; testing first is about twice as fast
   return (NEEDS_COLLAPSE.test(folded) ? folded.replace(WHITESPACE, ' ') : folded).trim().toLowerCase()

@@ -113,6 +113,17 @@ describe('normalize', () => {
   test('is idempotent', () => {
     for (const s of ['  ＡＢ  c ', 'Ⅻ', 'İ']) assert.equal(normalize(normalize(s)), normalize(s))
   })
+
+  test('a long text (a passage, kept once normalised) agrees with the spec formula every time it is asked', () => {
+    const rng = rngFor(1, 'unit', 'normalize-long')
+    const alphabet = ['a', 'B', ' ', '  ', '\n', '\u3000', 'Ｃ', 'İ', 'e\u0301', '😀']
+    for (let i = 0; i < 50; i++) {
+      const s = Array.from({ length: 200 + randInt(rng, 400) }, () => alphabet[randInt(rng, alphabet.length)]).join('')
+      // the same text as a new string object too: the answer cannot depend on which one is asked first
+      const copy = [...s].join('')
+      for (const t of [s, copy, s]) assert.equal(normalize(t), spec(s))
+    }
+  })
 })
 
 describe('canonicalRow', () => {
