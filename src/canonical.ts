@@ -20,8 +20,8 @@ export function normalize(s: string): string {
 // second time on is a lookup (the same string object, its hash kept by V8). Short texts are cheaper to redo.
 const LONG = 256
 const LONG_TEXTS = new Map<string, string>()
-// characters held through the map (most are held by the candidates anyway); past it, it starts again
-const LONG_BUDGET = 64 << 20
+// characters held through the map (most are held by the candidates anyway; jev-bench's 10 M); past it, it starts again
+const LONG_BUDGET = 16 << 20
 let longChars = 0
 
 function normalizeNow(s: string): string {
