@@ -2,6 +2,29 @@ import { digestSetHash, sha256Digest } from './hash.ts'
 
 /** Text as the spec compares it; never used to rewrite text. */
 export function normalize(s: string): string {
+  if (s.length < LONG) return normalizeNow(s)
+  let n = LONG_TEXTS.get(s)
+  if (n === undefined) {
+    n = normalizeNow(s)
+    if (longChars > LONG_BUDGET) {
+      LONG_TEXTS.clear()
+      longChars = 0
+    }
+    LONG_TEXTS.set(s, n)
+    longChars += s.length + n.length
+  }
+  return n
+}
+
+// A passage is normalised for its candidate, its one-per-passage key and every index of its group: the
+// second time on is a lookup (the same string object, its hash kept by V8). Short texts are cheaper to redo.
+const LONG = 256
+const LONG_TEXTS = new Map<string, string>()
+// characters held through the map (most are held by the candidates anyway; jev-bench's 10 M); past it, it starts again
+const LONG_BUDGET = 16 << 20
+let longChars = 0
+
+function normalizeNow(s: string): string {
   const folded = s.normalize('NFKC')
   // most texts have nothing to collapse; testing first is about twice as fast
   return (NEEDS_COLLAPSE.test(folded) ? folded.replace(WHITESPACE, ' ') : folded).trim().toLowerCase()
@@ -51,19 +74,67 @@ export function canonicalJson(value: unknown): string {
   }
 }
 
+/** A row's canonical JSON, and that of an object of some of its fields, put together from the same parts. */
+export interface CanonicalRow {
+  json: string
+  /** canonicalJson of `{ [f]: row[f] }` over `fields` (a content id's), without serialising any value again */
+  of(fields: readonly string[]): string
+}
+
+/** canonicalJson of a row, keeping each field's part for `of` when it is a plain object (as the decoder gives). */
+export function canonicalRow(row: unknown): CanonicalRow {
+  if (typeof row !== 'object' || row === null || Array.isArray(row) || row instanceof Date) {
+    const json = canonicalJson(row)
+    const field = (f: string) => (typeof row === 'object' && row !== null ? (row as Record<string, unknown>)[f] : undefined)
+    return { json, of: (fields) => canonicalJson(Object.fromEntries(fields.map((f) => [f, field(f)]))) }
+  }
+  const { sorted, prefixes, quoted } = shapeOf(Object.keys(row))
+  const parts = sorted.map((k) => canonicalJson((row as Record<string, unknown>)[k]))
+  let json = '{}'
+  if (sorted.length > 0) {
+    json = ''
+    for (let i = 0; i < sorted.length; i++) json += prefixes[i]! + parts[i]!
+    json += '}'
+  }
+  return {
+    json,
+    of(fields) {
+      let out = ''
+      for (const f of sortedFields(fields)) {
+        const i = sorted.indexOf(f)
+        // a field the row lacks is undefined in the object, which canonicalJson writes as null
+        out += `${out === '' ? '{' : ','}${i < 0 ? `${JSON.stringify(f)}:` : quoted[i]!}${i < 0 ? 'null' : parts[i]!}`
+      }
+      return out === '' ? '{}' : `${out}}`
+    },
+  }
+}
+
+// a mapping's field list is one array for all its rows: sorted (and de-duplicated, as an object's keys are) once
+const SORTED_FIELDS = new WeakMap<readonly string[], string[]>()
+
+function sortedFields(fields: readonly string[]): string[] {
+  let sorted = SORTED_FIELDS.get(fields)
+  if (!sorted) SORTED_FIELDS.set(fields, (sorted = [...new Set(fields)].sort(compareStrings)))
+  return sorted
+}
+
 // Rows of one file share their keys: sorting and quoting them once per shape, not per row, halves the row hash's cost.
 interface Shape {
   keys: string[]
   sorted: string[]
   /** `{"key":` for the first key, `,"key":` for the others */
   prefixes: string[]
+  /** `"key":` */
+  quoted: string[]
 }
 const SHAPES: Shape[] = []
 
 function shapeOf(keys: string[]): Shape {
   for (const shape of SHAPES) if (sameKeys(shape.keys, keys)) return shape
   const sorted = keys.slice().sort(compareStrings)
-  const shape = { keys, sorted, prefixes: sorted.map((k, i) => `${i ? ',' : '{'}${JSON.stringify(k)}:`) }
+  const quoted = sorted.map((k) => `${JSON.stringify(k)}:`)
+  const shape = { keys, sorted, quoted, prefixes: quoted.map((q, i) => `${i ? ',' : '{'}${q}`) }
   if (SHAPES.length >= 16) SHAPES.pop()
   SHAPES.unshift(shape)
   return shape

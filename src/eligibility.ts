@@ -28,7 +28,7 @@ export const DROP_REASONS: Record<DropReason, string> = {
 
 // Normalised option texts that point at other options by position or as a set.
 const LETTER = String.raw`\(?[a-f]\)?\.?`
-const REFERS_TO_OPTIONS: readonly RegExp[] = [
+export const REFERS_TO_OPTIONS: readonly RegExp[] = [
   /\bof (the )?(above|below)\b/u,
   /\blisted (above|below)\b/u,
   /^(all|none|both|neither|nither|nether|either|any|each) (the )?(above|below)\b/u,
@@ -48,8 +48,15 @@ export function refersToOptions(option: string): boolean {
   return normRefersToOptions(normalize(option))
 }
 
+/**
+ * Something each pattern above needs (above/below, "of these/those/them", option/choice/answer,
+ * both/either/nither/nether, or a leading letter label "a " "(a)" "a." "a,"): one test turns away
+ * most options before the ten patterns.
+ */
+const MAY_REFER = /above|below|of th(?:ese|ose|em)|option|choice|answer|both|either|nither|nether|^\(?[a-f][). ,]/
+
 function normRefersToOptions(norm: string): boolean {
-  return REFERS_TO_OPTIONS.some((re) => re.test(norm))
+  return MAY_REFER.test(norm) && REFERS_TO_OPTIONS.some((re) => re.test(norm))
 }
 
 /** A question with the keys the spec compares it by. */

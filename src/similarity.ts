@@ -3,7 +3,7 @@
  * vectors, IDF counted over the documents given (tokens: ./tokens.ts).
  * Scores are quantised so that ranking never hangs on the last bit of a double.
  */
-import { addTokens, Sink, Vocabulary } from './tokens.ts'
+import { indexCore } from './similarity-core.ts'
 import { kthBest, SLACK } from './top-k.ts'
 
 /** Scores are multiples of 2^-30: equal texts tie exactly, and a threshold is a plain integer compare. */
@@ -34,102 +34,17 @@ export class TfIdfIndex {
 
   /** `documents` in a fixed order (the caller's); term ids follow it, so sums run in the same order everywhere */
   constructor(documents: readonly (readonly string[])[]) {
-    const ids = new Vocabulary()
-    // per document, its distinct term ids in order of first appearance, and their counts
-    const start = new Int32Array(documents.length + 1)
-    const headEnd = new Int32Array(documents.length)
-    const sink = new Sink()
-    let terms = new Int32Array(4096)
-    let counts = new Int32Array(4096)
-    // where each term stands in the current document's list: valid when mark[id] is that document
-    let mark = new Int32Array(1024).fill(-1)
-    let at = new Int32Array(1024)
-    let m = 0
-    for (let d = 0; d < documents.length; d++) {
-      sink.n = 0
-      let head = -1
-      for (const text of documents[d]!) {
-        addTokens(text, ids, sink)
-        if (head < 0) head = sink.n
-      }
-      const n = sink.n
-      if (ids.size > mark.length) {
-        const size = Math.max(mark.length * 2, ids.size)
-        const grown = new Int32Array(size).fill(-1)
-        grown.set(mark)
-        mark = grown
-        const pos = new Int32Array(size)
-        pos.set(at)
-        at = pos
-      }
-      if (m + n > terms.length) {
-        const size = Math.max(terms.length * 2, m + n)
-        const t = new Int32Array(size)
-        t.set(terms.subarray(0, m))
-        terms = t
-        const c = new Int32Array(size)
-        c.set(counts.subarray(0, m))
-        counts = c
-      }
-      const buf = sink.buf
-      for (let k = 0; k < n; k++) {
-        if (k === head) headEnd[d] = m
-        const id = buf[k]!
-        if (mark[id] === d) counts[at[id]!]!++
-        else {
-          mark[id] = d
-          at[id] = m
-          terms[m] = id
-          counts[m++] = 1
-        }
-      }
-      if (head < 0 || head === n) headEnd[d] = m
-      start[d + 1] = m
-    }
-    this.headEnd = headEnd
-    this.words = ids.words
-    this.start = start
-    this.terms = terms.slice(0, m)
-    const nDocs = documents.length
-    const V = ids.size
-    const df = new Int32Array(V)
-    for (let k = 0; k < m; k++) df[terms[k]!]!++
-    const idf = new Float64Array(V)
-    // no +1: a term in every document ("which", "the", "は？") weighs nothing, so the ranking follows what a question is about
-    for (let t = 0; t < V; t++) idf[t] = Math.log((nDocs + 1) / (df[t]! + 1))
-    const weights = new Float64Array(m)
-    for (let d = 0; d < nDocs; d++) {
-      const a = start[d]!
-      const b = start[d + 1]!
-      let sq = 0
-      for (let k = a; k < b; k++) {
-        const w = counts[k]! * idf[terms[k]!]!
-        weights[k] = w
-        sq += w * w
-      }
-      const norm = Math.sqrt(sq)
-      if (norm > 0) for (let k = a; k < b; k++) weights[k]! /= norm
-    }
-    // postings: df is each term's count of documents
-    const postStart = new Int32Array(V + 1)
-    for (let t = 0; t < V; t++) postStart[t + 1] = postStart[t]! + df[t]!
-    const fill = postStart.slice(0, V)
-    const docs = new Int32Array(m)
-    const postWeights = new Float64Array(m)
-    for (let d = 0; d < nDocs; d++)
-      for (let k = start[d]!; k < start[d + 1]!; k++) {
-        const at = fill[terms[k]!]!++
-        docs[at] = d
-        postWeights[at] = weights[k]!
-      }
-    this.weights = weights
-    this.postStart = postStart
-    this.docs = docs
-    this.postWeights = postWeights
-    // each term's largest weight in any document: what one term can add to a score at most
-    const maxWeight = new Float64Array(V)
-    for (let k = 0; k < m; k++) if (weights[k]! > maxWeight[terms[k]!]!) maxWeight[terms[k]!] = weights[k]!
-    this.maxWeight = maxWeight
+    // an index asked for again (a group's, after its lending let go of it) shares the arrays built before
+    const core = indexCore(documents)
+    this.start = core.start
+    this.terms = core.terms
+    this.weights = core.weights
+    this.postStart = core.postStart
+    this.docs = core.docs
+    this.postWeights = core.postWeights
+    this.headEnd = core.headEnd
+    this.words = core.words
+    this.maxWeight = core.maxWeight
   }
 
   /** term t's largest weight in any document */

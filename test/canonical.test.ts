@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { canonicalJson, codePointLength, compareStrings, normalize, rowsHash } from '../src/canonical.ts'
+import { canonicalJson, canonicalRow, codePointLength, compareStrings, normalize, rowsHash } from '../src/canonical.ts'
 import { setHash } from '../src/hash.ts'
 import { randInt, rngFor } from '../src/rng.ts'
 
@@ -112,6 +112,51 @@ describe('normalize', () => {
 
   test('is idempotent', () => {
     for (const s of ['  ＡＢ  c ', 'Ⅻ', 'İ']) assert.equal(normalize(normalize(s)), normalize(s))
+  })
+
+  test('a long text (a passage, kept once normalised) agrees with the spec formula every time it is asked', () => {
+    const rng = rngFor(1, 'unit', 'normalize-long')
+    const alphabet = ['a', 'B', ' ', '  ', '\n', '\u3000', 'Ｃ', 'İ', 'e\u0301', '😀']
+    for (let i = 0; i < 50; i++) {
+      const s = Array.from({ length: 200 + randInt(rng, 400) }, () => alphabet[randInt(rng, alphabet.length)]).join('')
+      // the same text as a new string object too: the answer cannot depend on which one is asked first
+      const copy = [...s].join('')
+      for (const t of [s, copy, s]) assert.equal(normalize(t), spec(s))
+    }
+  })
+})
+
+describe('canonicalRow', () => {
+  const rows: Record<string, unknown>[] = [
+    { question: 'Q "1"?', subject: 'law', choices: ['a', 'b\n'], answer: 3n },
+    { question: 'q', answer: true, passage: 'p' },
+    { q_id: 7, choices: { text: ['x'], label: ['A'] }, é: null, B: undefined },
+    {},
+  ]
+
+  test("gives the row's canonical JSON", () => {
+    for (const row of rows) assert.equal(canonicalRow(row).json, canonicalJson(row))
+    // anything else as canonicalJson has it
+    for (const v of ['x', 1n, null, [1, 'a']]) assert.equal(canonicalRow(v).json, canonicalJson(v))
+  })
+
+  test('gives the canonical JSON of an object of some of its fields, as a content id hashes it', () => {
+    const fieldLists = [
+      ['question', 'choices', 'answer'],
+      ['passage', 'answer', 'question'],
+      ['choices'],
+      ['missing', 'q_id'],
+      ['B', 'é'],
+      ['answer', 'answer'],
+      [],
+    ]
+    for (const row of rows)
+      for (const fields of fieldLists)
+        assert.equal(canonicalRow(row).of(fields), canonicalJson(Object.fromEntries(fields.map((f) => [f, row[f]]))), fields.join())
+  })
+
+  test('rejects what canonicalJson rejects', () => {
+    assert.throws(() => canonicalRow({ a: 'x', b: Number.NaN }), TypeError)
   })
 })
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { normalize } from '../src/canonical.ts'
-import { ineligibility, refersToOptions, toCandidate } from '../src/eligibility.ts'
+import { ineligibility, REFERS_TO_OPTIONS, refersToOptions, toCandidate } from '../src/eligibility.ts'
+import { randInt, rngFor } from '../src/rng.ts'
 import { uq } from './helpers/questions.ts'
 
 describe('refersToOptions', () => {
@@ -58,6 +59,48 @@ describe('refersToOptions', () => {
 
   test('compares normalised text (width, spacing, case)', () => {
     assert.equal(refersToOptions('  ＡＬＬ  of   THE\tabove '), true)
+  })
+
+  test('the prefilter before the patterns turns away no text one of them matches', () => {
+    // random phrases over the patterns' own words, letters, digits and punctuation
+    const words = [
+      ...'all none both neither nither nether either any each one of the these those them above below listed options option choices choice answers answer combination only are correct true and or nor & a b c d e f (a) b. 1 2 12 , . x'.split(
+        ' ',
+      ),
+    ]
+    const rng = rngFor(1, 'unit', 'refers-prefilter')
+    const hits = REFERS_TO_OPTIONS.map(() => 0)
+    for (let i = 0; i < 8000; i++) {
+      const pick = (xs: readonly string[]) => xs[randInt(rng, xs.length)]!
+      const phrase = () => Array.from({ length: 1 + randInt(rng, 6) }, () => pick(words)).join(randInt(rng, 4) ? ' ' : ', ')
+      // half of them shaped like the rarer patterns, with a stray word before or after now and then
+      const shaped = [
+        () => `${pick(['all', 'none', 'each', 'nither', 'any'])} ${pick(['one ', ''])}of ${pick(['these', 'those', 'them', 'the'])}`,
+        () =>
+          `${pick(['both', 'neither', 'either'])} ${randInt(rng, 20)} ${pick(['and', 'nor', 'or', '&'])} ${randInt(rng, 20)}${pick(['.', ''])}`,
+        () => `${pick(['a', 'the'])} combination of ${pick(['these', 'those', 'the above', 'them'])}`,
+        () =>
+          `${pick(['both', 'neither', 'nither', 'nether', 'either'])} ${pick(['a', '(b)', 'c.'])} ${pick(['and', 'nor', 'or', '&'])} ${pick(['d', '(e)', 'f.'])}`,
+        () =>
+          `${pick(['', 'option ', 'answers '])}${pick(['a', '(b)', 'c.'])}${pick([',', ''])} ${pick(['and', 'nor', 'or', '&'])} ${pick(['d', '(e)', 'f.'])}${pick(['', ' only', ' are correct'])}`,
+      ]
+      const core = randInt(rng, 2) ? phrase() : pick(shaped.map((f) => f()))
+      const text = `${randInt(rng, 4) ? '' : `${pick(words)} `}${core}${randInt(rng, 4) ? '' : ` ${pick(words)}`}`
+      const norm = normalize(text)
+      REFERS_TO_OPTIONS.forEach((re, k) => {
+        if (re.test(norm)) hits[k]!++
+      })
+      assert.equal(
+        refersToOptions(text),
+        REFERS_TO_OPTIONS.some((re) => re.test(norm)),
+        text,
+      )
+    }
+    // every pattern is reached, so the check means something for each
+    assert.ok(
+      hits.every((n) => n >= 5),
+      hits.join(' '),
+    )
   })
 })
 

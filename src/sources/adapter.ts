@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { canonicalJson } from '../canonical.ts'
+import { type CanonicalRow, canonicalJson, canonicalRow } from '../canonical.ts'
 import { JevError } from '../errors.ts'
 import { sha256Digest, sha256Hex } from '../hash.ts'
 
@@ -34,7 +34,8 @@ export interface Adapter<Row> {
   idFrom: 'column' | 'content'
   columns: readonly string[]
   row: z.ZodType<Row>
-  toQuestion(row: Row, at: RowAt): AdaptedRow
+  /** `canonical`: the raw row's canonical JSON (the rows hash's), whose parts a content id can reuse */
+  toQuestion(row: Row, at: RowAt, canonical?: CanonicalRow): AdaptedRow
 }
 
 /**
@@ -48,7 +49,12 @@ export const IntColumn = z
 
 /** For datasets without an upstream id: a hash of the canonical content that makes the question. */
 export function contentId(source: string, content: Record<string, unknown>): string {
-  return recordId(source, sha256Hex(canonicalJson(content)).slice(0, 16))
+  return contentIdOf(source, canonicalJson(content))
+}
+
+/** The same, from the content's canonical JSON. */
+export function contentIdOf(source: string, json: string): string {
+  return recordId(source, sha256Hex(json).slice(0, 16))
 }
 
 /**
@@ -59,10 +65,18 @@ export function recordId(source: string, local: string): string {
   return [source, local].join('-')
 }
 
-/** The sha256Digest of an upstream row's canonical JSON, or a DATA error naming the field JSON cannot hold (NaN, ±Infinity). */
+/** The sha256Digest of an upstream row's canonical JSON, or canonicalRowAt's DATA error. */
 export function hashRow(row: unknown, at: RowAt): string {
+  return sha256Digest(canonicalRowAt(row, at).json)
+}
+
+/**
+ * An upstream row's canonical JSON (what the rows hash hashes; canonical.ts's canonicalRow), or a DATA
+ * error naming the field JSON cannot hold (NaN, ±Infinity).
+ */
+export function canonicalRowAt(row: unknown, at: RowAt): CanonicalRow {
   try {
-    return sha256Digest(canonicalJson(row))
+    return canonicalRow(row)
   } catch (e) {
     const bad = Object.entries(typeof row === 'object' && row !== null ? row : {}).find(([, v]) => {
       try {
@@ -86,12 +100,12 @@ export function dataError(at: RowAt, field: string, message: string): JevError {
 }
 
 /** Parses one row with the adapter's schema, naming the first bad field. */
-export function adaptRow<Row>(adapter: Adapter<Row>, raw: unknown, at: RowAt): AdaptedRow {
+export function adaptRow<Row>(adapter: Adapter<Row>, raw: unknown, at: RowAt, canonical?: CanonicalRow): AdaptedRow {
   const parsed = adapter.row.safeParse(raw)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
     const field = issue?.path.join('.') || '(row)'
     throw dataError(at, field, issue?.message ?? 'invalid row')
   }
-  return adapter.toQuestion(parsed.data, at)
+  return adapter.toQuestion(parsed.data, at, canonical)
 }

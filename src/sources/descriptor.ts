@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { type Adapter, contentId, dataError, IntColumn, recordId } from './adapter.ts'
+import { type Adapter, contentId, contentIdOf, dataError, IntColumn, recordId } from './adapter.ts'
 
 export const LANGUAGES = ['en', 'ja'] as const
 export type Language = (typeof LANGUAGES)[number]
@@ -130,11 +130,14 @@ function rowSchema(m: Mapping): z.ZodType<Row> {
 export function mappedAdapter(m: Mapping): Adapter<Row> {
   const o = m.options
   const a = m.answer
+  // A content id from the raw row's parts: every column parses to a value whose canonical JSON is the raw
+  // one's (an int32 and the bigint it becomes write alike) but a struct, whose other keys the schema drops.
+  const fromRaw = m.id.from === 'content' && !(o.from === 'labelled' && m.id.fields.includes(o.column))
   return {
     idFrom: m.id.from,
     columns: roleColumns(m),
     row: rowSchema(m),
-    toQuestion(row, at) {
+    toQuestion(row, at, canonical) {
       let options: string[]
       let labels: string[] = []
       if (o.from === 'list') options = row[o.column] as string[]
@@ -159,7 +162,9 @@ export function mappedAdapter(m: Mapping): Adapter<Row> {
       const id =
         m.id.from === 'column'
           ? recordId(at.source, String(row[m.id.column]))
-          : contentId(at.source, Object.fromEntries(m.id.fields.map((f) => [f, row[f]])))
+          : fromRaw && canonical
+            ? contentIdOf(at.source, canonical.of(m.id.fields))
+            : contentId(at.source, Object.fromEntries(m.id.fields.map((f) => [f, row[f]])))
       return {
         id,
         subject: m.subject === undefined ? null : (row[m.subject] as string),

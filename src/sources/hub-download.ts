@@ -8,19 +8,32 @@ import type { ErrorContext } from '../errors.ts'
 import { LOCK_TEMP_SUFFIX } from '../file-lock.ts'
 import { sha256Hex } from '../hash.ts'
 import { type BodyWatcher, Deadline } from './guarded-fetch.ts'
-import { atomicWrite, type CacheEntry, discardEntry, linkSnapshot, readVerifiedBlob, SHA1_RE, withBlobLock } from './hub-cache.ts'
+import {
+  atomicWrite,
+  type CacheEntry,
+  discardEntry,
+  linkSnapshot,
+  readVerifiedBlob,
+  SHA1_RE,
+  SHA256_RE,
+  withBlobLock,
+} from './hub-cache.ts'
 import { downloadVerified, lookupFile, resolveCommit } from './hub-requests.ts'
 import { type HubSession, retried, say } from './hub-session.ts'
 import type { SourceFile } from './types.ts'
 
-export const sourceFile = (repo: string, revision: string, commit: string, path: string, bytes: Uint8Array): SourceFile => ({
+/**
+ * The file as the build reads it. `etag`: the blob id these bytes were checked against; when it is an LFS
+ * sha256 it is their sha256, so the bytes (megabytes) are not hashed a second time.
+ */
+export const sourceFile = (repo: string, revision: string, commit: string, path: string, bytes: Uint8Array, etag?: string): SourceFile => ({
   repo,
   revision,
   commit,
   path,
   bytes,
   size: bytes.length,
-  sha256: sha256Hex(bytes),
+  sha256: etag !== undefined && SHA256_RE.test(etag) ? etag : sha256Hex(bytes),
 })
 
 /**
@@ -64,7 +77,7 @@ export async function download(
   // Resolve the branch first and pin every later request to the commit, so a push mid-build cannot mix snapshots.
   const commit = SHA1_RE.test(revision) ? revision : await resolveCommit(s, repo, revision, ctx, deadline)
   const { etag, size } = await lookupFile(s, repo, revision, commit, path, ctx, deadline)
-  if (held && held.etag === etag && held.commit === commit) return sourceFile(repo, revision, commit, path, held.bytes)
+  if (held && held.etag === etag && held.commit === commit) return sourceFile(repo, revision, commit, path, held.bytes, held.etag)
   if (held) {
     await discardEntry(held)
     say(
@@ -97,5 +110,6 @@ export async function download(
   )
   await linkSnapshot(join(repoDir, 'snapshots', commit, ...path.split('/')), blobPath)
   if (commit !== revision) await atomicWrite(join(repoDir, 'refs', ...revision.split('/')), commit)
-  return sourceFile(repo, revision, commit, path, bytes)
+  // the bytes were checked against the etag, downloaded (downloadVerified) or read back (readVerifiedBlob)
+  return sourceFile(repo, revision, commit, path, bytes, etag)
 }

@@ -113,7 +113,8 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
       try {
         const cached = await readCached(repoDir, revision, path, ctx)
         if (cached) {
-          const file = sourceFile(repo, revision, cached.commit, path, cached.bytes)
+          // readCached checked the bytes against the blob's name
+          const file = sourceFile(repo, revision, cached.commit, path, cached.bytes, cached.etag)
           // trusted as it is only when the lock vouches for these very bytes (or no lock is in play)
           if (!options.vouched || options.vouched(repo, cached.commit, path) === file.sha256) return file
           if (!s.offline) return await download(s, repoDir, repo, revision, path, ctx, cached)

@@ -1,9 +1,9 @@
 import { JevError } from '../errors.ts'
-import { digestSetHash } from '../hash.ts'
+import { digestSetHash, sha256Digest } from '../hash.ts'
 import { NO_PROGRESS, type Progress } from '../progress.ts'
 import { sourceFiles } from '../recipe.ts'
 import type { Recipe, SourceSpec } from '../schema.ts'
-import { type Adapter, adaptRow, hashRow, type UpstreamQuestion } from './adapter.ts'
+import { type Adapter, adaptRow, canonicalRowAt, type UpstreamQuestion } from './adapter.ts'
 import { kindOf } from './kinds.ts'
 import type { FileFetcher, SourceFile } from './types.ts'
 
@@ -95,8 +95,10 @@ export async function loadSource(
           for (let r = 0; r < rows.length; r++) {
             const raw = rows[r]
             const at = { source: spec.name, file: job.path, row: first + r }
-            hashes.push(hashRow(raw, at))
-            const q = adaptRow(adapter, raw, at)
+            // one serialisation for the rows hash and, where the id is a content hash, the id
+            const canonical = canonicalRowAt(raw, at)
+            hashes.push(sha256Digest(canonical.json))
+            const q = adaptRow(adapter, raw, at, canonical)
             take({
               source: spec.name,
               id: q.id,

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { describe, test } from 'node:test'
 import { isJevError } from '../../src/errors.ts'
-import { adaptRow, contentId, hashRow } from '../../src/sources/adapter.ts'
-import { SOURCE_KINDS } from '../../src/sources/kinds.ts'
+import { adaptRow, canonicalRowAt, contentId, hashRow } from '../../src/sources/adapter.ts'
+import { SourceDescriptor } from '../../src/sources/descriptor.ts'
+import { kindFromDescriptor, SOURCE_KINDS } from '../../src/sources/kinds.ts'
 
 // the built-in kinds are descriptors over the one generic adapter
 const { arc, mmlu, jcommonsenseqa, boolq } = Object.fromEntries(Object.entries(SOURCE_KINDS).map(([k, v]) => [k, v.adapter])) as Record<
@@ -169,6 +170,40 @@ describe('boolq', () => {
 
   test('an answer that is not a boolean is a DATA error', () => {
     assert.throws(() => adaptRow(boolq, { ...row(true), answer: 'true' }, at('boolq')), dataError('answer'))
+  })
+})
+
+describe("content ids from the rows hash's serialisation", () => {
+  const at = { source: 's', file: 'f', row: 0 }
+  const parsedContent = (adapter: typeof mmlu, raw: Record<string, unknown>, fields: string[]) => {
+    const parsed = adapter.row.parse(raw) as Record<string, unknown>
+    return contentId('s', Object.fromEntries(fields.map((f) => [f, parsed[f]])))
+  }
+
+  test('are the ids of the parsed content, int32 or int64', () => {
+    const mm = { question: 'What is 2+2?', subject: 'math', choices: ['3', '4 "four"'], answer: 1n }
+    for (const raw of [mm, { ...mm, answer: 1 }])
+      assert.equal(adaptRow(mmlu, raw, at, canonicalRowAt(raw, at)).id, parsedContent(mmlu, raw, ['question', 'choices', 'answer']))
+    const bq = { question: 'is it', answer: false, passage: 'A passage\nwith "quotes".' }
+    assert.equal(adaptRow(boolq, bq, at, canonicalRowAt(bq, at)).id, parsedContent(boolq, bq, ['question', 'answer', 'passage']))
+  })
+
+  test('a struct column in the content is hashed as parsed: its other keys are not content', () => {
+    const kind = kindFromDescriptor(
+      SourceDescriptor.parse({
+        mapping: {
+          id: { from: 'content', fields: ['question', 'choices'] },
+          question: 'question',
+          options: { from: 'labelled', column: 'choices', text: 'text', label: 'label' },
+          answer: { from: 'label', column: 'key' },
+        },
+        card: { title: 't', licence: 'l', citation: 'c', languages: ['en'], idNote: 'question and choices' },
+      }),
+    )
+    const raw = { question: 'q', choices: { text: ['a', 'b'], label: ['A', 'B'], extra: 'not content' }, key: 'B' }
+    const id = adaptRow(kind.adapter, raw, at, canonicalRowAt(raw, at)).id
+    assert.equal(id, contentId('s', { question: 'q', choices: { text: ['a', 'b'], label: ['A', 'B'] } }))
+    assert.equal(id, adaptRow(kind.adapter, raw, at).id)
   })
 })
 
