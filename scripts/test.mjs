@@ -43,7 +43,8 @@ function retarget(spec, from) {
     return rel.startsWith('.') ? rel : `./${rel}`
   }
   // a module of test/ has its twin in .test-build/; one elsewhere (bench/, scripts/) has none
-  if (!target.startsWith(TEST + sep)) throw new Error(`${relative(root, from)} imports ${spec}: only src/ and test/ modules have a compiled twin`)
+  if (!target.startsWith(TEST + sep))
+    throw new Error(`${relative(root, from)} imports ${spec}: only src/ and test/ modules have a compiled twin`)
   return `${spec.slice(0, -3)}.js`
 }
 

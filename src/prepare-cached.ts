@@ -11,6 +11,7 @@ import type { Recipe, SourceSpec } from './schema.ts'
 import { type DropCounts, type PreparedSource, SourcePreparer } from './select.ts'
 import type { LoadedSource } from './sources/load.ts'
 import type { SourceFile } from './sources/types.ts'
+import { BUILDER } from './version.ts'
 
 /**
  * An entry takes ~0.7 kB a row (MMLU's 15 k questions: 10 MB), and is held twice while it is written;
@@ -56,9 +57,11 @@ export async function loadPrepared(
   const { spec: _, ...rest } = prepared
   const rows = loaded.files.reduce((n, f) => n + f.rows, 0)
   if (rows > MAX_CACHED_ROWS) return { loaded, prepared, key }
+  const packed = packPrepared(rest)
+  if (packed === null) return { loaded, prepared, key }
   await use.cache.put('prepared', key, spec.name, {
     files: loaded.files.map((f) => ({ rows: f.rows, rowsHash: f.rowsHash })),
-    prepared: packPrepared(rest),
+    prepared: packed,
   })
   return { loaded, prepared, key }
 }
@@ -128,7 +131,7 @@ export async function cardCached(
   drops: ReadonlyMap<string, DropCounts>,
   make: () => Promise<CardEntry>,
 ): Promise<CardEntry> {
-  const key = cardKey(use.builder, recipe, outputs, drops)
+  const key = cardKey(use.builder, BUILDER, recipe, outputs, drops)
   const hit = await use.cache.get('card', key, recipe.name)
   if (hit) return hit
   const made = await make()

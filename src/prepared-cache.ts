@@ -83,11 +83,22 @@ export function lendingKey(prepared: string, recipe: Recipe): string {
  * test.jsonl, val.jsonl and provenance.jsonl, which spell them out whole (and with them the stats and the files'
  * sizes the card states); the drop counts; the recipe; the builder, whose version the card names.
  */
-export function cardKey(builder: string, recipe: Recipe, outputs: readonly string[], drops: ReadonlyMap<string, DropCounts>): string {
+/**
+ * The card's: its inputs are the outputs it describes, the drop counts, the recipe, and the builder — both its
+ * code (`builder`) and the name and version it prints, which package.json gives and the code's hash does not hold.
+ */
+export function cardKey(
+  builder: string,
+  printed: { name: string; version: string },
+  recipe: Recipe,
+  outputs: readonly string[],
+  drops: ReadonlyMap<string, DropCounts>,
+): string {
   return sha256Hex(
     canonicalJson({
       format: FORMAT,
       builder,
+      printed: { name: printed.name, version: printed.version },
       recipe,
       outputs: outputs.map((o) => sha256Hex(o)),
       // in the maps' order, which the card's tables keep

@@ -37,7 +37,16 @@ const FIXED_SLOTS = 6
 const HAS_CONTEXT = 1
 const HAS_CONTEXT_KEY = 2
 
-export function packPrepared(p: PreparedParts): PackedSource {
+/** UTF-8 keeps a string only when it is well-formed UTF-16 (no lone surrogate); Node 20 has the method, ES2022's types do not */
+const wellFormed = (s: string) => (s as string & { isWellFormed(): boolean }).isWellFormed()
+const isInt32 = (n: number) => n === (n | 0)
+
+/**
+ * The packed form, or null when the candidates hold what it cannot give back exactly (a lone surrogate,
+ * which UTF-8 turns into U+FFFD, or a number outside int32): then the source is not cached, and a hit can
+ * never differ from a miss.
+ */
+export function packPrepared(p: PreparedParts): PackedSource | null {
   const at = new Map<Candidate, number>()
   const all: Candidate[] = []
   for (const list of [p.lenders.test, p.lenders.val, p.sides.test, p.sides.val])
@@ -58,6 +67,7 @@ export function packPrepared(p: PreparedParts): PackedSource {
     refs[i * 4 + 1] = c.subject === null ? -1 : ref(c.subject)
     refs[i * 4 + 2] = ref(c.split)
     refs[i * 4 + 3] = ref(c.file)
+    if (!isInt32(c.answer) || !isInt32(c.row)) return null
     nums[i * 3] = c.answer
     nums[i * 3 + 1] = c.row
     nums[i * 3 + 2] = (c.context === null ? 0 : HAS_CONTEXT) | (c.contextKey === undefined ? 0 : HAS_CONTEXT_KEY)
@@ -69,6 +79,7 @@ export function packPrepared(p: PreparedParts): PackedSource {
   const slotAt = new Uint32Array(slots.length + 1)
   let bytes = 0
   for (const [k, s] of slots.entries()) {
+    if (!wellFormed(s)) return null
     slotAt[k] = bytes
     bytes += Buffer.byteLength(s)
   }

@@ -149,13 +149,17 @@ test('the key changes with every input of preparing: file bytes, the builder, th
   assert.equal(new Set([base, ...others]).size, others.length + 1)
   assert.equal(preparedKey('x'.repeat(64), structuredClone(recipe), structuredClone(spec), [...files]), base)
   const drops = new Map([['a', new Map([['duplicate_row' as const, 1]])]])
-  const card = cardKey('x'.repeat(64), recipe, ['a', 'b', 'c'], drops)
+  const v = { name: 'jev-bench-builder', version: '0.4.0' }
+  const card = cardKey('x'.repeat(64), v, recipe, ['a', 'b', 'c'], drops)
   const cards = [
-    cardKey('y'.repeat(64), recipe, ['a', 'b', 'c'], drops),
-    cardKey('x'.repeat(64), { ...recipe, seed: recipe.seed + 1 }, ['a', 'b', 'c'], drops),
-    cardKey('x'.repeat(64), recipe, ['a', 'b', 'd'], drops),
-    cardKey('x'.repeat(64), recipe, ['ab', '', 'c'], drops),
-    cardKey('x'.repeat(64), recipe, ['a', 'b', 'c'], new Map([['a', new Map([['duplicate_row' as const, 2]])]])),
+    cardKey('y'.repeat(64), v, recipe, ['a', 'b', 'c'], drops),
+    // the version the card prints: a bump in package.json alone must miss the old card
+    cardKey('x'.repeat(64), { ...v, version: '0.4.1' }, recipe, ['a', 'b', 'c'], drops),
+    cardKey('x'.repeat(64), { ...v, name: 'other' }, recipe, ['a', 'b', 'c'], drops),
+    cardKey('x'.repeat(64), v, { ...recipe, seed: recipe.seed + 1 }, ['a', 'b', 'c'], drops),
+    cardKey('x'.repeat(64), v, recipe, ['a', 'b', 'd'], drops),
+    cardKey('x'.repeat(64), v, recipe, ['ab', '', 'c'], drops),
+    cardKey('x'.repeat(64), v, recipe, ['a', 'b', 'c'], new Map([['a', new Map([['duplicate_row' as const, 2]])]])),
   ]
   assert.equal(new Set([card, ...cards]).size, cards.length + 1, 'a card entry is keyed by every input the card has')
 })
@@ -168,7 +172,7 @@ test('an entry is read back only whole, unaltered and for its own key', () => {
       lenders: { test: [], val: [] },
       drops: new Map([['empty_text', 1]]),
       excludedHits: new Set(['x']),
-    }),
+    })!,
   }
   const bytes = encodeEntry('k1', entry)
   const back = decodeEntry(bytes, 'k1') as PreparedEntry

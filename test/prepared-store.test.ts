@@ -30,7 +30,9 @@ const FIELDS = [
 
 /** Through the entry's bytes and back, as a warm build reads it. */
 function roundTrip(parts: PreparedParts): PreparedParts {
-  const entry: PreparedEntry = { files: [], prepared: packPrepared(parts) }
+  const packed = packPrepared(parts)
+  assert.ok(packed, 'packs')
+  const entry: PreparedEntry = { files: [], prepared: packed }
   const back = decodeEntry(encodeEntry('k', entry), 'k') as PreparedEntry
   return unpackPrepared(back.prepared)
 }
@@ -85,4 +87,21 @@ test('null subjects and contexts, context keys, text that normalises, Japanese a
 test('an empty source packs to an empty one', () => {
   const empty: PreparedParts = { sides: { test: [], val: [] }, lenders: { test: [], val: [] }, drops: new Map(), excludedHits: new Set() }
   assert.deepEqual(roundTrip(empty), empty)
+})
+
+test('a lone surrogate or a number outside int32 is not packed (UTF-8 and Int32Array could not give it back), so that source is not cached', () => {
+  const spec = sourceSpec({ name: 'src' })
+  const partsOf = (qs: Parameters<typeof uq>[0][]) =>
+    (({ spec: _, ...rest }) => rest)(
+      prepareSource(
+        spec,
+        qs.map((q) => uq(q)),
+        recipeOf([spec]),
+      ),
+    )
+  const fine = partsOf([{ id: 'src-a', question: 'a pair 😀 is fine', options: ['x', 'y'] }])
+  assert.ok(packPrepared(fine))
+  assert.equal(packPrepared(partsOf([{ id: 'src-a', question: 'lone \ud83d here', options: ['x', 'y'] }])), null)
+  assert.equal(packPrepared(partsOf([{ id: 'src-a', question: 'q', options: ['x\udc00', 'y'] }])), null)
+  assert.equal(packPrepared(partsOf([{ id: 'src-a', question: 'q', options: ['x', 'y'], row: 2 ** 31 }])), null)
 })
