@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process'
 import { rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { compiledIsCurrent, srcHash, stampPath } from '../bin/src-hash.mjs'
 
@@ -12,6 +13,8 @@ const ifStale = process.argv.includes('--if-stale')
 if (ifStale && compiledIsCurrent(root)) process.exit(0)
 const before = srcHash(root)
 rmSync(stampPath(root), { force: true })
+// from empty: a module deleted from src/ must not live on in dist/ under a current stamp
+rmSync(join(root, 'dist'), { recursive: true, force: true })
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
 const r = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: ifStale ? 'pipe' : 'inherit' })
 if (r.status !== 0) {

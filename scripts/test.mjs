@@ -12,7 +12,7 @@
 // tsx as before. `npm test -- test/x.test.ts` runs that file alone; flags (--test-name-pattern=…) go to node --test.
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, posix, relative, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { compiledIsCurrent } from '../bin/src-hash.mjs'
@@ -27,7 +27,8 @@ const extra = process.argv.slice(2).filter((a, i) => !(i === 0 && a === '--'))
 function filesUnder(dir, keep) {
   const out = []
   for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (e.isFile() && keep(e.name)) out.push(join(e.parentPath, e.name))
+    // Dirent.parentPath is Node ≥ 20.12; .path before it
+    if (e.isFile() && keep(e.name)) out.push(join(e.parentPath ?? e.path, e.name))
   }
   return out.sort()
 }
@@ -38,6 +39,8 @@ function retarget(spec, from) {
   const target = resolve(dirname(from), spec)
   const twin = join(BUILD, relative(TEST, from))
   if (target.startsWith(SRC + sep)) {
+    // dist/ may still hold the twin of a module deleted from src/: a test must not pass against it
+    if (!existsSync(target)) throw new Error(`${relative(root, from)} imports ${spec}, which is not in src/`)
     const compiled = join(DIST, relative(SRC, target)).replace(/\.ts$/, '.js')
     const rel = relative(dirname(twin), compiled).split(sep).join(posix.sep)
     return rel.startsWith('.') ? rel : `./${rel}`
@@ -88,6 +91,7 @@ async function transpileAll() {
   }
   // each output is keyed by its source's hash (and this script's), so an unchanged file is not transpiled again
   const self = createHash('sha256')
+    .update(ts.version)
     .update(readFileSync(fileURLToPath(import.meta.url)))
     .digest('hex')
     .slice(0, 16)
@@ -105,15 +109,19 @@ async function transpileAll() {
     if (old.startsWith(key)) continue
     const out = ts.transpileModule(text, { compilerOptions: options, fileName: file, transformers: { before: [rewrite(file)] } })
     mkdirSync(dirname(dest), { recursive: true })
-    writeFileSync(`${dest}.tmp`, key + out.outputText)
-    renameSync(`${dest}.tmp`, dest)
+    const tmp = `${dest}.${process.pid}.tmp`
+    writeFileSync(tmp, key + out.outputText)
+    renameSync(tmp, dest)
   }
-  for (const file of filesUnder(BUILD, () => true)) if (!wanted.has(file)) rmSync(file)
+  // what no test file makes any more; a temp file only once it is old, since another npm test may be writing it
+  const stale = (f) => !f.endsWith('.tmp') || Date.now() - statSync(f).mtimeMs > 60_000
+  for (const file of filesUnder(BUILD, () => true)) if (!wanted.has(file) && stale(file)) rmSync(file, { force: true })
 }
 
-// test files named on the command line (test/x.test.ts) run alone; flags go to node --test
-const flags = extra.filter((a) => a.startsWith('-'))
-const named = extra.filter((a) => !a.startsWith('-')).map((a) => relative(root, resolve(a)))
+// test files named on the command line (test/x.test.ts) run alone; every other argument goes to node --test, in order
+const isFile = (a) => !a.startsWith('-') && a.endsWith('.test.ts')
+const flags = extra.filter((a) => !isFile(a))
+const named = extra.filter(isFile).map((a) => relative(root, resolve(a)))
 const run = (args) => spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' }).status ?? 1
 let args
 if (compiledIsCurrent(root)) {

@@ -160,6 +160,8 @@ test('a bad recipe: error[RECIPE] with the JSON paths, a hint, no stack, exit 2;
     debug.stderr.split('\n').some((l) => STACK_FRAME.test(l)),
     `a stack trace with --debug:\n${debug.stderr}`,
   )
+  // from dist/ as from src/, the frames name src/*.ts lines (bin/jev.mjs turns on source maps under --debug)
+  assert.match(debug.stderr, /src\/recipe\.ts:\d+:\d+/)
 })
 
 test('a recipe that is not JSON is a RECIPE error; a missing recipe file is IO (exit 7)', async () => {
