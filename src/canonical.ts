@@ -6,6 +6,8 @@ export function normalize(s: string): string {
   let n = LONG_TEXTS.get(s)
   if (n === undefined) {
     n = normalizeNow(s)
+    // one text past the whole budget is not kept at all
+    if (s.length + n.length > LONG_BUDGET) return n
     if (longChars > LONG_BUDGET) {
       LONG_TEXTS.clear()
       longChars = 0

@@ -26,19 +26,23 @@ export interface IndexCore {
   bytes: number
 }
 
-// the cores built last, newest last, within a budget: all of jev-bench's (~25 MB); at scale the few latest
+// the cores built last, newest last, within a budget: all of jev-bench's (~25 MB of arrays, ~20 MB of texts); at scale the few latest
 const RECENT: IndexCore[] = []
-const RECENT_BUDGET = 32 << 20
+const RECENT_BUDGET = 64 << 20
 let recentBytes = 0
 
 /** The core of an index over `documents`: one built before over the same texts in the same order, or a new one. */
 export function indexCore(documents: readonly (readonly string[])[]): IndexCore {
   for (let i = RECENT.length - 1; i >= 0; i--) if (sameDocuments(RECENT[i]!.documents, documents)) return RECENT[i]!
   const core = buildCore(documents)
-  if (core.bytes <= RECENT_BUDGET) {
-    RECENT.push(core)
-    recentBytes += core.bytes
+  // what a kept core holds: its arrays and the texts it compares with (a copy, so a caller's later edit cannot make it match other texts)
+  const kept = core.bytes + documents.reduce((n, d) => d.reduce((m, t) => m + 2 * t.length, n), 0)
+  if (kept <= RECENT_BUDGET) {
+    const copy = { ...core, documents: documents.map((d) => d.slice()), bytes: kept }
+    RECENT.push(copy)
+    recentBytes += kept
     while (recentBytes > RECENT_BUDGET) recentBytes -= RECENT.shift()!.bytes
+    return copy
   }
   return core
 }

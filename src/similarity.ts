@@ -50,7 +50,7 @@ export class TfIdfIndex {
   /** term t's largest weight in any document */
   private readonly maxWeight: Float64Array
 
-  /** the distinct term ids of document d's first text */
+  /** the distinct term ids of document d's first text: a view of arrays other indexes share (similarity-core.ts), never to be written */
   headTerms(d: number): Int32Array {
     return this.terms.subarray(this.start[d]!, this.headEnd[d]!)
   }

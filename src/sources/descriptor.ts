@@ -112,6 +112,8 @@ function roleColumns(m: Mapping): string[] {
 
 type Row = Record<string, unknown>
 
+// Bound by mappedAdapter's content ids from the raw row: every column here must parse to a value whose canonical
+// JSON is the raw value's (no trim, coerce, default or transform), or published ids change silently.
 function rowSchema(m: Mapping): z.ZodType<Row> {
   const shape: Record<string, z.ZodType> = {}
   if (m.id.from === 'column') shape[m.id.column] = m.id.type === 'integer' ? IntColumn : z.string().min(1)

@@ -23,8 +23,9 @@ import { type HubSession, retried, say } from './hub-session.ts'
 import type { SourceFile } from './types.ts'
 
 /**
- * The file as the build reads it. `etag`: the blob id these bytes were checked against; when it is an LFS
- * sha256 it is their sha256, so the bytes (megabytes) are not hashed a second time.
+ * The file as the build reads it. `etag`: the blob id these very bytes were hashed and checked against in this
+ * run (downloadVerified, readVerifiedBlob, readCacheEntry) — never one only listed — when it is an LFS sha256 it
+ * is their sha256, so the bytes (megabytes) are not hashed a second time.
  */
 export const sourceFile = (repo: string, revision: string, commit: string, path: string, bytes: Uint8Array, etag?: string): SourceFile => ({
   repo,
