@@ -81,11 +81,8 @@ export function lendingKey(prepared: string, recipe: Recipe): string {
 /**
  * The key of a build's card and audit: all they are made of. The records and the provenance, as the bytes of
  * test.jsonl, val.jsonl and provenance.jsonl, which spell them out whole (and with them the stats and the files'
- * sizes the card states); the drop counts; the recipe; the builder, whose version the card names.
- */
-/**
- * The card's: its inputs are the outputs it describes, the drop counts, the recipe, and the builder — both its
- * code (`builder`) and the name and version it prints, which package.json gives and the code's hash does not hold.
+ * sizes the card states); the drop counts; the recipe; the builder, both its code (`builder`) and the name and
+ * version the card prints, which package.json gives and the code's hash does not hold.
  */
 export function cardKey(
   builder: string,

@@ -12,21 +12,11 @@ import { sha256Hex } from '../src/hash.ts'
 import { Manifest } from '../src/manifest.ts'
 import { buildDataset } from '../src/pipeline.ts'
 import { loadRecipe } from '../src/recipe.ts'
-import type { DataRecord } from '../src/schema.ts'
 import { createMirrorFetcher } from '../src/sources/mirror.ts'
 import { computeStats } from '../src/stats.ts'
 import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE } from './helpers/cli.ts'
 import { buildFixtureOut, FIXTURE_LOCK } from './helpers/publish.ts'
-
-const rec = (id: string, n: number, answer: number, source = 'a'): DataRecord => ({
-  id,
-  source,
-  question: 'q',
-  context: null,
-  choices: Array.from({ length: n }, (_, i) => `o${i}`),
-  answer_idx: answer,
-  n_choices: n,
-})
+import { rec } from './helpers/questions.ts'
 
 const tally = (items: number, borrowed: number) => ({ items, grown: borrowed ? items : 0, borrowed })
 const splitAudit = (byChoices: Record<string, ReturnType<typeof tally>>) => ({

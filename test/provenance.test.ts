@@ -143,19 +143,23 @@ describe('checkUpstream', () => {
 
 describe('checkUpstream: the divide and the group', () => {
   const lendersOf = (source: string) => lines.filter((l) => l.id.startsWith(`${source}-`) && borrowedOf(l).length)
-
-  test('a lender from the other side of a one-split source is found by its side hash', async () => {
-    const p = structuredClone(lendersOf('jcommonsenseqa')[0]!)
-    const other = SPLITS.find((s) => s !== p.split)!
-    const far = lines.find((l) => l.split === other && l.id.startsWith('jcommonsenseqa-'))!
-    ;(p.choices.find((c) => c.from === 'borrowed') as { lender: string }).lender = far.id
-    const found = await checkUpstream(
+  /** what checkUpstream finds when p's first borrowed choice names `lender` instead */
+  const withLender = (p: (typeof lines)[number], lender: string) => {
+    ;(p.choices.find((c) => c.from === 'borrowed') as { lender: string }).lender = lender
+    return checkUpstream(
       records,
       lines.map((l) => (l.id === p.id && l.split === p.split ? p : l)),
       recipe,
       fetcher,
       lock,
     )
+  }
+
+  test('a lender from the other side of a one-split source is found by its side hash', async () => {
+    const p = structuredClone(lendersOf('jcommonsenseqa')[0]!)
+    const other = SPLITS.find((s) => s !== p.split)!
+    const far = lines.find((l) => l.split === other && l.id.startsWith('jcommonsenseqa-'))!
+    const found = await withLender(p, far.id)
     assert.ok(
       found.some((x) => x.includes(`lender ${far.id} is on the other side of the test/val divide`)),
       found.join('\n'),
@@ -166,14 +170,7 @@ describe('checkUpstream: the divide and the group', () => {
     const p = structuredClone(lendersOf('mmlu')[0]!)
     const mine = rowOf(p.id, p.split, 'mmlu').subject
     const far = lines.find((l) => l.split === p.split && l.id.startsWith('mmlu-') && rowOf(l.id, l.split, 'mmlu').subject !== mine)!
-    ;(p.choices.find((c) => c.from === 'borrowed') as { lender: string }).lender = far.id
-    const found = await checkUpstream(
-      records,
-      lines.map((l) => (l.id === p.id && l.split === p.split ? p : l)),
-      recipe,
-      fetcher,
-      lock,
-    )
+    const found = await withLender(p, far.id)
     assert.ok(
       found.some((x) => x.includes(`lender ${far.id} is in group`)),
       found.join('\n'),

@@ -3,16 +3,7 @@ import { readFile } from 'node:fs/promises'
 import { test } from 'node:test'
 import type { DataRecord } from '../src/schema.ts'
 import { computeStats } from '../src/stats.ts'
-
-const rec = (id: string, n: number, answer: number, source = 'a'): DataRecord => ({
-  id,
-  source,
-  question: 'q',
-  context: null,
-  choices: Array.from({ length: n }, (_, i) => `o${i}`),
-  answer_idx: answer,
-  n_choices: n,
-})
+import { rec } from './helpers/questions.ts'
 
 test('the chance floor is the mean of 1/n (not 1/mean n); positions and counts per split', () => {
   const s = computeStats({ test: [rec('x', 2, 1), rec('y', 8, 7, 'b')], val: [rec('z', 4, 0)] }, ['b', 'a'])

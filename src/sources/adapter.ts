@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { type CanonicalRow, canonicalJson, canonicalRow } from '../canonical.ts'
 import { JevError } from '../errors.ts'
-import { sha256Digest, sha256Hex } from '../hash.ts'
+import { sha256Hex } from '../hash.ts'
 
 /** One upstream question in the builder's own terms, whatever dataset it came from. */
 export interface UpstreamQuestion {
@@ -63,11 +63,6 @@ export function contentIdOf(source: string, json: string): string {
  */
 export function recordId(source: string, local: string): string {
   return [source, local].join('-')
-}
-
-/** The sha256Digest of an upstream row's canonical JSON, or canonicalRowAt's DATA error. */
-export function hashRow(row: unknown, at: RowAt): string {
-  return sha256Digest(canonicalRowAt(row, at).json)
 }
 
 /**

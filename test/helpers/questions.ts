@@ -1,5 +1,5 @@
 // Small hand-made inputs shared by the unit tests.
-import { Distractors, type Recipe, type SourceSpec } from '../../src/schema.ts'
+import { type DataRecord, Distractors, type Recipe, type SourceSpec } from '../../src/schema.ts'
 import type { UpstreamQuestion } from '../../src/sources/adapter.ts'
 
 /** An upstream question with sensible defaults; override any field. */
@@ -53,3 +53,14 @@ export function recipeOf(sources: SourceSpec[], over: Partial<Recipe> = {}): Rec
     ...over,
   }
 }
+
+/** A built record with `n` choices o0…o{n-1} and the answer at `answer`. */
+export const rec = (id: string, n: number, answer: number, source = 'a'): DataRecord => ({
+  id,
+  source,
+  question: 'q',
+  context: null,
+  choices: Array.from({ length: n }, (_, i) => `o${i}`),
+  answer_idx: answer,
+  n_choices: n,
+})

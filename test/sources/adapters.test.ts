@@ -2,9 +2,13 @@ import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { describe, test } from 'node:test'
 import { isJevError } from '../../src/errors.ts'
-import { adaptRow, canonicalRowAt, contentId, hashRow } from '../../src/sources/adapter.ts'
+import { sha256Digest } from '../../src/hash.ts'
+import { adaptRow, canonicalRowAt, contentId, type RowAt } from '../../src/sources/adapter.ts'
 import { SourceDescriptor } from '../../src/sources/descriptor.ts'
 import { kindFromDescriptor, SOURCE_KINDS } from '../../src/sources/kinds.ts'
+
+/** A row's hash as the rows hash takes it (sources/load.ts): the digest of its canonical JSON. */
+const hashRow = (row: unknown, at: RowAt) => sha256Digest(canonicalRowAt(row, at).json)
 
 // the built-in kinds are descriptors over the one generic adapter
 const { arc, mmlu, jcommonsenseqa, boolq } = Object.fromEntries(Object.entries(SOURCE_KINDS).map(([k, v]) => [k, v.adapter])) as Record<
