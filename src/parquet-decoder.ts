@@ -2,12 +2,18 @@
  * The one decode worker (src/parquet-worker.ts) and its queue: one decode at a time, each
  * bounded in time and heap. hyparquet on corrupt bytes can loop for ever in synchronous code;
  * only another thread can stop that, so a decode past its limit ends the worker, and the next
- * decode starts a fresh one.
+ * decode starts a fresh one. Rows come a row group at a time, into a sink.
  */
 import { Worker } from 'node:worker_threads'
-import { type DecodeOutcome, type DecodeRequest, READY, type WorkerReply } from './parquet-protocol.ts'
+import { type DecodeAck, type DecodeFailure, type DecodeRequest, READY, type WorkerReply } from './parquet-protocol.ts'
 
-export type DecoderOutcome = DecodeOutcome | { ok: false; stage: 'timeout' | 'crash' | 'internal'; message: string }
+export type DecoderFailure = DecodeFailure | { ok: false; stage: 'timeout' | 'crash' | 'internal'; message: string }
+
+/** Where a decode's rows go: the columns and row count first, then each row group's rows. */
+export interface DecodeSink {
+  columns(names: string[], total: number): void
+  rows(rows: Record<string, unknown>[], first: number): void
+}
 
 /**
  * A count read from a corrupt byte can make hyparquet fill an array of
@@ -78,7 +84,7 @@ function stop(r: Running): void {
   void r.worker.terminate()
 }
 
-async function runOnce(buffer: ArrayBuffer, timeoutMs: number): Promise<DecoderOutcome> {
+async function runOnce(buffer: ArrayBuffer, timeoutMs: number, sink: DecodeSink): Promise<DecoderFailure | null> {
   const heapMb = workerHeapMb(buffer.byteLength)
   // a file too big for the running decoder's cap gets a new decoder with a bigger one
   if (running && running.heapMb < heapMb) stop(running)
@@ -91,41 +97,81 @@ async function runOnce(buffer: ArrayBuffer, timeoutMs: number): Promise<DecoderO
   }
   const w = r.worker
   const id = nextId++
-  return new Promise((resolve) => {
-    const done = (outcome: DecoderOutcome) => {
+  return new Promise((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined
+    // the limit bounds the worker's own time: it runs from each request or ack to the next answer, not while the sink works
+    const arm = () => {
+      timer = setTimeout(() => {
+        stop(r)
+        finish()
+        resolve({ ok: false, stage: 'timeout', message: `decoding did not finish in ${(timeoutMs / 1000).toFixed(1)} s` })
+      }, timeoutMs)
+    }
+    const finish = () => {
       clearTimeout(timer)
       w.off('message', onMessage)
       w.off('error', onError)
       w.off('exit', onExit)
-      resolve(outcome)
+    }
+    /** the sink's own error: the decode is abandoned (with its worker) and the error passes through unchanged */
+    const take = (f: () => void): boolean => {
+      try {
+        f()
+        return true
+      } catch (e) {
+        stop(r)
+        finish()
+        reject(e)
+        return false
+      }
     }
     const onMessage = (reply: WorkerReply) => {
       if (reply.id !== id) return
-      const { id: _, ...outcome } = reply
-      done(outcome)
+      clearTimeout(timer)
+      switch (reply.kind) {
+        case 'columns':
+          if (take(() => sink.columns(reply.columns, reply.total))) arm()
+          return
+        case 'rows':
+          if (!take(() => sink.rows(reply.rows, reply.first))) return
+          w.postMessage({ id, ack: true } satisfies DecodeAck)
+          arm()
+          return
+        case 'end':
+          finish()
+          resolve(null)
+          return
+        default: {
+          finish()
+          const { id: _, kind: __, ...failure } = reply
+          resolve(failure)
+        }
+      }
     }
     const onError = (e: Error) => {
       stop(r)
-      done({ ok: false, stage: 'crash', message: e.message })
+      finish()
+      resolve({ ok: false, stage: 'crash', message: e.message })
     }
     const onExit = (code: number) => {
       stop(r)
-      done({ ok: false, stage: 'crash', message: `the decoder stopped (exit code ${code})` })
+      finish()
+      resolve({ ok: false, stage: 'crash', message: `the decoder stopped (exit code ${code})` })
     }
-    const timer = setTimeout(() => {
-      stop(r)
-      done({ ok: false, stage: 'timeout', message: `decoding did not finish in ${(timeoutMs / 1000).toFixed(1)} s` })
-    }, timeoutMs)
     w.on('message', onMessage)
     w.on('error', onError)
     w.on('exit', onExit)
+    arm()
     w.postMessage({ id, buffer } satisfies DecodeRequest, [buffer])
   })
 }
 
-/** Decodes a whole file in the worker, after the decodes queued before it; `buffer` is handed over. */
-export function decodeInWorker(buffer: ArrayBuffer, timeoutMs: number): Promise<DecoderOutcome> {
-  const run = queue.then(() => runOnce(buffer, timeoutMs))
+/**
+ * Decodes a file in the worker, after the decodes queued before it, its rows into `sink` a row group at a
+ * time; null once every row is in, else what failed. `buffer` is handed over. A sink's throw rejects with it.
+ */
+export function streamInWorker(buffer: ArrayBuffer, timeoutMs: number, sink: DecodeSink): Promise<DecoderFailure | null> {
+  const run = queue.then(() => runOnce(buffer, timeoutMs, sink))
   queue = run.catch(() => {})
   return run
 }

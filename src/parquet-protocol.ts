@@ -10,9 +10,18 @@ export interface DecodeRequest {
   buffer: ArrayBuffer
 }
 
-export type DecodeOutcome =
-  | { ok: true; columns: string[]; rows: Record<string, unknown>[] }
-  | { ok: false; stage: 'metadata' | 'decode'; message: string }
-  | ({ ok: false; stage: 'codec' } & UnreadableCodec)
+/** The parent has taken a row group's rows: the worker may send the next (it decodes it meanwhile). */
+export interface DecodeAck {
+  id: number
+  ack: true
+}
 
-export type WorkerReply = DecodeOutcome & { id: number }
+export type DecodeFailure = { ok: false; stage: 'metadata' | 'decode'; message: string } | ({ ok: false; stage: 'codec' } & UnreadableCodec)
+
+/** A decode's answers, in order: the columns, each row group's rows (each waiting for its ack), then the end; or a failure at any point. */
+export type WorkerReply = { id: number } & (
+  | { kind: 'columns'; columns: string[]; total: number }
+  | { kind: 'rows'; rows: Record<string, unknown>[]; first: number }
+  | { kind: 'end' }
+  | ({ kind: 'failed' } & DecodeFailure)
+)

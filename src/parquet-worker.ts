@@ -1,50 +1,84 @@
 /**
- * The decode worker's thread (started by parquet-decoder.ts): decodes whole files it is sent and
- * answers each with its rows or what failed. A rejection hyparquet leaves unobserved ends up
- * here as this thread's own, never the build's.
+ * The decode worker's thread (started by parquet-decoder.ts): decodes the files it is sent a row
+ * group at a time, sending each group's rows once the parent has taken the last ones (decoding the
+ * next meanwhile), so neither thread holds a big file's rows all at once; or says what failed.
+ * A rejection hyparquet leaves unobserved ends up here as this thread's own, never the build's.
  */
 import { parentPort } from 'node:worker_threads'
-import { type DecodeOutcome, type DecodeRequest, READY } from './parquet-protocol.ts'
-import { type Footer, readFooter, readRows, unreadableCodec } from './parquet-read.ts'
+import type { DecodeAck, DecodeRequest, WorkerReply } from './parquet-protocol.ts'
+import { READY } from './parquet-protocol.ts'
+import { type Footer, readFooter, readRows, rowGroupSizes, unreadableCodec } from './parquet-read.ts'
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e))
 let leaked: unknown = null
 
-async function decode(buffer: ArrayBuffer): Promise<DecodeOutcome> {
-  let footer: Footer
+type Decoded = { rows: Record<string, unknown>[] } | { error: unknown }
+
+/** One row group's rows, or what failed (a rejection hyparquet left unobserved included). */
+async function group(buffer: ArrayBuffer, footer: Footer, rowStart: number, rowEnd: number): Promise<Decoded> {
   try {
-    footer = readFooter(buffer)
-  } catch (e) {
-    return { ok: false, stage: 'metadata', message: message(e) }
-  }
-  const codec = unreadableCodec(footer.metadata)
-  if (codec) return { ok: false, stage: 'codec', ...codec }
-  leaked = null
-  try {
-    const rows = await readRows(buffer, footer.metadata)
+    const rows = await readRows(buffer, footer.metadata, { rowStart, rowEnd })
     // a rejection hyparquet left unobserved is reported on a later turn
     await new Promise((r) => setImmediate(r))
     if (leaked) throw leaked
-    return { ok: true, columns: footer.columns, rows }
+    return { rows }
   } catch (e) {
-    return { ok: false, stage: 'decode', message: message(e) }
+    return { error: e }
   }
 }
 
 // only as a worker: imported on the main thread (by mistake) it must not catch the build's rejections
 const port = parentPort
 if (port) {
+  /** per decode, what the parent's next ack resolves */
+  const acks = new Map<number, () => void>()
+  const send = (reply: WorkerReply) => port.postMessage(reply)
+
+  async function decode(id: number, buffer: ArrayBuffer): Promise<void> {
+    let footer: Footer
+    try {
+      footer = readFooter(buffer)
+    } catch (e) {
+      return send({ id, kind: 'failed', ok: false, stage: 'metadata', message: message(e) })
+    }
+    const codec = unreadableCodec(footer.metadata)
+    if (codec) return send({ id, kind: 'failed', ok: false, stage: 'codec', ...codec })
+    send({ id, kind: 'columns', columns: footer.columns, total: Number(footer.metadata.num_rows) })
+    leaked = null
+    const sizes = rowGroupSizes(footer.metadata)
+    let start = 0
+    let next = sizes.length > 0 ? group(buffer, footer, 0, sizes[0]!) : null
+    for (let g = 0; g < sizes.length; g++) {
+      const got = await next!
+      if ('error' in got) return send({ id, kind: 'failed', ok: false, stage: 'decode', message: message(got.error) })
+      const end = start + sizes[g]!
+      const acked = new Promise<void>((resolve) => acks.set(id, resolve))
+      try {
+        send({ id, kind: 'rows', rows: got.rows, first: start })
+      } catch (e) {
+        // rows that cannot be copied across threads
+        acks.delete(id)
+        return send({ id, kind: 'failed', ok: false, stage: 'decode', message: message(e) })
+      }
+      // the next group decodes while the parent takes this one
+      next = g + 1 < sizes.length ? group(buffer, footer, end, end + sizes[g + 1]!) : null
+      await acked
+      start = end
+    }
+    send({ id, kind: 'end' })
+  }
+
   process.on('unhandledRejection', (e) => {
     leaked ??= e
   })
-  port.on('message', async ({ id, buffer }: DecodeRequest) => {
-    const result = await decode(buffer)
-    try {
-      port.postMessage({ id, ...result })
-    } catch (e) {
-      // rows that cannot be copied across threads
-      port.postMessage({ id, ok: false, stage: 'decode', message: message(e) })
+  port.on('message', (m: DecodeRequest | DecodeAck) => {
+    if ('ack' in m) {
+      const ack = acks.get(m.id)
+      acks.delete(m.id)
+      ack?.()
+      return
     }
+    void decode(m.id, m.buffer)
   })
   port.postMessage(READY)
 }

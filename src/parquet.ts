@@ -1,10 +1,10 @@
 /**
- * The Parquet boundary: bytes in, rows or a DATA error naming source and file out. Bytes the
- * lock vouches for are read on this thread, a row group at a time; anything else is decoded in
- * a worker (parquet-decoder.ts), where corrupt bytes can neither hang nor crash the build.
+ * The Parquet boundary: bytes in, rows or a DATA error naming source and file out, a row group at a
+ * time. Bytes the lock vouches for are read on this thread; anything else is decoded in a worker
+ * (parquet-decoder.ts), where corrupt bytes can neither hang nor crash the build.
  */
 import { JevError } from './errors.ts'
-import { decodeInWorker } from './parquet-decoder.ts'
+import { type DecoderFailure, streamInWorker } from './parquet-decoder.ts'
 import { type Footer, readFooter, readRows, rowGroupSizes } from './parquet-read.ts'
 
 export interface DecodedFile {
@@ -64,35 +64,46 @@ async function streamTrusted(bytes: Uint8Array, at: At, sink: RowSink): Promise<
   }
 }
 
-/** Whatever the bytes, their rows or a DATA error (naming the column, for a codec that cannot be read). */
-async function decodeIsolated(bytes: Uint8Array, at: At, timeoutMs: number): Promise<DecodedFile> {
-  const r = await decodeInWorker(ownBuffer(bytes), timeoutMs)
-  if (r.ok) return { columns: r.columns, rows: r.rows }
+/** What a failed isolated decode means for the build: a DATA error (naming the column, for a codec that cannot be read). */
+function failureError(r: DecoderFailure, at: At): Error {
   const ctx = { ...at }
   switch (r.stage) {
     case 'metadata':
-      throw new JevError('DATA', `${at.source}: ${at.file} is not a readable Parquet file: ${r.message}`, {
+      return new JevError('DATA', `${at.source}: ${at.file} is not a readable Parquet file: ${r.message}`, {
         ...ctx,
         hint: 'the file is not Parquet: check that the mirror or cache holds the real file (not an error page, a Git LFS pointer or a cut-off download)',
       })
     case 'codec':
-      throw new JevError(
+      return new JevError(
         'DATA',
         `${at.source}: ${at.file}, column ${r.column}: compression codec ${r.codec ?? '(unknown)'} cannot be read (supported: ${r.supported.join(', ')})`,
         { ...ctx, field: r.column, codec: r.codec },
       )
     case 'timeout':
-      throw new JevError('DATA', `${at.source}: cannot decode ${at.file}: ${r.message}; the file is probably corrupt`, ctx)
+      return new JevError('DATA', `${at.source}: cannot decode ${at.file}: ${r.message}; the file is probably corrupt`, ctx)
     case 'internal':
-      throw new Error(`the Parquet decoder could not start: ${r.message}`)
+      return new Error(`the Parquet decoder could not start: ${r.message}`)
     default:
-      throw new JevError('DATA', `${at.source}: cannot decode ${at.file}: ${r.message}`, ctx)
+      return new JevError('DATA', `${at.source}: cannot decode ${at.file}: ${r.message}`, ctx)
   }
 }
 
+/** Whatever the bytes, their rows into `sink` or a DATA error; a sink's own error passes through unchanged. */
+async function streamIsolated(bytes: Uint8Array, at: At, timeoutMs: number, sink: RowSink): Promise<void> {
+  const failed = await streamInWorker(ownBuffer(bytes), timeoutMs, {
+    columns(names, total) {
+      sink.columns(names)
+      sink.total?.(total)
+    },
+    rows: (rows, first) => sink.rows(rows, first),
+  })
+  if (failed) throw failureError(failed, at)
+}
+
 /**
- * Rows into `sink`: trusted bytes a row group at a time, anything else decoded whole in the
- * worker first. A sink's own error passes through unchanged.
+ * Rows into `sink` a row group at a time: trusted bytes on this thread, anything else through the
+ * worker (each wait on it bounded by `timeoutMs`). A sink's own error passes through unchanged; rows
+ * of a file that fails part way may have reached it (the build then fails).
  */
 export async function streamParquet(
   bytes: Uint8Array,
@@ -101,10 +112,7 @@ export async function streamParquet(
   sink: RowSink,
 ): Promise<void> {
   if (options.trusted) return streamTrusted(bytes, at, sink)
-  const { columns, rows } = await decodeIsolated(bytes, at, options.timeoutMs ?? decodeTimeoutMs(bytes.byteLength))
-  sink.columns(columns)
-  sink.total?.(rows.length)
-  sink.rows(rows, 0)
+  return streamIsolated(bytes, at, options.timeoutMs ?? decodeTimeoutMs(bytes.byteLength), sink)
 }
 
 /** Decodes a whole Parquet file to row objects; int64 stays bigint. */
@@ -113,10 +121,9 @@ export async function decodeParquet(
   at: At,
   options: { timeoutMs?: number; trusted?: boolean } = {},
 ): Promise<DecodedFile> {
-  if (!options.trusted) return decodeIsolated(bytes, at, options.timeoutMs ?? decodeTimeoutMs(bytes.byteLength))
   let columns: string[] = []
   const rows: Record<string, unknown>[] = []
-  await streamTrusted(bytes, at, {
+  await streamParquet(bytes, at, options, {
     columns: (names) => void (columns = names),
     rows: (group) => {
       for (const row of group) rows.push(row)

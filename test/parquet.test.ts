@@ -10,8 +10,10 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { pathToFileURL } from 'node:url'
+import { parquetMetadata, parquetSchema } from 'hyparquet'
+import { parquetWriteBuffer } from 'hyparquet-writer'
 import { isJevError } from '../src/errors.ts'
-import { decodeParquet, decodeTimeoutMs } from '../src/parquet.ts'
+import { decodeParquet, decodeTimeoutMs, streamParquet } from '../src/parquet.ts'
 import { FIXTURE_HUB, ROOT } from './helpers/cli.ts'
 
 async function corrupted(file: string, flips: [number, number][]): Promise<Uint8Array> {
@@ -92,6 +94,47 @@ test('bytes the lock vouches for decode on this thread to the same rows as in th
   const trusted = await decodeParquet(bytes, at, { trusted: true })
   assert.deepEqual(trusted, isolated)
   assert.ok(trusted.rows.length > 0)
+})
+
+/** The fixture's rows again, `size` to a row group. */
+async function inGroups(file: string, size: number): Promise<Uint8Array> {
+  const original = new Uint8Array(await readFile(join(FIXTURE_HUB, 'datasets', file)))
+  const { rows } = await decodeParquet(original, at, { trusted: true })
+  const { schema } = parquetMetadata(original.buffer as ArrayBuffer)
+  const names = parquetSchema({ schema } as Parameters<typeof parquetSchema>[0]).children.map((c) => c.element.name)
+  const columnData = names.map((name) => ({ name, data: rows.map((r) => r[name]) }))
+  return new Uint8Array(parquetWriteBuffer({ columnData, schema, codec: 'SNAPPY', rowGroupSize: size }))
+}
+
+test('through the worker a file comes a row group at a time; a sink that throws part way stops it, its error unchanged, and the next decode works', async () => {
+  const bytes = await inGroups(MMLU_VAL, 4)
+  const groups = parquetMetadata(bytes.buffer as ArrayBuffer).row_groups.length
+  assert.ok(groups >= 3, `${groups} row groups`)
+  const calls: [number, number][] = []
+  await streamParquet(bytes, at, {}, { columns: () => {}, rows: (rows, first) => void calls.push([first, rows.length]) })
+  assert.equal(calls.length, groups)
+  assert.deepEqual(
+    calls.map(([first]) => first),
+    calls.map((_, g) => 4 * g),
+  )
+  const mine = new Error('the sink is full')
+  let taken = 0
+  await assert.rejects(
+    streamParquet(
+      bytes,
+      at,
+      {},
+      {
+        columns: () => {},
+        rows: () => {
+          if (++taken === 2) throw mine
+        },
+      },
+    ),
+    (e: unknown) => e === mine,
+  )
+  assert.equal(taken, 2)
+  assert.equal((await decodeParquet(bytes, at)).rows.length, (await decodeParquet(bytes, at, { trusted: true })).rows.length)
 })
 
 test('run from src/ through tsx (as bin/jev.mjs does when dist/ is stale), the worker loads through bin/ts-worker.mjs and decodes the same rows', async () => {
