@@ -6,6 +6,7 @@ import { parseRecipe, recipeHash } from '../../src/recipe.ts'
 import { adaptRow } from '../../src/sources/adapter.ts'
 import { Mapping, mappedAdapter } from '../../src/sources/descriptor.ts'
 import { kindOf, SOURCE_KINDS } from '../../src/sources/kinds.ts'
+import { readRows } from '../helpers/parquet.ts'
 
 const OBQA = 'test/fixtures/openbookqa/recipe.json'
 const obqaJson = () => JSON.parse(readFileSync(OBQA, 'utf8')) as Record<string, any>
@@ -116,5 +117,76 @@ describe('the generic adapter', () => {
     const q = adaptRow(mappedAdapter(m), { n: 42, q: 'why', x: 'one', y: 'two', a: 1n, g: 'physics' }, at)
     assert.deepEqual(q, { id: 's-42', subject: 'physics', question: 'why', context: null, options: ['one', 'two'], answer: 1 })
     assert.throws(() => adaptRow(mappedAdapter(m), { n: 'x42', q: 'why', x: 'one', y: 'two', a: 1n, g: 'physics' }, at), /field n\b/)
+  })
+})
+
+describe("the adapter's check without zod", () => {
+  /** Values a column may hold, right or wrong for it: every rule's edges. */
+  const VALUES: unknown[] = [
+    undefined,
+    null,
+    '',
+    'x',
+    0,
+    3,
+    -1,
+    1.5,
+    2 ** 60,
+    Number.NaN,
+    2n,
+    2n ** 70n,
+    true,
+    false,
+    [],
+    ['a'],
+    ['a', 'b'],
+    ['a', 2],
+    [''],
+    {},
+    { text: ['a', 'b'], label: ['A', 'B'] },
+    { text: ['a'], label: [], extra: 1 },
+    { text: 'a', label: ['A'] },
+    { text: ['a', 'b'], label: ['A', 'B'], extra: 'dropped' },
+    new String('x'),
+  ]
+
+  test('agrees with zod on real rows of every built-in kind and on each of their columns set to every edge value', async () => {
+    const files: Record<string, string> = {
+      arc: 'allenai/ai2_arc/ARC-Easy/test-00000-of-00001.parquet',
+      mmlu: 'cais/mmlu/all/validation-00000-of-00001.parquet',
+      jcommonsenseqa: 'sbintuitions/JCommonsenseQA/data/validation-00000-of-00001.parquet',
+      boolq: 'google/boolq/data/validation-00000-of-00001.parquet',
+    }
+    let fast = 0
+    let asked = 0
+    for (const [kind, file] of Object.entries(files)) {
+      const { adapter } = SOURCE_KINDS[kind as keyof typeof SOURCE_KINDS]
+      const rows = (await readRows(`test/fixtures/hub/datasets/${file}`)).slice(0, 5)
+      const variants: unknown[] = [...rows, null, 'a row', [rows[0]]]
+      for (const row of rows.slice(0, 2))
+        for (const key of [...Object.keys(row), 'other'])
+          for (const v of VALUES) {
+            const copy: Record<string, unknown> = { ...row, [key]: v }
+            if (v === undefined) delete copy[key]
+            variants.push(copy)
+          }
+      for (const raw of variants) {
+        const checked = adapter.check!(raw)
+        const parsed = adapter.row.safeParse(raw)
+        if (checked === null) {
+          asked++
+          continue
+        }
+        fast++
+        assert.ok(
+          parsed.success,
+          `${kind}: the check passed what zod refuses: ${JSON.stringify(raw, (_, x) => (typeof x === 'bigint' ? `${x}n` : x))}`,
+        )
+        assert.deepEqual(checked, parsed.data, kind)
+      }
+      // every real row passes the check: zod is asked only about rows that are wrong
+      for (const row of rows) assert.notEqual(adapter.check!(row), null, `${kind}: a real row`)
+    }
+    assert.ok(fast > 100 && asked > 100, `${fast} checked, ${asked} left to zod`)
   })
 })
