@@ -214,7 +214,10 @@ try {
     writeFileSync(join(dir, 'recipe.json'), JSON.stringify(recipe))
     // every run a first build (--update-lock: no lock vouches for the files, so they decode through the worker): ×100
     // gets no warm-up to write a lock, and ×10 must be measured the same way for the ratio to mean anything
-    const args = [...buildArgs(join(dir, 'recipe.json'), join(dir, 'recipe.lock.json'), join(dir, 'hub'), join(dir, 'out')), '--update-lock']
+    const args = [
+      ...buildArgs(join(dir, 'recipe.json'), join(dir, 'recipe.lock.json'), join(dir, 'hub'), join(dir, 'out')),
+      '--update-lock',
+    ]
     // ×100 takes minutes and GBs: one run, no warm-up (its input is on disk, nothing else to warm)
     const runs = scale >= 100 ? 1 : Math.min(RUNS, 3)
     // without the cache of prepared sources: these measure how the builder's own work grows

@@ -1,8 +1,9 @@
 /**
  * The one decode worker (src/parquet-worker.ts) and its queue: one decode at a time, each
- * bounded in time and heap. hyparquet on corrupt bytes can loop for ever in synchronous code;
- * only another thread can stop that, so a decode past its limit ends the worker, and the next
- * decode starts a fresh one. Rows come a row group at a time, into a sink.
+ * bounded in time (the worker's decoding of the whole file) and heap (the worker's, which holds
+ * a row group or two). hyparquet on corrupt bytes can loop for ever in synchronous code; only
+ * another thread can stop that, so a decode past its limit ends the worker, and the next decode
+ * starts a fresh one. Rows come a row group at a time, into a sink.
  */
 import { Worker } from 'node:worker_threads'
 import { type DecodeAck, type DecodeFailure, type DecodeRequest, READY, type WorkerReply } from './parquet-protocol.ts'
@@ -18,7 +19,8 @@ export interface DecodeSink {
 /**
  * A count read from a corrupt byte can make hyparquet fill an array of
  * billions; the heap cap stops that. Decoded rows take up to ~16 times their
- * file's size (MMLU all/test, 3.4 MB, needs ~25 MB), so the cap grows with the file.
+ * file's size (MMLU all/test, 3.4 MB, needs ~25 MB); the worker holds a row
+ * group or two of them, and one group can be the whole file, so the cap grows with the file.
  */
 export function workerHeapMb(bytes: number): number {
   return Math.max(1024, Math.ceil((bytes / 2 ** 20) * 16))
@@ -99,13 +101,16 @@ async function runOnce(buffer: ArrayBuffer, timeoutMs: number, sink: DecodeSink)
   const id = nextId++
   return new Promise((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined
-    // the limit bounds the worker's own time: it runs from each request or ack to the next answer, not while the sink works
+    const timeout = () => {
+      stop(r)
+      finish()
+      resolve({ ok: false, stage: 'timeout', message: `decoding did not finish in ${(timeoutMs / 1000).toFixed(1)} s` })
+    }
+    // the limit is on the worker's decoding of the file, which it reports with each row group; a worker stuck in a
+    // group is stopped by a timer for what is left of it, run from each request or ack to the next answer
+    let spent = 0
     const arm = () => {
-      timer = setTimeout(() => {
-        stop(r)
-        finish()
-        resolve({ ok: false, stage: 'timeout', message: `decoding did not finish in ${(timeoutMs / 1000).toFixed(1)} s` })
-      }, timeoutMs)
+      timer = setTimeout(timeout, Math.max(0, timeoutMs - spent))
     }
     const finish = () => {
       clearTimeout(timer)
@@ -133,6 +138,8 @@ async function runOnce(buffer: ArrayBuffer, timeoutMs: number, sink: DecodeSink)
           if (take(() => sink.columns(reply.columns, reply.total))) arm()
           return
         case 'rows':
+          spent = reply.spent
+          if (spent > timeoutMs) return timeout()
           if (!take(() => sink.rows(reply.rows, reply.first))) return
           w.postMessage({ id, ack: true } satisfies DecodeAck)
           arm()
@@ -141,11 +148,14 @@ async function runOnce(buffer: ArrayBuffer, timeoutMs: number, sink: DecodeSink)
           finish()
           resolve(null)
           return
-        default: {
+        case 'failed': {
           finish()
           const { id: _, kind: __, ...failure } = reply
           resolve(failure)
+          return
         }
+        default:
+          reply satisfies never
       }
     }
     const onError = (e: Error) => {

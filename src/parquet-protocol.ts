@@ -18,10 +18,13 @@ export interface DecodeAck {
 
 export type DecodeFailure = { ok: false; stage: 'metadata' | 'decode'; message: string } | ({ ok: false; stage: 'codec' } & UnreadableCodec)
 
-/** A decode's answers, in order: the columns, each row group's rows (each waiting for its ack), then the end; or a failure at any point. */
+/**
+ * A decode's answers, in order: the columns, each row group's rows (each waiting for its ack), then the end; or a
+ * failure at any point. `spent`: the worker's time decoding this file so far, in ms, which the file's limit bounds.
+ */
 export type WorkerReply = { id: number } & (
   | { kind: 'columns'; columns: string[]; total: number }
-  | { kind: 'rows'; rows: Record<string, unknown>[]; first: number }
+  | { kind: 'rows'; rows: Record<string, unknown>[]; first: number; spent: number }
   | { kind: 'end' }
   | ({ kind: 'failed' } & DecodeFailure)
 )

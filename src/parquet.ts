@@ -35,8 +35,7 @@ const ownBuffer = (bytes: Uint8Array) => bytes.buffer.slice(bytes.byteOffset, by
 
 /**
  * Bytes whose sha256 the lock recorded were decoded before, when the lock was written: read
- * here, which saves the worker's start-up and the copy of every row across threads, and a row
- * group at a time, so a big file's rows are never all held at once.
+ * here, which saves the worker's start-up and the copy of every row across threads.
  */
 async function streamTrusted(bytes: Uint8Array, at: At, sink: RowSink): Promise<void> {
   const buffer = ownBuffer(bytes)
@@ -101,9 +100,11 @@ async function streamIsolated(bytes: Uint8Array, at: At, timeoutMs: number, sink
 }
 
 /**
- * Rows into `sink` a row group at a time: trusted bytes on this thread, anything else through the
- * worker (each wait on it bounded by `timeoutMs`). A sink's own error passes through unchanged; rows
- * of a file that fails part way may have reached it (the build then fails).
+ * Rows into `sink` a row group at a time, so a big file's rows are never all held: trusted bytes on
+ * this thread, anything else through the worker (its decoding of the file bounded by `timeoutMs`).
+ * Either way the columns reach the sink first and each group's rows before the next is read, so a
+ * sink's error (a missing column, a bad row) comes before a later group's decode error; it passes
+ * through unchanged, and rows of a file that fails part way may have reached the sink (the build then fails).
  */
 export async function streamParquet(
   bytes: Uint8Array,

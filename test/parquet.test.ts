@@ -11,7 +11,8 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { pathToFileURL } from 'node:url'
 import { parquetMetadata, parquetSchema } from 'hyparquet'
-import { parquetWriteBuffer } from 'hyparquet-writer'
+import { ByteWriter, parquetWriteBuffer } from 'hyparquet-writer'
+import { writeMetadata } from 'hyparquet-writer/src/metadata.js'
 import { isJevError } from '../src/errors.ts'
 import { decodeParquet, decodeTimeoutMs, streamParquet } from '../src/parquet.ts'
 import { FIXTURE_HUB, ROOT } from './helpers/cli.ts'
@@ -135,6 +136,48 @@ test('through the worker a file comes a row group at a time; a sink that throws 
   )
   assert.equal(taken, 2)
   assert.equal((await decodeParquet(bytes, at)).rows.length, (await decodeParquet(bytes, at, { trusted: true })).rows.length)
+})
+
+/**
+ * A small file whose footer lists its one row group `times` times, saying it holds `rows` rows in all:
+ * each group decodes well within a limit, the whole file does not.
+ */
+function oneGroupListed(times: number, rows: (groupRows: number) => number): Uint8Array {
+  const R = 5000
+  const one = parquetWriteBuffer({
+    columnData: [{ name: 'q', data: Array.from({ length: R }, (_, i) => `question ${i} `.repeat(4)), type: 'STRING' }],
+    rowGroupSize: R,
+  })
+  const meta = parquetMetadata(one)
+  const footer = new DataView(one).getUint32(one.byteLength - 8, true)
+  const w = new ByteWriter()
+  w.appendBytes(new Uint8Array(one, 0, one.byteLength - 8 - footer))
+  writeMetadata(w, { ...meta, num_rows: BigInt(rows(R)), row_groups: Array(times).fill(meta.row_groups[0]) })
+  w.appendUint32(0x31524150)
+  return new Uint8Array(w.getBuffer())
+}
+
+test('through the worker the limit is on the whole file: a footer listing one row group 1,000 times is stopped at it, however fast each group is', async () => {
+  const bytes = oneGroupListed(1000, (r) => r * 1000)
+  let groups = 0
+  await assert.rejects(streamParquet(bytes, at, { timeoutMs: 300 }, { columns: () => {}, rows: () => void groups++ }), (e: unknown) => {
+    assert.ok(isJevError(e) && e.code === 'DATA', String(e))
+    assert.match(e.message, /^s: cannot decode f\.parquet: decoding did not finish in 0\.3 s; the file is probably corrupt$/)
+    return true
+  })
+  // each group decodes in a few ms: without a limit on the whole file every one of them would have come
+  assert.ok(groups < 1000, `${groups} groups taken`)
+})
+
+test('a footer whose row groups do not add up to its row count is refused before any row', async () => {
+  const bytes = oneGroupListed(50, (r) => r)
+  let groups = 0
+  await assert.rejects(streamParquet(bytes, at, {}, { columns: () => {}, rows: () => void groups++ }), (e: unknown) => {
+    assert.ok(isJevError(e) && e.code === 'DATA', String(e))
+    assert.equal(e.message, 's: f.parquet is not a readable Parquet file: its row groups hold 250000 rows, its footer says 5000')
+    return true
+  })
+  assert.equal(groups, 0)
 })
 
 test('run from src/ through tsx (as bin/jev.mjs does when dist/ is stale), the worker loads through bin/ts-worker.mjs and decodes the same rows', async () => {

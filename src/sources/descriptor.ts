@@ -132,7 +132,17 @@ type Check = (v: unknown) => unknown
 const FAIL = Symbol('fails')
 const isString: Check = (v) => (typeof v === 'string' ? v : FAIL)
 const isNonEmptyString: Check = (v) => (typeof v === 'string' && v.length > 0 ? v : FAIL)
-const isStringList: Check = (v) => (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string') ? v : FAIL)
+/** a new plain array, as zod's parse gives; every index read (a hole is undefined, as zod reads it, not skipped as `every` would) */
+const isStringList: Check = (v) => {
+  if (!Array.isArray(v) || v.length === 0) return FAIL
+  const out = new Array<string>(v.length)
+  for (let i = 0; i < v.length; i++) {
+    const x: unknown = v[i]
+    if (typeof x !== 'string') return FAIL
+    out[i] = x
+  }
+  return out
+}
 // IntColumn: a bigint, or a number in the safe integer range (z.int()), as a bigint
 const isInt: Check = (v) => (typeof v === 'bigint' ? v : typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : FAIL)
 const isBoolean: Check = (v) => (typeof v === 'boolean' ? v : FAIL)

@@ -133,6 +133,10 @@ describe("the adapter's check without zod", () => {
     1.5,
     2 ** 60,
     Number.NaN,
+    -0,
+    Number.POSITIVE_INFINITY,
+    Number.MAX_SAFE_INTEGER,
+    Number.MAX_SAFE_INTEGER + 1,
     2n,
     2n ** 70n,
     true,
@@ -141,6 +145,10 @@ describe("the adapter's check without zod", () => {
     ['a'],
     ['a', 'b'],
     ['a', 2],
+    // holes: read as undefined
+    // biome-ignore lint/suspicious/noSparseArray: the edge case itself
+    [, 'a'],
+    new Array(1),
     [''],
     {},
     { text: ['a', 'b'], label: ['A', 'B'] },
