@@ -55,6 +55,8 @@ function start(heapMb: number): Running {
   })
   // an idle decoder does not keep the process alive; a pending decode's timer does
   worker.unref()
+  // a worker stopped while out of memory may still report it after its decode has let go: never an unhandled 'error'
+  worker.on('error', () => {})
   const ready = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => fail(new Error(`the decoder did not start in ${START_LIMIT_MS / 1000} s`)), START_LIMIT_MS)
     const onMessage = (m: unknown) => {
@@ -86,7 +88,11 @@ function stop(r: Running): void {
   void r.worker.terminate()
 }
 
-async function runOnce(buffer: ArrayBuffer, timeoutMs: number, sink: DecodeSink): Promise<DecoderFailure | null> {
+/** What the worker's thread has been busy with since `base` (decoding, copying rows out), in ms; waits for an ack are idle. */
+const busySince = (w: Worker, base: ReturnType<Worker['performance']['eventLoopUtilization']>) =>
+  w.performance.eventLoopUtilization(base).active
+
+async function runOnce(buffer: ArrayBuffer, timeoutMs: number, maxBytes: number, sink: DecodeSink): Promise<DecoderFailure | null> {
   const heapMb = workerHeapMb(buffer.byteLength)
   // a file too big for the running decoder's cap gets a new decoder with a bigger one
   if (running && running.heapMb < heapMb) stop(running)
@@ -106,11 +112,11 @@ async function runOnce(buffer: ArrayBuffer, timeoutMs: number, sink: DecodeSink)
       finish()
       resolve({ ok: false, stage: 'timeout', message: `decoding did not finish in ${(timeoutMs / 1000).toFixed(1)} s` })
     }
-    // the limit is on the worker's decoding of the file, which it reports with each row group; a worker stuck in a
-    // group is stopped by a timer for what is left of it, run from each request or ack to the next answer
-    let spent = 0
+    // the limit is on the worker's busy time for this file, read off its event loop (decoding and copying rows out,
+    // not waiting for the build to take them); a timer for what is left of it runs from each request or ack to the next answer
+    const base = w.performance.eventLoopUtilization()
     const arm = () => {
-      timer = setTimeout(timeout, Math.max(0, timeoutMs - spent))
+      timer = setTimeout(timeout, Math.max(0, timeoutMs - busySince(w, base)))
     }
     const finish = () => {
       clearTimeout(timer)
@@ -138,8 +144,7 @@ async function runOnce(buffer: ArrayBuffer, timeoutMs: number, sink: DecodeSink)
           if (take(() => sink.columns(reply.columns, reply.total))) arm()
           return
         case 'rows':
-          spent = reply.spent
-          if (spent > timeoutMs) return timeout()
+          if (busySince(w, base) > timeoutMs) return timeout()
           if (!take(() => sink.rows(reply.rows, reply.first))) return
           w.postMessage({ id, ack: true } satisfies DecodeAck)
           arm()
@@ -154,8 +159,17 @@ async function runOnce(buffer: ArrayBuffer, timeoutMs: number, sink: DecodeSink)
           resolve(failure)
           return
         }
-        default:
+        default: {
+          // a worker built from other code than this thread's
           reply satisfies never
+          stop(r)
+          finish()
+          resolve({
+            ok: false,
+            stage: 'internal',
+            message: `the decoder sent an unknown reply (${JSON.stringify((reply as { kind?: unknown }).kind)})`,
+          })
+        }
       }
     }
     const onError = (e: Error) => {
@@ -172,16 +186,22 @@ async function runOnce(buffer: ArrayBuffer, timeoutMs: number, sink: DecodeSink)
     w.on('error', onError)
     w.on('exit', onExit)
     arm()
-    w.postMessage({ id, buffer } satisfies DecodeRequest, [buffer])
+    w.postMessage({ id, buffer, maxBytes } satisfies DecodeRequest, [buffer])
   })
 }
 
 /**
  * Decodes a file in the worker, after the decodes queued before it, its rows into `sink` a row group at a
  * time; null once every row is in, else what failed. `buffer` is handed over. A sink's throw rejects with it.
+ * `maxBytes`: the most its rows may take (default: the worker's heap cap, which bounded them when they were sent whole).
  */
-export function streamInWorker(buffer: ArrayBuffer, timeoutMs: number, sink: DecodeSink): Promise<DecoderFailure | null> {
-  const run = queue.then(() => runOnce(buffer, timeoutMs, sink))
+export function streamInWorker(
+  buffer: ArrayBuffer,
+  limits: { timeoutMs: number; maxBytes?: number },
+  sink: DecodeSink,
+): Promise<DecoderFailure | null> {
+  const maxBytes = limits.maxBytes ?? workerHeapMb(buffer.byteLength) * 2 ** 20
+  const run = queue.then(() => runOnce(buffer, limits.timeoutMs, maxBytes, sink))
   queue = run.catch(() => {})
   return run
 }

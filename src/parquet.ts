@@ -88,8 +88,8 @@ function failureError(r: DecoderFailure, at: At): Error {
 }
 
 /** Whatever the bytes, their rows into `sink` or a DATA error; a sink's own error passes through unchanged. */
-async function streamIsolated(bytes: Uint8Array, at: At, timeoutMs: number, sink: RowSink): Promise<void> {
-  const failed = await streamInWorker(ownBuffer(bytes), timeoutMs, {
+async function streamIsolated(bytes: Uint8Array, at: At, limits: { timeoutMs: number; maxBytes?: number }, sink: RowSink): Promise<void> {
+  const failed = await streamInWorker(ownBuffer(bytes), limits, {
     columns(names, total) {
       sink.columns(names)
       sink.total?.(total)
@@ -101,7 +101,8 @@ async function streamIsolated(bytes: Uint8Array, at: At, timeoutMs: number, sink
 
 /**
  * Rows into `sink` a row group at a time, so a big file's rows are never all held: trusted bytes on
- * this thread, anything else through the worker (its decoding of the file bounded by `timeoutMs`).
+ * this thread, anything else through the worker (its work on the file bounded by `timeoutMs`, the
+ * decoded rows by `maxBytes`, default parquet-decoder.ts's heap cap).
  * Either way the columns reach the sink first and each group's rows before the next is read, so a
  * sink's error (a missing column, a bad row) comes before a later group's decode error; it passes
  * through unchanged, and rows of a file that fails part way may have reached the sink (the build then fails).
@@ -109,11 +110,12 @@ async function streamIsolated(bytes: Uint8Array, at: At, timeoutMs: number, sink
 export async function streamParquet(
   bytes: Uint8Array,
   at: At,
-  options: { trusted?: boolean; timeoutMs?: number },
+  options: { trusted?: boolean; timeoutMs?: number; maxBytes?: number },
   sink: RowSink,
 ): Promise<void> {
   if (options.trusted) return streamTrusted(bytes, at, sink)
-  return streamIsolated(bytes, at, options.timeoutMs ?? decodeTimeoutMs(bytes.byteLength), sink)
+  const timeoutMs = options.timeoutMs ?? decodeTimeoutMs(bytes.byteLength)
+  return streamIsolated(bytes, at, options.maxBytes === undefined ? { timeoutMs } : { timeoutMs, maxBytes: options.maxBytes }, sink)
 }
 
 /** Decodes a whole Parquet file to row objects; int64 stays bigint. */

@@ -139,10 +139,10 @@ test('through the worker a file comes a row group at a time; a sink that throws 
 })
 
 /**
- * A small file whose footer lists its one row group `times` times, saying it holds `rows` rows in all:
- * each group decodes well within a limit, the whole file does not.
+ * A small file whose footer lists its one row group `times` times (its row count agreeing): each group decodes
+ * well within a limit, the whole file does not. Readers take the row groups a footer lists, whatever they overlap.
  */
-function oneGroupListed(times: number, rows: (groupRows: number) => number): Uint8Array {
+function oneGroupListed(times: number): Uint8Array {
   const R = 5000
   const one = parquetWriteBuffer({
     columnData: [{ name: 'q', data: Array.from({ length: R }, (_, i) => `question ${i} `.repeat(4)), type: 'STRING' }],
@@ -152,32 +152,38 @@ function oneGroupListed(times: number, rows: (groupRows: number) => number): Uin
   const footer = new DataView(one).getUint32(one.byteLength - 8, true)
   const w = new ByteWriter()
   w.appendBytes(new Uint8Array(one, 0, one.byteLength - 8 - footer))
-  writeMetadata(w, { ...meta, num_rows: BigInt(rows(R)), row_groups: Array(times).fill(meta.row_groups[0]) })
+  writeMetadata(w, { ...meta, num_rows: BigInt(R * times), row_groups: Array(times).fill(meta.row_groups[0]) })
   w.appendUint32(0x31524150)
   return new Uint8Array(w.getBuffer())
 }
 
-test('through the worker the limit is on the whole file: a footer listing one row group 1,000 times is stopped at it, however fast each group is', async () => {
-  const bytes = oneGroupListed(1000, (r) => r * 1000)
+test('through the worker the limit is on the whole file: a footer listing one row group 2,000 times is stopped at it, however fast each group is', async () => {
+  const bytes = oneGroupListed(2000)
   let groups = 0
   await assert.rejects(streamParquet(bytes, at, { timeoutMs: 300 }, { columns: () => {}, rows: () => void groups++ }), (e: unknown) => {
     assert.ok(isJevError(e) && e.code === 'DATA', String(e))
     assert.match(e.message, /^s: cannot decode f\.parquet: decoding did not finish in 0\.3 s; the file is probably corrupt$/)
     return true
   })
-  // each group decodes in a few ms: without a limit on the whole file every one of them would have come
-  assert.ok(groups < 1000, `${groups} groups taken`)
+  // each group takes the worker a few ms: without a limit on the whole file every one of them would have come
+  assert.ok(groups < 2000, `${groups} groups taken`)
 })
 
-test('a footer whose row groups do not add up to its row count is refused before any row', async () => {
-  const bytes = oneGroupListed(50, (r) => r)
+test('through the worker the decoded rows are bounded too: past the most they may take, DATA and no more rows', async () => {
+  // ~0.6 MB of rows a group, copied in full
+  const bytes = oneGroupListed(50)
   let groups = 0
-  await assert.rejects(streamParquet(bytes, at, {}, { columns: () => {}, rows: () => void groups++ }), (e: unknown) => {
+  const limits = { maxBytes: 2 ** 20 }
+  await assert.rejects(streamParquet(bytes, at, limits, { columns: () => {}, rows: () => void groups++ }), (e: unknown) => {
     assert.ok(isJevError(e) && e.code === 'DATA', String(e))
-    assert.equal(e.message, 's: f.parquet is not a readable Parquet file: its row groups hold 250000 rows, its footer says 5000')
+    assert.equal(e.message, 's: cannot decode f.parquet: its rows take more than 1 MB decoded')
     return true
   })
-  assert.equal(groups, 0)
+  assert.equal(groups, 1)
+  // by default the bound is the worker's heap cap, far above a real file's rows
+  let rows = 0
+  await streamParquet(oneGroupListed(3), at, {}, { columns: () => {}, rows: (r) => void (rows += r.length) })
+  assert.equal(rows, 15000)
 })
 
 test('run from src/ through tsx (as bin/jev.mjs does when dist/ is stale), the worker loads through bin/ts-worker.mjs and decodes the same rows', async () => {
