@@ -94,39 +94,7 @@ export const SourceDescriptor = z.strictObject({ mapping: Mapping, card: SourceC
 })
 export type SourceDescriptor = z.infer<typeof SourceDescriptor>
 
-/** Every column the mapping reads, in the order they are checked and parsed. */
-function roleColumns(m: Mapping): string[] {
-  return [
-    ...(m.id.from === 'column' ? [m.id.column] : []),
-    m.question,
-    ...(m.context === undefined ? [] : [m.context]),
-    ...(m.options.from === 'list' || m.options.from === 'labelled'
-      ? [m.options.column]
-      : m.options.from === 'columns'
-        ? m.options.columns
-        : []),
-    m.answer.column,
-    ...(m.subject === undefined ? [] : [m.subject]),
-  ]
-}
-
 type Row = Record<string, unknown>
-
-// Bound by mappedAdapter's content ids from the raw row: every column here must parse to a value whose canonical
-// JSON is the raw value's (no trim, coerce, default or transform), or published ids change silently.
-function rowSchema(m: Mapping): z.ZodType<Row> {
-  const shape: Record<string, z.ZodType> = {}
-  if (m.id.from === 'column') shape[m.id.column] = m.id.type === 'integer' ? IntColumn : z.string().min(1)
-  shape[m.question] = z.string()
-  if (m.context !== undefined) shape[m.context] = z.string()
-  const o = m.options
-  if (o.from === 'list') shape[o.column] = z.array(z.string()).min(1)
-  if (o.from === 'columns') for (const c of o.columns) shape[c] = z.string()
-  if (o.from === 'labelled') shape[o.column] = z.object({ [o.text]: z.array(z.string()).min(1), [o.label]: z.array(z.string()).min(1) })
-  shape[m.answer.column] = m.answer.from === 'index' ? IntColumn : m.answer.from === 'label' ? z.string().min(1) : z.boolean()
-  if (m.subject !== undefined) shape[m.subject] = z.string().min(1)
-  return z.object(shape) as z.ZodType<Row>
-}
 
 type Check = (v: unknown) => unknown
 const FAIL = Symbol('fails')
@@ -143,42 +111,73 @@ const isStringList: Check = (v) => {
   }
   return out
 }
-// IntColumn: a bigint, or a number in the safe integer range (z.int()), as a bigint
-const isInt: Check = (v) => (typeof v === 'bigint' ? v : typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : FAIL)
-const isBoolean: Check = (v) => (typeof v === 'boolean' ? v : FAIL)
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /**
- * rowSchema's rules without zod, for the rows that meet them (nearly all): the same value zod's parse gives (the
- * shape's keys only, an integer as a bigint), or null where zod must be asked, to name what is wrong. Each rule
- * here is one of rowSchema's; test/sources/descriptor.test.ts checks the two agree on real and mutated rows.
+ * What a column must hold: its zod schema, and the same rule without zod (`check`: the value zod's parse gives,
+ * or FAIL where zod must be asked, to name what is wrong). test/sources/descriptor.test.ts checks each pair agrees.
  */
-function rowCheck(m: Mapping): (raw: unknown) => Row | null {
-  const rules: [string, Check][] = []
-  if (m.id.from === 'column') rules.push([m.id.column, m.id.type === 'integer' ? isInt : isNonEmptyString])
-  rules.push([m.question, isString])
-  if (m.context !== undefined) rules.push([m.context, isString])
+interface Rule {
+  schema: z.ZodType
+  check: Check
+}
+const STRING: Rule = { schema: z.string(), check: isString }
+const NON_EMPTY: Rule = { schema: z.string().min(1), check: isNonEmptyString }
+const STRING_LIST: Rule = { schema: z.array(z.string()).min(1), check: isStringList }
+// IntColumn: a bigint, or a number in the safe integer range (z.int()), as a bigint
+const INTEGER: Rule = {
+  schema: IntColumn,
+  check: (v) => (typeof v === 'bigint' ? v : typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : FAIL),
+}
+const BOOLEAN: Rule = { schema: z.boolean(), check: (v) => (typeof v === 'boolean' ? v : FAIL) }
+/** a struct of two lists; zod drops its other keys */
+const labelled = (text: string, label: string): Rule => ({
+  schema: z.object({ [text]: STRING_LIST.schema, [label]: STRING_LIST.schema }),
+  check: (v) => {
+    if (!isObject(v)) return FAIL
+    const t = isStringList(v[text])
+    const l = isStringList(v[label])
+    return t === FAIL || l === FAIL ? FAIL : { [text]: t, [label]: l }
+  },
+})
+
+/**
+ * Every column the mapping reads, with its rule, in the order they are checked and parsed. Bound by mappedAdapter's
+ * content ids from the raw row: every column must parse to a value whose canonical JSON is the raw value's (no trim,
+ * coerce, default or transform), or published ids change silently.
+ */
+function columnRules(m: Mapping): [string, Rule][] {
   const o = m.options
-  if (o.from === 'list') rules.push([o.column, isStringList])
-  if (o.from === 'columns') for (const c of o.columns) rules.push([c, isString])
-  if (o.from === 'labelled') {
-    const [text, label] = [o.text, o.label]
-    rules.push([
-      o.column,
-      (v) => {
-        if (!isObject(v)) return FAIL
-        const t = isStringList(v[text])
-        const l = isStringList(v[label])
-        return t === FAIL || l === FAIL ? FAIL : { [text]: t, [label]: l }
-      },
-    ])
-  }
-  rules.push([m.answer.column, m.answer.from === 'index' ? isInt : m.answer.from === 'label' ? isNonEmptyString : isBoolean])
-  if (m.subject !== undefined) rules.push([m.subject, isNonEmptyString])
+  return [
+    ...(m.id.from === 'column' ? [[m.id.column, m.id.type === 'integer' ? INTEGER : NON_EMPTY] as [string, Rule]] : []),
+    [m.question, STRING],
+    ...(m.context === undefined ? [] : [[m.context, STRING] as [string, Rule]]),
+    ...(o.from === 'list'
+      ? [[o.column, STRING_LIST] as [string, Rule]]
+      : o.from === 'labelled'
+        ? [[o.column, labelled(o.text, o.label)] as [string, Rule]]
+        : o.from === 'columns'
+          ? o.columns.map((c): [string, Rule] => [c, STRING])
+          : []),
+    [m.answer.column, m.answer.from === 'index' ? INTEGER : m.answer.from === 'label' ? NON_EMPTY : BOOLEAN],
+    ...(m.subject === undefined ? [] : [[m.subject, NON_EMPTY] as [string, Rule]]),
+  ]
+}
+
+function roleColumns(m: Mapping): string[] {
+  return columnRules(m).map(([c]) => c)
+}
+
+function rowSchema(rules: readonly [string, Rule][]): z.ZodType<Row> {
+  return z.object(Object.fromEntries(rules.map(([c, r]) => [c, r.schema]))) as z.ZodType<Row>
+}
+
+/** The rules without zod, for the rows that meet them (nearly all): the shape's keys only, as zod's parse gives; null where zod must be asked. */
+function rowCheck(rules: readonly [string, Rule][]): (raw: unknown) => Row | null {
   return (raw) => {
     if (!isObject(raw)) return null
     const out: Row = {}
-    for (const [key, check] of rules) {
+    for (const [key, { check }] of rules) {
       const v = check(raw[key])
       if (v === FAIL) return null
       out[key] = v
@@ -194,11 +193,12 @@ export function mappedAdapter(m: Mapping): Adapter<Row> {
   // A content id from the raw row's parts: every column parses to a value whose canonical JSON is the raw
   // one's (an int32 and the bigint it becomes write alike) but a struct, whose other keys the schema drops.
   const fromRaw = m.id.from === 'content' && !(o.from === 'labelled' && m.id.fields.includes(o.column))
+  const rules = columnRules(m)
   return {
     idFrom: m.id.from,
-    columns: roleColumns(m),
-    row: rowSchema(m),
-    check: rowCheck(m),
+    columns: rules.map(([c]) => c),
+    row: rowSchema(rules),
+    check: rowCheck(rules),
     toQuestion(row, at, canonical) {
       let options: string[]
       let labels: string[] = []
