@@ -31,7 +31,7 @@ const ZIPF_EXPONENT = 1
 
 type Draw = (rng: Rng) => string
 
-function wordsOf(vocabulary: Vocabulary, scale: number): Draw {
+export function wordsOf(vocabulary: Vocabulary, scale: number): Draw {
   if (vocabulary === 'uniform') return (rng) => UNIFORM_WORDS[randInt(rng, UNIFORM_WORDS.length)]!
   const size = Math.round(ZIPF_BASE * scale ** 0.7)
   const cdf = new Float64Array(size)

@@ -69,7 +69,7 @@ export function similarLending(
     const at = position.get(c.id)
     if (at === undefined) return out
     if (index === null) {
-      index = new TfIdfIndex(lenders.map(document))
+      index = new TfIdfIndex(lenders.map(lendingDocument))
       words = new ContentWords(index)
       shapes = new NearCopyShapes()
     }
@@ -216,6 +216,6 @@ function isLatinOrDigits(w: string): boolean {
 }
 
 /** Question, context and options: what a lender and an item are compared by (normalised texts). */
-function document(c: Candidate): string[] {
+export function lendingDocument(c: Candidate): string[] {
   return [c.normQuestion, ...(c.context === null ? [] : [normalize(c.context)]), ...c.normOptions]
 }
