@@ -6,6 +6,8 @@
  * wall clock it reads reaches nothing but the terminal.
  */
 
+import { fitColumns } from './columns.ts'
+
 export interface FileProgress {
   /** bytes received since the last call */
   advance(bytes: number): void
@@ -108,7 +110,7 @@ export function terminalProgress(o: TerminalOptions): Progress {
       out.push(`  ${d.label}: ${formatBytes(d.received)}${of}, ${formatBytes(Math.round(rate))}/s${eta}`)
     }
     for (const [source, r] of rows) out.push(`  ${source}: ${grouped(r.rows)}${r.total ? ` of ${grouped(r.total)}` : ''} rows`)
-    return out.map((l) => (l.length > width ? `${l.slice(0, width - 1)}…` : l))
+    return out.map((l) => fitColumns(l, width))
   }
   const erase = () => {
     if (drawn > 0) o.write(`\r\x1b[K${'\x1b[1A\x1b[K'.repeat(drawn - 1)}`)

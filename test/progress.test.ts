@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { columns } from '../src/columns.ts'
 import { formatBytes, NO_PROGRESS, progressWanted, terminalProgress } from '../src/progress.ts'
 
 /** A terminal that keeps what is on its screen: \r, erase-line and cursor-up are applied. */
@@ -105,4 +106,14 @@ test('a terminal of 0 columns (a pty with no size, as under script) is taken as 
   const p = terminalProgress({ write: (x) => writes.push(x), columns: 0, intervalMs: 0, now: () => 0 })
   p.stage('loading and preparing sources (1 of 5: jcommonsenseqa)')
   assert.equal(writes.at(-1), 'loading and preparing sources (1 of 5: jcommonsenseqa)')
+})
+
+test('a line of wide characters is cut by the columns it takes, not its length, so it never wraps', () => {
+  const writes: string[] = []
+  const p = terminalProgress({ write: (x) => writes.push(x), columns: 30, intervalMs: 0, now: () => 0 })
+  p.stage('writing /home/ユーザー/データセット/出力/')
+  const last = writes.at(-1)!
+  assert.ok(columns(last) <= 29, `${last}: ${columns(last)} columns`)
+  assert.ok(last.endsWith('…'))
+  assert.ok(last.length < 29, 'shorter in code units than an ASCII line would be')
 })
