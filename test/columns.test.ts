@@ -15,6 +15,10 @@ test('columns: ASCII one each, CJK, kana, Hangul, fullwidth forms and emoji two,
   assert.equal(columns('𠮷'), 2)
   assert.equal(codePointColumns(0x3000), 2)
   assert.equal(codePointColumns(0x0301), 0)
+  // emoji outside the first emoji block, and symbols with emoji presentation
+  assert.equal(columns('🚀🫠✅⚡⭐'), 10)
+  // a decomposed (NFD, as macOS file names are) voiced kana: the voicing mark combines
+  assert.equal(columns('テ\u3099ータ'), 6)
 })
 
 test('fitColumns keeps a line that fits, and cuts one that does not to the width in columns, with "…", at a whole code point', () => {
@@ -27,10 +31,12 @@ test('fitColumns keeps a line that fits, and cuts one that does not to the width
   // an odd width never lets a wide character straddle the edge
   assert.equal(fitColumns('データセットだ', 11), 'データセッ…')
   assert.equal(fitColumns('ab𠮷𠮷𠮷', 6), 'ab𠮷…')
+  assert.equal(fitColumns('abc', 0), '')
   for (const [s, w] of [
     ['writing /home/ユーザー/データセット/out/', 20],
     ['  👍👍👍👍👍👍👍👍: 3 of 9 rows', 13],
     ['𠮷'.repeat(30), 21],
+    ['  🚀✅❌⚡⭐🫠🚀✅❌⚡⭐🫠: 3 of 9 rows', 20],
   ] as const) {
     const cut = fitColumns(s, w)
     assert.ok(columns(cut) <= w, `${cut}: ${columns(cut)} columns > ${w}`)
