@@ -1,12 +1,14 @@
-// Why the lending's exact search grows with its group on the bench's synthetic words, whatever
-// pruning it uses (docs/performance.md, "Wave 5"). For ARC-like documents drawn as bench/synth.ts
-// draws them, one group of N, it takes each query's exact 32nd best score θ (from a full pass) and
-// counts the documents a search would have to score even if it were told θ in advance:
-//   MaxScore: the documents in the postings of the query's "essential" terms (the terms left once
-//     the weakest, whose bounds sum below θ, are set aside; no other document can reach θ);
-//   block-max: the documents whose bound from their blocks of postings (B in doc-id order, the
-//     largest weight in each, over every query term whose block spans the document) reaches θ.
-// If these grow with N, each grown item's search costs O(N) and the lending O(N²). With --mirror,
+// How the lending's exact top-32 search grows with its group on the bench's synthetic words
+// (docs/performance.md, "Wave 5"). For ARC-like documents drawn as bench/synth.ts draws them, one
+// group of N, it takes each query's exact 32nd best score θ (from a full pass) and counts what a
+// search would still have to do if it were told θ in advance:
+//   MaxScore (term at a time, as the builder's TfIdfIndex.candidates): set aside the weakest terms
+//     while their bounds sum below θ; the rest are essential, and every posting of theirs is read
+//     (no document reached only by the others can reach θ): the postings, and the documents reached;
+//   block-max (document at a time, WAND-style, blocks of 64 postings in doc-id order with their
+//     largest weight): the documents whose bound over the query terms they contain, from each
+//     term's block, reaches θ, which it must score in full (its cursor work is not counted).
+// With the exponent of each count's growth from the size before (1 = linear in N). With --mirror,
 // the same for the largest test-side group of each source the real recipe grows.
 //   npx tsx bench/search-oracle.ts [N ...]   (default: the ARC-Easy group at ×1, ×10, ×30, ×100)
 //   npx tsx bench/search-oracle.ts --mirror ../shared/hub-mirror
@@ -15,11 +17,13 @@ import { lendingDocument } from '../src/lend.ts'
 import { groupsOf } from '../src/pool.ts'
 import { loadRecipe } from '../src/recipe.ts'
 import { randInt, rngFor } from '../src/rng.ts'
+import type { Recipe } from '../src/schema.ts'
 import { SourcePreparer } from '../src/select.ts'
-import { SCALE, TfIdfIndex } from '../src/similarity.ts'
-import { indexCore } from '../src/similarity-core.ts'
+import { quantise, SCALE, TfIdfIndex } from '../src/similarity.ts'
+import { type IndexCore, indexCore } from '../src/similarity-core.ts'
 import { loadSource } from '../src/sources/load.ts'
 import { createMirrorFetcher } from '../src/sources/mirror.ts'
+import { SLACK } from '../src/top-k.ts'
 import { wordsOf } from './synth.ts'
 
 const K = 32
@@ -34,39 +38,51 @@ function documents(n: number): string[][] {
   return Array.from({ length: n }, () => [words(8, 30), ...Array.from({ length: 3 + randInt(rng, 3) }, () => words(1, 6))])
 }
 
-function measure(docs: string[][]): string {
-  const n = docs.length
-  const core = indexCore(docs)
-  const index = new TfIdfIndex(docs)
-  const nearCopy = Math.round(0.9 * SCALE)
-  // each posting's block maximum
-  const blockMax = new Float64Array(core.docs.length)
+interface Counts {
+  n: number
+  queries: number
+  theta: number
+  reached: number
+  postings: number
+  essential: number
+  scoredInFull: number
+}
+
+/** Each posting's block maximum: the largest weight among the BLOCK postings of its term it is stored with. */
+function blockMaxima(core: IndexCore): Float64Array {
+  const out = new Float64Array(core.docs.length)
   for (let t = 0; t + 1 < core.postStart.length; t++)
     for (let p = core.postStart[t]!; p < core.postStart[t + 1]!; p += BLOCK) {
       const end = Math.min(p + BLOCK, core.postStart[t + 1]!)
       let m = 0
       for (let q = p; q < end; q++) m = Math.max(m, core.postWeights[q]!)
-      blockMax.fill(m, p, end)
+      out.fill(m, p, end)
     }
+  return out
+}
+
+function measure(docs: string[][], nearCopy: number): Counts {
+  const n = docs.length
+  const core = indexCore(docs)
+  const index = new TfIdfIndex(docs)
+  const ceiling = quantise(nearCopy)
+  const blockMax = blockMaxima(core)
   const rng = rngFor(1234, 'search-oracle-queries', String(n))
-  let queries = 0
-  let reached = 0
-  let maxScore = 0
-  let blockMaxDocs = 0
-  let thetaSum = 0
-  const diff = new Float64Array(n + 1)
-  const inAny = new Uint8Array(n)
-  for (let tries = 0; queries < QUERIES && tries < 10 * QUERIES; tries++) {
+  const c: Counts = { n, queries: 0, theta: 0, reached: 0, postings: 0, essential: 0, scoredInFull: 0 }
+  const bound = new Float64Array(n)
+  const touched: number[] = []
+  for (let tries = 0; c.queries < QUERIES && tries < 10 * QUERIES; tries++) {
     const d = randInt(rng, n)
+    // θ as the builder's ranking has it: the query itself, scores of 0 and near-copies left out
     const { docs: hit, scores } = index.similar(d)
     const kept: number[] = []
-    for (let i = 0; i < hit.length; i++) if (hit[i] !== d && scores[i]! > 0 && scores[i]! < nearCopy) kept.push(scores[i]!)
+    for (let i = 0; i < hit.length; i++) if (hit[i] !== d && scores[i]! > 0 && scores[i]! < ceiling) kept.push(scores[i]!)
     if (kept.length < K) continue
     kept.sort((a, b) => b - a)
     const theta = kept[K - 1]! / SCALE
-    queries++
-    thetaSum += theta
-    reached += hit.length
+    c.queries++
+    c.theta += theta
+    c.reached += hit.length - 1
     // the query's weighted terms with the most each can add, weakest first
     const terms: { id: number; w: number; bound: number }[] = []
     for (let k = core.start[d]!; k < core.start[d + 1]!; k++) {
@@ -76,32 +92,47 @@ function measure(docs: string[][]): string {
     terms.sort((a, b) => a.bound - b.bound || a.id - b.id)
     let weak = 0
     let i = 0
-    while (i < terms.length && weak + terms[i]!.bound < theta) weak += terms[i++]!.bound
+    // with the builder's margin (top-k.ts's SLACK), so that a document tied with θ is never set aside
+    while (i < terms.length && weak + terms[i]!.bound < theta - SLACK) weak += terms[i++]!.bound
     const essential = new Set<number>()
-    for (const { id } of terms.slice(i)) for (let p = core.postStart[id]!; p < core.postStart[id + 1]!; p++) essential.add(core.docs[p]!)
-    maxScore += essential.size
-    diff.fill(0)
-    inAny.fill(0)
-    for (const { id, w } of terms)
-      for (let p = core.postStart[id]!; p < core.postStart[id + 1]!; p += BLOCK) {
-        const last = Math.min(p + BLOCK, core.postStart[id + 1]!) - 1
-        diff[core.docs[p]!]! += w * blockMax[p]!
-        diff[core.docs[last]! + 1]! -= w * blockMax[p]!
-        for (let q = p; q <= last; q++) inAny[core.docs[q]!] = 1
-      }
-    let bound = 0
-    for (let j = 0; j < n; j++) {
-      bound += diff[j]!
-      if (inAny[j] === 1 && bound >= theta - 1e-12) blockMaxDocs++
+    for (const { id } of terms.slice(i)) {
+      c.postings += core.postStart[id + 1]! - core.postStart[id]!
+      for (let p = core.postStart[id]!; p < core.postStart[id + 1]!; p++) if (core.docs[p] !== d) essential.add(core.docs[p]!)
     }
+    c.essential += essential.size
+    for (const { id, w } of terms)
+      for (let p = core.postStart[id]!; p < core.postStart[id + 1]!; p++) {
+        const j = core.docs[p]!
+        if (bound[j] === 0) touched.push(j)
+        bound[j]! += w * blockMax[p]!
+      }
+    for (const j of touched) {
+      if (j !== d && bound[j]! >= theta - SLACK) c.scoredInFull++
+      bound[j] = 0
+    }
+    touched.length = 0
   }
-  const share = (x: number) => `${Math.round(x / queries)} (${((100 * x) / queries / n).toFixed(1)} %)`
-  return `${String(n).padStart(7)}  θ ${(thetaSum / queries).toFixed(3)}  reached ${share(reached)}  MaxScore told θ ${share(maxScore)}  block-max told θ ${share(blockMaxDocs)}`
+  return c
+}
+
+function report(c: Counts, before: Counts | null, name = ''): string {
+  const per = (x: number) => Math.round(x / c.queries)
+  const share = (x: number) => `${per(x)} (${((100 * x) / c.queries / c.n).toFixed(1)} %)`
+  const growth = (x: (k: Counts) => number) =>
+    before ? `, ×N^${(Math.log(x(c) / c.queries / (x(before) / before.queries)) / Math.log(c.n / before.n)).toFixed(2)}` : ''
+  return [
+    `${String(c.n).padStart(7)}  θ ${(c.theta / c.queries).toFixed(3)}`,
+    `reached ${share(c.reached)}`,
+    `MaxScore told θ: ${per(c.postings)} postings${growth((k) => k.postings)}, ${share(c.essential)} documents`,
+    `block-max told θ: ${share(c.scoredInFull)} scored in full${growth((k) => k.scoredInFull)}`,
+    name,
+  ]
+    .filter(Boolean)
+    .join('  ')
 }
 
 /** The largest test-side group of each source the recipe grows, as its lending indexes it (lenders in id order). */
-async function realGroups(mirror: string): Promise<[string, string[][]][]> {
-  const recipe = await loadRecipe('recipes/jev-bench.json')
+async function realGroups(recipe: Recipe, mirror: string): Promise<[string, string[][]][]> {
   const fetcher = createMirrorFetcher(mirror)
   const out: [string, string[][]][] = []
   for (const spec of recipe.sources) {
@@ -118,10 +149,18 @@ async function realGroups(mirror: string): Promise<[string, string[][]][]> {
 }
 
 const args = process.argv.slice(2)
-process.stdout.write(`documents a top-${K} search must score, per query (${QUERIES} queries; block-max blocks of ${BLOCK})\n`)
+const recipe = await loadRecipe('recipes/jev-bench.json')
+const nearCopy = recipe.distractors.borrow.rule === 'similar' ? recipe.distractors.borrow.nearCopy : 0.9
+process.stdout.write(`what a top-${K} search must do per query, told θ (${QUERIES} queries; block-max blocks of ${BLOCK})\n`)
 if (args[0] === '--mirror')
-  for (const [name, docs] of await realGroups(args[1] ?? '../shared/hub-mirror')) process.stdout.write(`${measure(docs)}  ${name}\n`)
+  for (const [name, docs] of await realGroups(recipe, args[1] ?? '../shared/hub-mirror'))
+    process.stdout.write(`${report(measure(docs, nearCopy), null, name)}\n`)
 else {
-  const sizes = args.length ? args.map(Number) : [1, 10, 30, 100].map((s) => s * ARC_EASY_TEST)
-  for (const n of sizes) process.stdout.write(`${measure(documents(n))}\n`)
+  let before: Counts | null = null
+  for (const n of args.length ? args.map(Number) : [1, 10, 30, 100].map((s) => s * ARC_EASY_TEST)) {
+    if (!Number.isInteger(n) || n < K + 1) throw new Error(`a group size is a whole number over ${K}: ${n}`)
+    const c = measure(documents(n), nearCopy)
+    process.stdout.write(`${report(c, before)}\n`)
+    before = c
+  }
 }
