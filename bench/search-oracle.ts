@@ -112,6 +112,7 @@ function measure(docs: string[][], nearCopy: number): Counts {
     }
     touched.length = 0
   }
+  if (c.queries === 0) throw new Error(`no query of a group of ${n} has ${K} lenders that score`)
   return c
 }
 
@@ -121,7 +122,7 @@ function report(c: Counts, before: Counts | null, name = ''): string {
   const growth = (x: (k: Counts) => number) =>
     before ? `, ×N^${(Math.log(x(c) / c.queries / (x(before) / before.queries)) / Math.log(c.n / before.n)).toFixed(2)}` : ''
   return [
-    `${String(c.n).padStart(7)}  θ ${(c.theta / c.queries).toFixed(3)}`,
+    `${String(c.n).padStart(7)}  ${c.queries} queries  θ ${(c.theta / c.queries).toFixed(3)}`,
     `reached ${share(c.reached)}`,
     `MaxScore told θ: ${per(c.postings)} postings${growth((k) => k.postings)}, ${share(c.essential)} documents`,
     `block-max told θ: ${share(c.scoredInFull)} scored in full${growth((k) => k.scoredInFull)}`,
@@ -150,7 +151,9 @@ async function realGroups(recipe: Recipe, mirror: string): Promise<[string, stri
 
 const args = process.argv.slice(2)
 const recipe = await loadRecipe('recipes/jev-bench.json')
-const nearCopy = recipe.distractors.borrow.rule === 'similar' ? recipe.distractors.borrow.nearCopy : 0.9
+const borrow = recipe.distractors.borrow
+if (borrow.rule !== 'similar') throw new Error('recipes/jev-bench.json does not rank lenders by similarity')
+const nearCopy = borrow.nearCopy
 process.stdout.write(`what a top-${K} search must do per query, told θ (${QUERIES} queries; block-max blocks of ${BLOCK})\n`)
 if (args[0] === '--mirror')
   for (const [name, docs] of await realGroups(recipe, args[1] ?? '../shared/hub-mirror'))
