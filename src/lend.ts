@@ -1,3 +1,4 @@
+import { lendingArrays } from './array-pool.ts'
 import { codePointLength, compareStrings, normalize } from './canonical.ts'
 import type { Candidate } from './eligibility.ts'
 import { fitsClass, formFilter, isLabelLike, NearCopyShapes, nearCopyTest, numberClass } from './option-kinds.ts'
@@ -118,6 +119,9 @@ export function similarLending(
   return {
     candidates,
     release() {
+      // the index's arrays, and those read off it, go back to the pool for the next group's
+      words?.dispose()
+      index?.dispose()
       index = null
       words = null
       shapes = null
@@ -169,8 +173,13 @@ class ContentWords {
   private query = 0
 
   constructor(private readonly index: TfIdfIndex) {
-    this.kind = new Int8Array(index.words.length)
-    this.mark = new Int32Array(index.words.length)
+    this.kind = lendingArrays.take(Int8Array, index.words.length)
+    this.mark = lendingArrays.take(Int32Array, index.words.length)
+  }
+
+  /** its arrays go back to the pool: nothing may ask it again */
+  dispose(): void {
+    lendingArrays.give(this.kind, this.mark)
   }
 
   private isContent(id: number): boolean {

@@ -2,8 +2,10 @@
  * The arrays of a TF-IDF index (./similarity.ts), a pure function of its documents' texts in order,
  * and the last few built, so an index asked for again over the same texts is not built again: a
  * group's lending lets its index go once its first capacities are read (to bound memory at scale)
- * and the trades of the deal often ask for it again (at jev-bench's size, 31 of 109 builds).
+ * and the trades of the deal often ask for it again (at jev-bench's size, 31 of 109 builds). Its
+ * arrays come from the lending's pool, and go back there once nothing holds the core.
  */
+import { lendingArrays } from './array-pool.ts'
 import { addTokens, Sink, Vocabulary } from './tokens.ts'
 
 export interface IndexCore {
@@ -24,6 +26,8 @@ export interface IndexCore {
   maxWeight: Float64Array
   /** what its arrays hold, roughly */
   bytes: number
+  /** the indexes built on it, and the list of recent cores while it is there */
+  holders: number
 }
 
 // the cores built last, newest last, within a budget: all of jev-bench's (~25 MB of arrays, ~20 MB of texts); at scale the few latest
@@ -31,20 +35,39 @@ const RECENT: IndexCore[] = []
 const RECENT_BUDGET = 64 << 20
 let recentBytes = 0
 
-/** The core of an index over `documents`: one built before over the same texts in the same order, or a new one. */
+/**
+ * The core of an index over `documents`: one built before over the same texts in the same order, or a new one.
+ * The caller holds it until it calls letGo.
+ */
 export function indexCore(documents: readonly (readonly string[])[]): IndexCore {
-  for (let i = RECENT.length - 1; i >= 0; i--) if (sameDocuments(RECENT[i]!.documents, documents)) return RECENT[i]!
+  for (let i = RECENT.length - 1; i >= 0; i--)
+    if (sameDocuments(RECENT[i]!.documents, documents)) {
+      RECENT[i]!.holders++
+      return RECENT[i]!
+    }
   const core = buildCore(documents)
   // what a kept core holds: its arrays and the texts it compares with (a copy, so a caller's later edit cannot make it match other texts)
   const kept = core.bytes + documents.reduce((n, d) => d.reduce((m, t) => m + 2 * t.length, n), 0)
   if (kept <= RECENT_BUDGET) {
-    const copy = { ...core, documents: documents.map((d) => d.slice()), bytes: kept }
-    RECENT.push(copy)
+    core.documents = documents.map((d) => d.slice())
+    core.bytes = kept
+    core.holders++
+    RECENT.push(core)
     recentBytes += kept
-    while (recentBytes > RECENT_BUDGET) recentBytes -= RECENT.shift()!.bytes
-    return copy
+    while (recentBytes > RECENT_BUDGET) {
+      const old = RECENT.shift()!
+      recentBytes -= old.bytes
+      letGo(old)
+    }
   }
   return core
+}
+
+/** One holder of `core` is done with it: once none is left, its arrays go back to the pool. */
+export function letGo(core: IndexCore): void {
+  if (--core.holders > 0) return
+  if (core.holders < 0) throw new RangeError('an index core let go of more often than it was held')
+  lendingArrays.give(core.start, core.terms, core.weights, core.postStart, core.docs, core.postWeights, core.headEnd, core.maxWeight)
 }
 
 /** The same texts in the same order (usually the very same strings, which compare at once). */
@@ -60,52 +83,82 @@ function sameDocuments(a: readonly (readonly string[])[], b: readonly (readonly 
   return true
 }
 
+/** `a`, or a bigger array from the pool holding its first `keep` (`a` goes back) when it is shorter than `n` */
+function atLeast<T extends Int32Array | Float64Array>(a: T, n: number, keep: number): T {
+  if (n <= a.length) return a
+  const grown = lendingArrays.take(a.constructor as Int32ArrayConstructor, Math.max(2 * a.length, n)) as T
+  grown.set(a.subarray(0, keep))
+  lendingArrays.give(a)
+  return grown
+}
+
+/**
+ * Every index's words, interned once. Groups share most of their words, and a vocabulary per index
+ * made each word's string again for every group that had it, to die with the group's index after
+ * living long enough to be promoted (2.9 M strings in the 442 indexes of a ×10 build, ~1 M distinct).
+ * An index numbers its own terms (localOf); the shared ids never leave this module.
+ */
+const SHARED = new Vocabulary()
+// by shared id: its local id in the build whose number localStamp holds
+let localOf: Int32Array<ArrayBuffer> = new Int32Array(1 << 12)
+let localStamp: Int32Array<ArrayBuffer> = new Int32Array(1 << 12)
+let builds = 0
+
+function grownCopy(a: Int32Array, size: number): Int32Array<ArrayBuffer> {
+  const grown = new Int32Array(size)
+  grown.set(a)
+  return grown
+}
+
 /** `documents` in a fixed order (the caller's); term ids follow it, so sums run in the same order everywhere */
 function buildCore(documents: readonly (readonly string[])[]): IndexCore {
-  const ids = new Vocabulary()
-  // per document, its distinct term ids in order of first appearance, and their counts
-  const start = new Int32Array(documents.length + 1)
-  const headEnd = new Int32Array(documents.length)
+  const pool = lendingArrays
+  // the index's own ids: dense, in order of first appearance, as a vocabulary of its own would number them
+  const words: string[] = []
+  const build = ++builds
+  // per document, its distinct term ids in order of first appearance, and their counts; scratch from the pool, like the index's own arrays
+  const start = pool.take(Int32Array, documents.length + 1)
+  const headEnd = pool.take(Int32Array, documents.length)
   const sink = new Sink()
-  let terms = new Int32Array(4096)
-  let counts = new Int32Array(4096)
-  // where each term stands in the current document's list: valid when mark[id] is that document
-  let mark = new Int32Array(1024).fill(-1)
-  let at = new Int32Array(1024)
+  let terms = pool.take(Int32Array, 4096)
+  let counts = pool.take(Int32Array, 4096)
+  // where each term stands in the current document's list: valid when mark[id] is that document plus 1 (0: none yet)
+  let mark = pool.take(Int32Array, 1024)
+  let at = pool.take(Int32Array, 1024)
   let m = 0
   for (let d = 0; d < documents.length; d++) {
     sink.n = 0
     let head = -1
     for (const text of documents[d]!) {
-      addTokens(text, ids, sink)
+      addTokens(text, SHARED, sink)
       if (head < 0) head = sink.n
     }
     const n = sink.n
-    if (ids.size > mark.length) {
-      const size = Math.max(mark.length * 2, ids.size)
-      const grown = new Int32Array(size).fill(-1)
-      grown.set(mark)
-      mark = grown
-      const pos = new Int32Array(size)
-      pos.set(at)
-      at = pos
-    }
-    if (m + n > terms.length) {
-      const size = Math.max(terms.length * 2, m + n)
-      const t = new Int32Array(size)
-      t.set(terms.subarray(0, m))
-      terms = t
-      const c = new Int32Array(size)
-      c.set(counts.subarray(0, m))
-      counts = c
-    }
     const buf = sink.buf
+    if (SHARED.size > localOf.length) {
+      const size = Math.max(2 * localOf.length, SHARED.size)
+      localOf = grownCopy(localOf, size)
+      localStamp = grownCopy(localStamp, size)
+    }
+    for (let k = 0; k < n; k++) {
+      const g = buf[k]!
+      if (localStamp[g] !== build) {
+        localStamp[g] = build
+        localOf[g] = words.length
+        words.push(SHARED.words[g]!)
+      }
+      buf[k] = localOf[g]!
+    }
+    mark = atLeast(mark, words.length, mark.length)
+    at = atLeast(at, words.length, at.length)
+    terms = atLeast(terms, m + n, m)
+    counts = atLeast(counts, m + n, m)
     for (let k = 0; k < n; k++) {
       if (k === head) headEnd[d] = m
       const id = buf[k]!
-      if (mark[id] === d) counts[at[id]!]!++
+      if (mark[id] === d + 1) counts[at[id]!]!++
       else {
-        mark[id] = d
+        mark[id] = d + 1
         at[id] = m
         terms[m] = id
         counts[m++] = 1
@@ -114,14 +167,15 @@ function buildCore(documents: readonly (readonly string[])[]): IndexCore {
     if (head < 0 || head === n) headEnd[d] = m
     start[d + 1] = m
   }
+  pool.give(mark, at)
   const nDocs = documents.length
-  const V = ids.size
-  const df = new Int32Array(V)
+  const V = words.length
+  const df = pool.take(Int32Array, V)
   for (let k = 0; k < m; k++) df[terms[k]!]!++
-  const idf = new Float64Array(V)
+  const idf = pool.take(Float64Array, V)
   // no +1: a term in every document ("which", "the", "は？") weighs nothing, so the ranking follows what a question is about
   for (let t = 0; t < V; t++) idf[t] = Math.log((nDocs + 1) / (df[t]! + 1))
-  const weights = new Float64Array(m)
+  const weights = pool.take(Float64Array, m)
   for (let d = 0; d < nDocs; d++) {
     const a = start[d]!
     const b = start[d + 1]!
@@ -135,11 +189,13 @@ function buildCore(documents: readonly (readonly string[])[]): IndexCore {
     if (norm > 0) for (let k = a; k < b; k++) weights[k]! /= norm
   }
   // postings: df is each term's count of documents
-  const postStart = new Int32Array(V + 1)
+  const postStart = pool.take(Int32Array, V + 1)
   for (let t = 0; t < V; t++) postStart[t + 1] = postStart[t]! + df[t]!
-  const fill = postStart.slice(0, V)
-  const docs = new Int32Array(m)
-  const postWeights = new Float64Array(m)
+  // df done with: each term's next posting
+  const fill = df
+  fill.set(postStart.subarray(0, V))
+  const docs = pool.take(Int32Array, m)
+  const postWeights = pool.take(Float64Array, m)
   for (let d = 0; d < nDocs; d++)
     for (let k = start[d]!; k < start[d + 1]!; k++) {
       const at = fill[terms[k]!]!++
@@ -147,19 +203,23 @@ function buildCore(documents: readonly (readonly string[])[]): IndexCore {
       postWeights[at] = weights[k]!
     }
   // each term's largest weight in any document: what one term can add to a score at most
-  const maxWeight = new Float64Array(V)
+  const maxWeight = pool.take(Float64Array, V)
   for (let k = 0; k < m; k++) if (weights[k]! > maxWeight[terms[k]!]!) maxWeight[terms[k]!] = weights[k]!
+  const kept = pool.take(Int32Array, m)
+  kept.set(terms.subarray(0, m))
+  pool.give(terms, counts, df, idf)
   return {
     documents,
     start,
-    terms: terms.slice(0, m),
+    terms: kept,
     weights,
     postStart,
     docs,
     postWeights,
     headEnd,
-    words: ids.words,
+    words,
     maxWeight,
     bytes: 8 * (documents.length + 1) + 24 * m + 12 * V + 48 * V,
+    holders: 1,
   }
 }

@@ -3,7 +3,8 @@
  * vectors, IDF counted over the documents given (tokens: ./tokens.ts).
  * Scores are quantised so that ranking never hangs on the last bit of a double.
  */
-import { indexCore } from './similarity-core.ts'
+import { lendingArrays } from './array-pool.ts'
+import { type IndexCore, indexCore, letGo } from './similarity-core.ts'
 import { kthBest, SLACK } from './top-k.ts'
 
 /** Scores are multiples of 2^-30: equal texts tie exactly, and a threshold is a plain integer compare. */
@@ -36,6 +37,7 @@ export class TfIdfIndex {
   constructor(documents: readonly (readonly string[])[]) {
     // an index asked for again (a group's, after its lending let go of it) shares the arrays built before
     const core = indexCore(documents)
+    this.core = core
     this.start = core.start
     this.terms = core.terms
     this.weights = core.weights
@@ -49,6 +51,21 @@ export class TfIdfIndex {
 
   /** term t's largest weight in any document */
   private readonly maxWeight: Float64Array
+  private readonly core: IndexCore
+  private disposed = false
+
+  /**
+   * Done with: its arrays go back to the lending's pool for the next index, so nothing it gave out
+   * (similar's and candidates' views, headTerms) may be read after, and asking it again throws.
+   * An index never disposed of is left to the collector.
+   */
+  dispose(): void {
+    if (this.disposed) return
+    this.disposed = true
+    lendingArrays.give(this.acc, this.touched, this.seen, this.out, this.markOf, this.posOf)
+    this.acc = this.touched = this.seen = this.out = this.markOf = this.posOf = null
+    letGo(this.core)
+  }
 
   /** the distinct term ids of document d's first text: a view of arrays other indexes share (similarity-core.ts), never to be written */
   headTerms(d: number): Int32Array {
@@ -86,10 +103,11 @@ export class TfIdfIndex {
 
   /** The query scratch, made on first use and kept: a score per document, the documents reached, and whether each was. */
   private scratch(): { acc: Float64Array; touched: Int32Array; seen: Uint8Array } {
+    if (this.disposed) throw new RangeError('a TF-IDF index asked after it was disposed of')
     if (this.acc === null) {
-      this.acc = new Float64Array(this.size)
-      this.touched = new Int32Array(this.size)
-      this.seen = new Uint8Array(this.size)
+      this.acc = lendingArrays.take(Float64Array, this.size)
+      this.touched = lendingArrays.take(Int32Array, this.size)
+      this.seen = lendingArrays.take(Uint8Array, this.size)
     }
     return { acc: this.acc, touched: this.touched!, seen: this.seen! }
   }
@@ -117,7 +135,7 @@ export class TfIdfIndex {
       const doc = touched[i]!
       seen[doc] = 0
     }
-    const scores = (this.out ??= new Float64Array(n))
+    const scores = (this.out ??= lendingArrays.take(Float64Array, n))
     for (let i = 0; i < m; i++) {
       const doc = touched[i]!
       scores[i] = quantise(acc[doc]!)
@@ -188,11 +206,11 @@ export class TfIdfIndex {
       upper += bound(t)
     }
     const left = i < order.length ? rest[i]! : 0
-    const scores = (this.out ??= new Float64Array(n))
+    const scores = (this.out ??= lendingArrays.take(Float64Array, n))
     // the item's terms marked with their positions, so a document's weights can be read in the item's order
     const stamp = ++this.stamp
-    const mark = (this.markOf ??= new Int32Array(this.words.length))
-    const posOf = (this.posOf ??= new Int32Array(this.words.length))
+    const mark = (this.markOf ??= lendingArrays.take(Int32Array, this.words.length))
+    const posOf = (this.posOf ??= lendingArrays.take(Int32Array, this.words.length))
     for (let t = a; t < b; t++) {
       mark[this.terms[t]!] = stamp
       posOf[this.terms[t]!] = t - a
