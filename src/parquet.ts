@@ -33,12 +33,19 @@ export function decodeTimeoutMs(bytes: number): number {
 /** A copy of the bytes as their own ArrayBuffer (the worker takes it over). */
 const ownBuffer = (bytes: Uint8Array) => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
 
+/** The bytes as an ArrayBuffer to read: their own when they are all of it (a file read whole is), else a copy. */
+const wholeBuffer = (bytes: Uint8Array) =>
+  bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer
+    ? bytes.buffer
+    : ownBuffer(bytes)
+
 /**
  * Bytes whose sha256 the lock recorded were decoded before, when the lock was written: read
  * here, which saves the worker's start-up and the copy of every row across threads.
  */
 async function streamTrusted(bytes: Uint8Array, at: At, sink: RowSink): Promise<void> {
-  const buffer = ownBuffer(bytes)
+  // only read: a file's bytes are decoded where they lie, not copied first
+  const buffer = wholeBuffer(bytes)
   const fail = (e: unknown) => new JevError('DATA', `${at.source}: cannot decode ${at.file}: ${(e as Error).message}`, { ...at })
   let footer: Footer
   try {
@@ -88,8 +95,15 @@ function failureError(r: DecoderFailure, at: At): Error {
 }
 
 /** Whatever the bytes, their rows into `sink` or a DATA error; a sink's own error passes through unchanged. */
-async function streamIsolated(bytes: Uint8Array, at: At, limits: { timeoutMs: number; maxBytes?: number }, sink: RowSink): Promise<void> {
-  const failed = await streamInWorker(ownBuffer(bytes), limits, {
+async function streamIsolated(
+  bytes: Uint8Array,
+  at: At,
+  limits: { timeoutMs: number; maxBytes?: number },
+  handOver: boolean,
+  sink: RowSink,
+): Promise<void> {
+  // a big file's bytes copied is another allocation as big, and at scale each one past V8's limit on array memory is a full collection
+  const failed = await streamInWorker(handOver ? wholeBuffer(bytes) : ownBuffer(bytes), limits, {
     columns(names, total) {
       sink.columns(names)
       sink.total?.(total)
@@ -106,16 +120,19 @@ async function streamIsolated(bytes: Uint8Array, at: At, limits: { timeoutMs: nu
  * Either way the columns reach the sink first and each group's rows before the next is read, so a
  * sink's error (a missing column, a bad row) comes before a later group's decode error; it passes
  * through unchanged, and rows of a file that fails part way may have reached the sink (the build then fails).
+ * `handOver`: the caller is done with `bytes`, so the worker may take their buffer over (when they are
+ * all of it) instead of a copy; they read as empty after.
  */
 export async function streamParquet(
   bytes: Uint8Array,
   at: At,
-  options: { trusted?: boolean; timeoutMs?: number; maxBytes?: number },
+  options: { trusted?: boolean; timeoutMs?: number; maxBytes?: number; handOver?: boolean },
   sink: RowSink,
 ): Promise<void> {
   if (options.trusted) return streamTrusted(bytes, at, sink)
   const timeoutMs = options.timeoutMs ?? decodeTimeoutMs(bytes.byteLength)
-  return streamIsolated(bytes, at, options.maxBytes === undefined ? { timeoutMs } : { timeoutMs, maxBytes: options.maxBytes }, sink)
+  const limits = options.maxBytes === undefined ? { timeoutMs } : { timeoutMs, maxBytes: options.maxBytes }
+  return streamIsolated(bytes, at, limits, options.handOver === true, sink)
 }
 
 /** Decodes a whole Parquet file to row objects; int64 stays bigint. */

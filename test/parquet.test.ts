@@ -97,6 +97,35 @@ test('bytes the lock vouches for decode on this thread to the same rows as in th
   assert.ok(trusted.rows.length > 0)
 })
 
+test('trusted bytes are read where they lie, whole or a view into a larger buffer, and left as they were', async () => {
+  const whole = new Uint8Array(await readFile(join(FIXTURE_HUB, 'datasets', MMLU_VAL)))
+  const before = Buffer.from(whole).toString('base64')
+  const expected = await decodeParquet(whole, at, { trusted: true })
+  assert.equal(Buffer.from(whole).toString('base64'), before)
+  const padded = new Uint8Array(whole.byteLength + 16)
+  padded.set(whole, 7)
+  assert.deepEqual(await decodeParquet(padded.subarray(7, 7 + whole.byteLength), at, { trusted: true }), expected)
+})
+
+test('bytes handed over go to the worker without a copy and read as empty after; bytes not handed over stay', async () => {
+  const bytes = new Uint8Array(await readFile(join(FIXTURE_HUB, 'datasets', MMLU_VAL)))
+  const size = bytes.byteLength
+  const rows = (b: Uint8Array, handOver: boolean) => {
+    const got: Record<string, unknown>[] = []
+    return streamParquet(b, at, { handOver }, { columns() {}, rows: (r) => void got.push(...r) }).then(() => got)
+  }
+  const kept = await rows(bytes, false)
+  assert.equal(bytes.byteLength, size)
+  assert.deepEqual(await rows(bytes, true), kept)
+  assert.equal(bytes.byteLength, 0)
+  // a view into a larger buffer is copied, handed over or not: the rest of its buffer is not the caller's to give
+  const padded = new Uint8Array(size + 8)
+  padded.set(new Uint8Array(await readFile(join(FIXTURE_HUB, 'datasets', MMLU_VAL))), 8)
+  const view = padded.subarray(8)
+  assert.deepEqual(await rows(view, true), kept)
+  assert.equal(view.byteLength, size)
+})
+
 /** The fixture's rows again, `size` to a row group. */
 async function inGroups(file: string, size: number): Promise<Uint8Array> {
   const original = new Uint8Array(await readFile(join(FIXTURE_HUB, 'datasets', file)))

@@ -75,7 +75,8 @@ export async function loadSource(
     await streamParquet(
       file.bytes,
       { source: spec.name, file: job.path },
-      { trusted: trusted.has(file.sha256), ...(decodeTimeoutMs === undefined ? {} : { timeoutMs: decodeTimeoutMs }) },
+      // its bytes are not read again: the worker may take them over
+      { trusted: trusted.has(file.sha256), handOver: true, ...(decodeTimeoutMs === undefined ? {} : { timeoutMs: decodeTimeoutMs }) },
       {
         columns(columns) {
           for (const c of adapter.columns) {
