@@ -75,8 +75,9 @@ export class ArrayPool {
 }
 
 /**
- * The lending's pool: the arrays of a few indexes of groups the size of MMLU's
- * subjects at ×100 (up to 8 MB each), the many a build lets go of one after
- * another. The few of ARC's size at scale are each another size and are not kept.
+ * The lending's pool: arrays of up to 2 MB, enough for several indexes of
+ * groups the size of an MMLU subject's side (under 1 MB an array at ×100),
+ * the many a build lets go of one after another. The few groups of ARC's size
+ * are each another size, and a pool of their arrays would only hold memory.
  */
 export const lendingArrays = new ArrayPool(16 << 20)
