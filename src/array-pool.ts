@@ -4,50 +4,52 @@
  * mark-compact), whether the arrays before it are dead or not. The lending
  * builds an index per group and lets it go before the next, so at scale its
  * arrays alone called one every few groups, over a heap of millions of
- * candidates: at ×100, 36 of them, ~59 s of a 387 s build (docs/performance.md).
- * Arrays taken from here come from buffers an earlier index gave back.
+ * candidates (docs/performance.md, "Wave 6"). An array taken from here is a
+ * view of a buffer an earlier index gave back when one of its size is free.
  */
 
 type Typed = Int8Array | Uint8Array | Int32Array | Uint32Array | Float64Array
-type Make<T extends Typed> = { new (buffer: ArrayBuffer, offset: number, length: number): T; readonly BYTES_PER_ELEMENT: number }
+type Make<T extends Typed> = {
+  new (length: number): T
+  new (buffer: ArrayBuffer, offset: number, length: number): T
+  readonly BYTES_PER_ELEMENT: number
+}
 
-/** Buffers below this are not pooled: V8 keeps the smallest in the heap, and the rest cost next to nothing */
-const MIN_BYTES = 1 << 12
+/** The smallest size class, log2 of its bytes: smaller arrays cost next to nothing, and are not pooled */
+const MIN_CLASS = 12
 
-/** The size class of `bytes`: the power of two that holds it */
+/** The size class of `bytes`: log2 of the power of two that holds it */
 function classOf(bytes: number): number {
-  return Math.max(12, 32 - Math.clz32(bytes - 1))
+  return 32 - Math.clz32(bytes - 1)
 }
 
 export class ArrayPool {
-  /** free buffers by size class (log2 of their bytes) */
+  /** free buffers by size class */
   private readonly free = new Map<number, ArrayBuffer[]>()
   /** every buffer now free: one handed back twice is taken once */
   private readonly isFree = new WeakSet<ArrayBuffer>()
   private freeBytes = 0
+  /** the largest class held: a few big buffers would hold the budget for sizes rarely asked again */
+  private readonly maxClass: number
 
-  /**
-   * `budget`: the most bytes held free; past it, what is handed back is left to the collector, as is any
-   * buffer over an eighth of it (a few big ones would hold the budget for arrays of a size rarely asked again)
-   */
-  constructor(private readonly budget: number) {}
+  /** `budget`: the most bytes held free; past it, or past an eighth of it for one buffer, arrays are left to the collector */
+  constructor(private readonly budget: number) {
+    this.maxClass = Math.floor(Math.log2(budget / 8))
+  }
 
-  /** A zero-filled array of `n` elements: a view of a buffer handed back before, or of a new one. */
+  /** A zero-filled array of `n` elements: a view of a buffer handed back before, or a new array. */
   take<T extends Typed>(make: Make<T>, n: number): T {
-    const bytes = n * make.BYTES_PER_ELEMENT
-    if (bytes < MIN_BYTES) return new make(new ArrayBuffer(bytes), 0, n)
-    const cls = classOf(bytes)
+    const cls = classOf(n * make.BYTES_PER_ELEMENT)
+    // one that could never come back is made to its size
+    if (cls < MIN_CLASS || cls > this.maxClass) return new make(n)
     // the class that fits, or the one above: a buffer twice the size beats a new one
-    for (const c of [cls, cls + 1]) {
-      const buffer = this.free.get(c)?.pop()
-      if (buffer === undefined) continue
-      this.isFree.delete(buffer)
-      this.freeBytes -= buffer.byteLength
-      const view = new make(buffer, 0, n)
-      view.fill(0)
-      return view
-    }
-    return new make(new ArrayBuffer(2 ** cls), 0, n)
+    const buffer = this.free.get(cls)?.pop() ?? this.free.get(cls + 1)?.pop()
+    if (buffer === undefined) return new make(new ArrayBuffer(2 ** cls), 0, n)
+    this.isFree.delete(buffer)
+    this.freeBytes -= buffer.byteLength
+    const view = new make(buffer, 0, n)
+    view.fill(0)
+    return view
   }
 
   /** Hands arrays back. Nothing may read or write them, or any view of their buffers, after. */
@@ -56,10 +58,10 @@ export class ArrayPool {
       if (!a) continue
       const buffer = a.buffer as ArrayBuffer
       const size = buffer.byteLength
-      // only whole buffers of a class's size, each once
-      if (size < MIN_BYTES || size !== 2 ** classOf(size) || this.isFree.has(buffer)) continue
-      if (size > this.budget / 8 || this.freeBytes + size > this.budget) continue
       const cls = classOf(size)
+      // only whole buffers of a class's size, each once, within the budget
+      if (cls < MIN_CLASS || cls > this.maxClass || size !== 2 ** cls || this.isFree.has(buffer)) continue
+      if (this.freeBytes + size > this.budget) continue
       let list = this.free.get(cls)
       if (!list) this.free.set(cls, (list = []))
       list.push(buffer)

@@ -177,8 +177,12 @@ class ContentWords {
     this.mark = lendingArrays.take(Int32Array, index.words.length)
   }
 
-  /** its arrays go back to the pool: nothing may ask it again */
+  private disposed = false
+
+  /** its arrays go back to the pool: asked again, it throws */
   dispose(): void {
+    if (this.disposed) return
+    this.disposed = true
     lendingArrays.give(this.kind, this.mark)
   }
 
@@ -198,6 +202,7 @@ class ContentWords {
    * covered by none. One test at a time: asking for another item ends this one's.
    */
   coveredBy(item: number): (lender: number) => boolean {
+    if (this.disposed) throw new RangeError('a content-word test asked after it was disposed of')
     const q = ++this.query
     let want = 0
     for (const id of this.index.headTerms(item))

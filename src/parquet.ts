@@ -120,8 +120,8 @@ async function streamIsolated(
  * Either way the columns reach the sink first and each group's rows before the next is read, so a
  * sink's error (a missing column, a bad row) comes before a later group's decode error; it passes
  * through unchanged, and rows of a file that fails part way may have reached the sink (the build then fails).
- * `handOver`: the caller is done with `bytes`, so the worker may take their buffer over (when they are
- * all of it) instead of a copy; they read as empty after.
+ * `handOver`: the caller is done with `bytes`, so the worker may take their buffer over instead of a
+ * copy; when it does (untrusted bytes that are a whole buffer) they read as empty after.
  */
 export async function streamParquet(
   bytes: Uint8Array,

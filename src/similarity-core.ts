@@ -92,30 +92,10 @@ function atLeast<T extends Int32Array | Float64Array>(a: T, n: number, keep: num
   return grown
 }
 
-/**
- * Every index's words, interned once. Groups share most of their words, and a vocabulary per index
- * made each word's string again for every group that had it, to die with the group's index after
- * living long enough to be promoted (2.9 M strings in the 442 indexes of a ×10 build, ~1 M distinct).
- * An index numbers its own terms (localOf); the shared ids never leave this module.
- */
-const SHARED = new Vocabulary()
-// by shared id: its local id in the build whose number localStamp holds
-let localOf: Int32Array<ArrayBuffer> = new Int32Array(1 << 12)
-let localStamp: Int32Array<ArrayBuffer> = new Int32Array(1 << 12)
-let builds = 0
-
-function grownCopy(a: Int32Array, size: number): Int32Array<ArrayBuffer> {
-  const grown = new Int32Array(size)
-  grown.set(a)
-  return grown
-}
-
 /** `documents` in a fixed order (the caller's); term ids follow it, so sums run in the same order everywhere */
 function buildCore(documents: readonly (readonly string[])[]): IndexCore {
   const pool = lendingArrays
-  // the index's own ids: dense, in order of first appearance, as a vocabulary of its own would number them
-  const words: string[] = []
-  const build = ++builds
+  const ids = new Vocabulary()
   // per document, its distinct term ids in order of first appearance, and their counts; scratch from the pool, like the index's own arrays
   const start = pool.take(Int32Array, documents.length + 1)
   const headEnd = pool.take(Int32Array, documents.length)
@@ -130,27 +110,13 @@ function buildCore(documents: readonly (readonly string[])[]): IndexCore {
     sink.n = 0
     let head = -1
     for (const text of documents[d]!) {
-      addTokens(text, SHARED, sink)
+      addTokens(text, ids, sink)
       if (head < 0) head = sink.n
     }
     const n = sink.n
     const buf = sink.buf
-    if (SHARED.size > localOf.length) {
-      const size = Math.max(2 * localOf.length, SHARED.size)
-      localOf = grownCopy(localOf, size)
-      localStamp = grownCopy(localStamp, size)
-    }
-    for (let k = 0; k < n; k++) {
-      const g = buf[k]!
-      if (localStamp[g] !== build) {
-        localStamp[g] = build
-        localOf[g] = words.length
-        words.push(SHARED.words[g]!)
-      }
-      buf[k] = localOf[g]!
-    }
-    mark = atLeast(mark, words.length, mark.length)
-    at = atLeast(at, words.length, at.length)
+    mark = atLeast(mark, ids.size, mark.length)
+    at = atLeast(at, ids.size, at.length)
     terms = atLeast(terms, m + n, m)
     counts = atLeast(counts, m + n, m)
     for (let k = 0; k < n; k++) {
@@ -169,7 +135,7 @@ function buildCore(documents: readonly (readonly string[])[]): IndexCore {
   }
   pool.give(mark, at)
   const nDocs = documents.length
-  const V = words.length
+  const V = ids.size
   const df = pool.take(Int32Array, V)
   for (let k = 0; k < m; k++) df[terms[k]!]!++
   const idf = pool.take(Float64Array, V)
@@ -217,7 +183,7 @@ function buildCore(documents: readonly (readonly string[])[]): IndexCore {
     docs,
     postWeights,
     headEnd,
-    words,
+    words: ids.words,
     maxWeight,
     bytes: 8 * (documents.length + 1) + 24 * m + 12 * V + 48 * V,
     holders: 1,

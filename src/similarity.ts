@@ -56,8 +56,8 @@ export class TfIdfIndex {
 
   /**
    * Done with: its arrays go back to the lending's pool for the next index, so nothing it gave out
-   * (similar's and candidates' views, headTerms) may be read after, and asking it again throws.
-   * An index never disposed of is left to the collector.
+   * (similar's and candidates' views, headTerms) may be read after, and a query or headTerms
+   * after throws. An index never disposed of is left to the collector.
    */
   dispose(): void {
     if (this.disposed) return
@@ -69,6 +69,7 @@ export class TfIdfIndex {
 
   /** the distinct term ids of document d's first text: a view of arrays other indexes share (similarity-core.ts), never to be written */
   headTerms(d: number): Int32Array {
+    if (this.disposed) throw new RangeError('a TF-IDF index asked after it was disposed of')
     return this.terms.subarray(this.start[d]!, this.headEnd[d]!)
   }
 

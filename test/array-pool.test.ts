@@ -54,17 +54,20 @@ describe('ArrayPool', () => {
     assert.equal(small.length, 100)
     pool.give(small, new Int32Array(3000), null, undefined)
     assert.equal(pool.held, 0)
-    pool.give(pool.take(Float64Array, 4096)) // 32 KB: over an eighth
+    pool.give(new Float64Array(4096)) // 32 KB, a class size: over an eighth
     assert.equal(pool.held, 0)
     const some = Array.from({ length: 9 }, () => pool.take(Float64Array, 2048)) // 16 KB each
     pool.give(...some)
     assert.equal(pool.held, 16384 * 8)
   })
 
-  test('a fresh array is zeroed and sized to its class', () => {
-    const pool = new ArrayPool(0)
-    const a = pool.take(Float64Array, 5000)
+  test('a fresh array is zeroed, its buffer the size of its class where it could come back, else its own size', () => {
+    const a = new ArrayPool(1 << 20).take(Float64Array, 5000)
     assert.equal(a.buffer.byteLength, 65536)
     assert.ok(a.every((x) => x === 0))
+    // over an eighth of the budget: never held, so not rounded up either
+    const b = new ArrayPool(1 << 18).take(Float64Array, 5000)
+    assert.equal(b.buffer.byteLength, 40000)
+    assert.equal(new ArrayPool(1 << 20).take(Int32Array, 100).buffer.byteLength, 400)
   })
 })

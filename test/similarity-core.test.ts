@@ -52,30 +52,51 @@ test('one text different, or the same texts in another order, is another index',
   ])
 })
 
-// enough documents for the scratch of a query (a score per document) to come from the pool
+// enough documents for an index's arrays to come from the pool (4 KB and up)
 const many = (salt: number) =>
   Array.from({ length: 700 }, (_, i) => [Array.from({ length: 9 }, (_, k) => `w${(i * 7 + k * 13 + salt) % 400}`).join(' '), `o${i % 50}`])
+// a core of ~35 MB: two of them push every other core out of the recent list (64 MB)
+const big = (salt: number) =>
+  Array.from({ length: 20000 }, (_, i) => [Array.from({ length: 30 }, (_, k) => `b${salt}x${(i * 31 + k * 7919) % 200000}`).join(' ')])
 
-test('an index disposed of gives its arrays back and answers nothing more; the next index, on those arrays, scores as a fresh one', () => {
-  const first = new TfIdfIndex(many(0))
-  first.similar(3)
-  first.candidates(5, 32, Math.round(0.9 * 2 ** 30))
+const NEAR = Math.round(0.9 * 2 ** 30)
+const sparse = (s: { docs: Int32Array; scores: Float64Array }) => [...s.docs].map((d, i) => [d, s.scores[i]])
+const answers = (index: TfIdfIndex) => [0, 17, 350, 699].map((d) => [sparse(index.similar(d)), sparse(index.candidates(d, 32, NEAR)!)])
+
+test('an index disposed of gives its scratch back and answers nothing more', () => {
+  const index = new TfIdfIndex(many(0))
+  answers(index)
   const before = lendingArrays.held
-  first.dispose()
+  index.dispose()
   assert.ok(lendingArrays.held > before, 'its scratch went back to the pool')
-  assert.throws(() => first.similar(3), /disposed/)
-  first.dispose()
-  // the same core twice: one index's scratch from the pool, the other's new
-  const reused = new TfIdfIndex(many(1))
-  const sparse = (s: { docs: Int32Array; scores: Float64Array }) => [...s.docs].map((d, i) => [d, s.scores[i]])
-  const got = [0, 17, 350, 699].map((d) => [sparse(reused.similar(d)), sparse(reused.candidates(d, 32, Math.round(0.9 * 2 ** 30))!)])
-  const fresh = new TfIdfIndex(many(1))
-  const want = [0, 17, 350, 699].map((d) => [sparse(fresh.similar(d)), sparse(fresh.candidates(d, 32, Math.round(0.9 * 2 ** 30))!)])
-  assert.deepEqual(got, want)
+  assert.throws(() => index.similar(3), /disposed/)
+  assert.throws(() => index.headTerms(3), /disposed/)
+  index.dispose()
+})
+
+test('a core an index holds keeps its arrays when the recent list lets it go; let go by all, they serve a new core, which scores as the first did', () => {
+  const a = new TfIdfIndex(many(1))
+  const b = new TfIdfIndex(many(1)) // the same texts: the same core
+  const held = answers(b)
+  const first = new TfIdfIndex(many(2)) // held to the end
+  const want = answers(first)
+  a.dispose()
+  for (const salt of [1, 2, 3]) new TfIdfIndex(big(salt)).dispose()
+  // every core above is out of the recent list now: b's is held by b alone, and a new core takes what the pool has
+  const other = new TfIdfIndex(many(3))
+  answers(other)
+  other.dispose()
+  assert.deepEqual(answers(b), held)
+  b.dispose()
+  // many(2)'s first core has left the recent list too: this is a new core, on arrays b and other gave back
+  const again = new TfIdfIndex(many(2))
+  assert.deepEqual(answers(again), want)
+  assert.notEqual(again.headTerms(0).buffer, first.headTerms(0).buffer)
 })
 
 test('a core let go of more often than it was held is an error', () => {
-  const core = indexCore(many(2))
+  // texts no other test uses: this core stays on the recent list with its arrays given back
+  const core = indexCore(many(99))
   // held by the caller and by the list of recent cores
   letGo(core)
   letGo(core)

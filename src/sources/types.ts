@@ -6,6 +6,7 @@ export interface SourceFile {
   /** the full commit it resolved to (a mirror reports the requested revision) */
   commit: string
   path: string
+  /** this file's own (a fresh read, shared with nothing): loadSource hands them to the decoder, which may leave them empty */
   bytes: Uint8Array
   size: number
   /** hex sha256 of bytes */
