@@ -5,7 +5,8 @@
  * builds an index per group and lets it go before the next, so at scale its
  * arrays alone called one every few groups, over a heap of millions of
  * candidates (docs/performance.md, "Wave 6"). An array taken from here is a
- * view of a buffer an earlier index gave back when one of its size is free.
+ * view of a buffer handed back before, of its class or the one above, when
+ * one is free; only buffers the pool made are ever taken back.
  */
 
 type Typed = Int8Array | Uint8Array | Int32Array | Uint32Array | Float64Array
@@ -28,12 +29,15 @@ export class ArrayPool {
   private readonly free = new Map<number, ArrayBuffer[]>()
   /** every buffer now free: one handed back twice is taken once */
   private readonly isFree = new WeakSet<ArrayBuffer>()
+  /** the buffers this pool made: nothing else is taken back (a Node Buffer's shared slab, a caller's own array) */
+  private readonly made = new WeakSet<ArrayBuffer>()
   private freeBytes = 0
   /** the largest class held: a few big buffers would hold the budget for sizes rarely asked again */
   private readonly maxClass: number
 
   /** `budget`: the most bytes held free; past it, or past an eighth of it for one buffer, arrays are left to the collector */
   constructor(private readonly budget: number) {
+    if (!(budget >= 0 && budget <= 2 ** 31)) throw new RangeError(`an array pool's budget is 0 to 2 GB, not ${budget}`)
     this.maxClass = Math.floor(Math.log2(budget / 8))
   }
 
@@ -44,7 +48,11 @@ export class ArrayPool {
     if (cls < MIN_CLASS || cls > this.maxClass) return new make(n)
     // the class that fits, or the one above: a buffer twice the size beats a new one
     const buffer = this.free.get(cls)?.pop() ?? this.free.get(cls + 1)?.pop()
-    if (buffer === undefined) return new make(new ArrayBuffer(2 ** cls), 0, n)
+    if (buffer === undefined) {
+      const fresh = new ArrayBuffer(2 ** cls)
+      this.made.add(fresh)
+      return new make(fresh, 0, n)
+    }
     this.isFree.delete(buffer)
     this.freeBytes -= buffer.byteLength
     const view = new make(buffer, 0, n)
@@ -57,11 +65,11 @@ export class ArrayPool {
     for (const a of arrays) {
       if (!a) continue
       const buffer = a.buffer as ArrayBuffer
+      // only buffers made here, each once, within the budget
+      if (!this.made.has(buffer) || this.isFree.has(buffer)) continue
       const size = buffer.byteLength
-      const cls = classOf(size)
-      // only whole buffers of a class's size, each once, within the budget
-      if (cls < MIN_CLASS || cls > this.maxClass || size !== 2 ** cls || this.isFree.has(buffer)) continue
       if (this.freeBytes + size > this.budget) continue
+      const cls = classOf(size)
       let list = this.free.get(cls)
       if (!list) this.free.set(cls, (list = []))
       list.push(buffer)

@@ -30,7 +30,7 @@ export function decodeTimeoutMs(bytes: number): number {
   return 5_000 + Math.ceil(bytes / 1_000)
 }
 
-/** A copy of the bytes as their own ArrayBuffer (the worker takes it over). */
+/** A copy of the bytes as their own ArrayBuffer: one the worker can take over, or a view's bytes alone. */
 const ownBuffer = (bytes: Uint8Array) => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
 
 /** The bytes as an ArrayBuffer to read: their own when they are all of it (a file read whole is), else a copy. */

@@ -185,7 +185,8 @@ function buildCore(documents: readonly (readonly string[])[]): IndexCore {
     headEnd,
     words: ids.words,
     maxWeight,
-    bytes: 8 * (documents.length + 1) + 24 * m + 12 * V + 48 * V,
+    // the buffers it holds (a pooled one is rounded up to its class, or one above), and ~48 bytes a word
+    bytes: [start, kept, weights, postStart, docs, postWeights, headEnd, maxWeight].reduce((n, x) => n + x.buffer.byteLength, 48 * V),
     holders: 1,
   }
 }

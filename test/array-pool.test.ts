@@ -48,17 +48,28 @@ describe('ArrayPool', () => {
     assert.notEqual(x.buffer, y.buffer)
   })
 
-  test('small arrays, buffers not of a class size, any over an eighth of the budget and anything past it are left to the collector', () => {
+  test('small arrays, arrays the pool did not make, any over an eighth of the budget and anything past it are left to the collector', () => {
     const pool = new ArrayPool(16384 * 8)
     const small = pool.take(Int32Array, 100)
     assert.equal(small.length, 100)
-    pool.give(small, new Int32Array(3000), null, undefined)
+    pool.give(small, new Int32Array(3000), new Int32Array(2048), null, undefined)
     assert.equal(pool.held, 0)
+    // a Node Buffer's shared slab (8 KB) is not the pool's to hand out
+    const slab = Buffer.from('abc')
+    pool.give(slab)
+    assert.equal(pool.held, 0)
+    pool.take(Uint8Array, 5000)
+    assert.equal(Buffer.from('hello').toString(), 'hello')
     pool.give(new Float64Array(4096)) // 32 KB, a class size: over an eighth
     assert.equal(pool.held, 0)
     const some = Array.from({ length: 9 }, () => pool.take(Float64Array, 2048)) // 16 KB each
     pool.give(...some)
     assert.equal(pool.held, 16384 * 8)
+  })
+
+  test('a budget is a size', () => {
+    assert.throws(() => new ArrayPool(Number.NaN), /budget/)
+    assert.throws(() => new ArrayPool(-1), /budget/)
   })
 
   test('a fresh array is zeroed, its buffer the size of its class where it could come back, else its own size', () => {
