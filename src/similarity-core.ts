@@ -92,85 +92,21 @@ function atLeast<T extends Int32Array | Float64Array>(a: T, n: number, keep: num
   return grown
 }
 
-/** `documents` in a fixed order (the caller's); term ids follow it, so sums run in the same order everywhere */
+/**
+ * `documents` in a fixed order (the caller's); term ids follow it, so sums run in the same order everywhere.
+ * Each pass is a function of its own: V8 optimises a loop while it runs, and one function of six loops
+ * fell back to unoptimised code at each loop its optimised code had not yet seen run, index after index.
+ */
 function buildCore(documents: readonly (readonly string[])[]): IndexCore {
   const pool = lendingArrays
-  const ids = new Vocabulary()
-  // per document, its distinct term ids in order of first appearance, and their counts; scratch from the pool, like the index's own arrays
-  const start = pool.take(Int32Array, documents.length + 1)
-  const headEnd = pool.take(Int32Array, documents.length)
-  const sink = new Sink()
-  let terms = pool.take(Int32Array, 4096)
-  let counts = pool.take(Int32Array, 4096)
-  // where each term stands in the current document's list: valid when mark[id] is that document plus 1 (0: none yet)
-  let mark = pool.take(Int32Array, 1024)
-  let at = pool.take(Int32Array, 1024)
-  let m = 0
-  for (let d = 0; d < documents.length; d++) {
-    sink.n = 0
-    let head = -1
-    for (const text of documents[d]!) {
-      addTokens(text, ids, sink)
-      if (head < 0) head = sink.n
-    }
-    const n = sink.n
-    const buf = sink.buf
-    mark = atLeast(mark, ids.size, mark.length)
-    at = atLeast(at, ids.size, at.length)
-    terms = atLeast(terms, m + n, m)
-    counts = atLeast(counts, m + n, m)
-    for (let k = 0; k < n; k++) {
-      if (k === head) headEnd[d] = m
-      const id = buf[k]!
-      if (mark[id] === d + 1) counts[at[id]!]!++
-      else {
-        mark[id] = d + 1
-        at[id] = m
-        terms[m] = id
-        counts[m++] = 1
-      }
-    }
-    if (head < 0 || head === n) headEnd[d] = m
-    start[d + 1] = m
-  }
-  pool.give(mark, at)
   const nDocs = documents.length
-  const V = ids.size
-  const df = pool.take(Int32Array, V)
-  for (let k = 0; k < m; k++) df[terms[k]!]!++
-  const idf = pool.take(Float64Array, V)
-  // no +1: a term in every document ("which", "the", "は？") weighs nothing, so the ranking follows what a question is about
-  for (let t = 0; t < V; t++) idf[t] = Math.log((nDocs + 1) / (df[t]! + 1))
-  const weights = pool.take(Float64Array, m)
-  for (let d = 0; d < nDocs; d++) {
-    const a = start[d]!
-    const b = start[d + 1]!
-    let sq = 0
-    for (let k = a; k < b; k++) {
-      const w = counts[k]! * idf[terms[k]!]!
-      weights[k] = w
-      sq += w * w
-    }
-    const norm = Math.sqrt(sq)
-    if (norm > 0) for (let k = a; k < b; k++) weights[k]! /= norm
-  }
-  // postings: df is each term's count of documents
-  const postStart = pool.take(Int32Array, V + 1)
-  for (let t = 0; t < V; t++) postStart[t + 1] = postStart[t]! + df[t]!
-  // df done with: each term's next posting
-  const fill = df
-  fill.set(postStart.subarray(0, V))
-  const docs = pool.take(Int32Array, m)
-  const postWeights = pool.take(Float64Array, m)
-  for (let d = 0; d < nDocs; d++)
-    for (let k = start[d]!; k < start[d + 1]!; k++) {
-      const at = fill[terms[k]!]!++
-      docs[at] = d
-      postWeights[at] = weights[k]!
-    }
-  // each term's largest weight in any document: what one term can add to a score at most
-  const maxWeight = pool.take(Float64Array, V)
-  for (let k = 0; k < m; k++) if (weights[k]! > maxWeight[terms[k]!]!) maxWeight[terms[k]!] = weights[k]!
+  const { start, headEnd, terms, counts, m, words } = countTerms(documents)
+  const V = words.length
+  const df = documentFrequencies(terms, m, V)
+  const idf = inverseFrequencies(df, nDocs)
+  const weights = unitWeights(start, terms, counts, idf, nDocs)
+  const { postStart, docs, postWeights } = postings(start, terms, weights, df, nDocs)
+  const maxWeight = maxWeights(terms, weights, m, V)
   const kept = pool.take(Int32Array, m)
   kept.set(terms.subarray(0, m))
   pool.give(terms, counts, df, idf)
@@ -183,10 +119,131 @@ function buildCore(documents: readonly (readonly string[])[]): IndexCore {
     docs,
     postWeights,
     headEnd,
-    words: ids.words,
+    words,
     maxWeight,
     // the buffers it holds (a pooled one is rounded up to its class, or one above), and ~48 bytes a word
     bytes: [start, kept, weights, postStart, docs, postWeights, headEnd, maxWeight].reduce((n, x) => n + x.buffer.byteLength, 48 * V),
     holders: 1,
   }
+}
+
+/** Per document, its distinct term ids in order of first appearance and their counts (`terms` and `counts` are scratch from the pool). */
+function countTerms(documents: readonly (readonly string[])[]) {
+  const counter = new TermCounter(documents.length)
+  for (let d = 0; d < documents.length; d++) counter.add(documents[d]!, d)
+  return counter.done()
+}
+
+/** countTerms' state: one call a document, so the work is optimised call by call rather than by replacing a running loop */
+class TermCounter {
+  private readonly ids = new Vocabulary()
+  private readonly sink = new Sink()
+  readonly start: Int32Array
+  readonly headEnd: Int32Array
+  private terms = lendingArrays.take(Int32Array, 4096)
+  private counts = lendingArrays.take(Int32Array, 4096)
+  // where each term stands in the current document's list: valid when mark[id] is that document plus 1 (0: none yet)
+  private mark = lendingArrays.take(Int32Array, 1024)
+  private at = lendingArrays.take(Int32Array, 1024)
+  private m = 0
+
+  constructor(nDocs: number) {
+    this.start = lendingArrays.take(Int32Array, nDocs + 1)
+    this.headEnd = lendingArrays.take(Int32Array, nDocs)
+  }
+
+  add(texts: readonly string[], d: number): void {
+    const sink = this.sink
+    sink.n = 0
+    let head = -1
+    for (const text of texts) {
+      addTokens(text, this.ids, sink)
+      if (head < 0) head = sink.n
+    }
+    const n = sink.n
+    const buf = sink.buf
+    let m = this.m
+    const mark = (this.mark = atLeast(this.mark, this.ids.size, this.mark.length))
+    const at = (this.at = atLeast(this.at, this.ids.size, this.at.length))
+    const terms = (this.terms = atLeast(this.terms, m + n, m))
+    const counts = (this.counts = atLeast(this.counts, m + n, m))
+    for (let k = 0; k < n; k++) {
+      if (k === head) this.headEnd[d] = m
+      const id = buf[k]!
+      if (mark[id] === d + 1) counts[at[id]!]!++
+      else {
+        mark[id] = d + 1
+        at[id] = m
+        terms[m] = id
+        counts[m++] = 1
+      }
+    }
+    if (head < 0 || head === n) this.headEnd[d] = m
+    this.start[d + 1] = m
+    this.m = m
+  }
+
+  done() {
+    lendingArrays.give(this.mark, this.at)
+    return { start: this.start, headEnd: this.headEnd, terms: this.terms, counts: this.counts, m: this.m, words: this.ids.words }
+  }
+}
+
+/** each term's count of documents */
+function documentFrequencies(terms: Int32Array, m: number, V: number): Int32Array {
+  const df = lendingArrays.take(Int32Array, V)
+  for (let k = 0; k < m; k++) df[terms[k]!]!++
+  return df
+}
+
+function inverseFrequencies(df: Int32Array, nDocs: number): Float64Array {
+  const V = df.length
+  const idf = lendingArrays.take(Float64Array, V)
+  // no +1: a term in every document ("which", "the", "は？") weighs nothing, so the ranking follows what a question is about
+  for (let t = 0; t < V; t++) idf[t] = Math.log((nDocs + 1) / (df[t]! + 1))
+  return idf
+}
+
+/** each document's TF-IDF weights, scaled to unit length */
+function unitWeights(start: Int32Array, terms: Int32Array, counts: Int32Array, idf: Float64Array, nDocs: number): Float64Array {
+  const weights = lendingArrays.take(Float64Array, start[nDocs]!)
+  for (let d = 0; d < nDocs; d++) {
+    const a = start[d]!
+    const b = start[d + 1]!
+    let sq = 0
+    for (let k = a; k < b; k++) {
+      const w = counts[k]! * idf[terms[k]!]!
+      weights[k] = w
+      sq += w * w
+    }
+    const norm = Math.sqrt(sq)
+    if (norm > 0) for (let k = a; k < b; k++) weights[k]! /= norm
+  }
+  return weights
+}
+
+/** each term's documents and weights, in document order; `df` is overwritten (with each term's next posting) */
+function postings(start: Int32Array, terms: Int32Array, weights: Float64Array, df: Int32Array, nDocs: number) {
+  const V = df.length
+  const m = start[nDocs]!
+  const postStart = lendingArrays.take(Int32Array, V + 1)
+  for (let t = 0; t < V; t++) postStart[t + 1] = postStart[t]! + df[t]!
+  const fill = df
+  fill.set(postStart.subarray(0, V))
+  const docs = lendingArrays.take(Int32Array, m)
+  const postWeights = lendingArrays.take(Float64Array, m)
+  for (let d = 0; d < nDocs; d++)
+    for (let k = start[d]!; k < start[d + 1]!; k++) {
+      const at = fill[terms[k]!]!++
+      docs[at] = d
+      postWeights[at] = weights[k]!
+    }
+  return { postStart, docs, postWeights }
+}
+
+/** each term's largest weight in any document: what one term can add to a score at most */
+function maxWeights(terms: Int32Array, weights: Float64Array, m: number, V: number): Float64Array {
+  const maxWeight = lendingArrays.take(Float64Array, V)
+  for (let k = 0; k < m; k++) if (weights[k]! > maxWeight[terms[k]!]!) maxWeight[terms[k]!] = weights[k]!
+  return maxWeight
 }
