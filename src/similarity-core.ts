@@ -94,7 +94,7 @@ function atLeast<T extends Int32Array | Float64Array>(a: T, n: number, keep: num
 
 /**
  * `documents` in a fixed order (the caller's); term ids follow it, so sums run in the same order everywhere.
- * Each pass is a function of its own: V8 optimises a loop while it runs, and one function of six loops
+ * Each pass is a function of its own: V8 optimises a loop while it runs, and one function of seven loops
  * fell back to unoptimised code at each loop its optimised code had not yet seen run, index after index.
  */
 function buildCore(documents: readonly (readonly string[])[]): IndexCore {
@@ -140,16 +140,21 @@ class TermCounter {
   private readonly sink = new Sink()
   readonly start: Int32Array
   readonly headEnd: Int32Array
-  private terms = lendingArrays.take(Int32Array, 4096)
-  private counts = lendingArrays.take(Int32Array, 4096)
+  private terms: Int32Array
+  private counts: Int32Array
   // where each term stands in the current document's list: valid when mark[id] is that document plus 1 (0: none yet)
-  private mark = lendingArrays.take(Int32Array, 1024)
-  private at = lendingArrays.take(Int32Array, 1024)
+  private mark: Int32Array
+  private at: Int32Array
   private m = 0
 
   constructor(nDocs: number) {
+    // taken in this order: the pool serves a class or the one above, so the order decides which buffer each gets (and the core's bytes)
     this.start = lendingArrays.take(Int32Array, nDocs + 1)
     this.headEnd = lendingArrays.take(Int32Array, nDocs)
+    this.terms = lendingArrays.take(Int32Array, 4096)
+    this.counts = lendingArrays.take(Int32Array, 4096)
+    this.mark = lendingArrays.take(Int32Array, 1024)
+    this.at = lendingArrays.take(Int32Array, 1024)
   }
 
   add(texts: readonly string[], d: number): void {
@@ -196,6 +201,7 @@ function documentFrequencies(terms: Int32Array, m: number, V: number): Int32Arra
   return df
 }
 
+/** each term's inverse document frequency */
 function inverseFrequencies(df: Int32Array, nDocs: number): Float64Array {
   const V = df.length
   const idf = lendingArrays.take(Float64Array, V)
