@@ -98,7 +98,6 @@ function atLeast<T extends Int32Array | Float64Array>(a: T, n: number, keep: num
  * fell back to unoptimised code at each loop its optimised code had not yet seen run, index after index.
  */
 function buildCore(documents: readonly (readonly string[])[]): IndexCore {
-  const pool = lendingArrays
   const nDocs = documents.length
   const { start, headEnd, terms, counts, m, words } = countTerms(documents)
   const V = words.length
@@ -107,9 +106,9 @@ function buildCore(documents: readonly (readonly string[])[]): IndexCore {
   const weights = unitWeights(start, terms, counts, idf, nDocs)
   const { postStart, docs, postWeights } = postings(start, terms, weights, df, nDocs)
   const maxWeight = maxWeights(terms, weights, m, V)
-  const kept = pool.take(Int32Array, m)
+  const kept = lendingArrays.take(Int32Array, m)
   kept.set(terms.subarray(0, m))
-  pool.give(terms, counts, df, idf)
+  lendingArrays.give(terms, counts, df, idf)
   return {
     documents,
     start,
