@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// Runs one of the CLIs: from dist/ when it was compiled from the src/ there is
-// now (fast start; see src-hash.mjs), otherwise straight from src/ through tsx
-// (always current).
+// Runs one of the CLIs: from bundle/ or else dist/ when it was compiled from
+// the src/ there is now (fast start; see src-hash.mjs), otherwise straight
+// from src/ through tsx (always current).
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { entryFor } from './src-hash.mjs'
+import { commandEntry } from './src-hash.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const [command, ...args] = process.argv.slice(2)
@@ -30,8 +30,8 @@ if (!command || !/^[a-z-]+$/.test(command) || command === 'run' || !existsSync(`
   process.exit(2)
 }
 
-// --debug prints the stack: from dist/, through its source maps, so that it names src/*.ts lines
+// --debug prints the stack: compiled, through its source maps, so that it names src/*.ts lines
 if (args.includes('--debug')) process.setSourceMapsEnabled(true)
-const entry = await entryFor(root, `cli/${command}`)
+const entry = await commandEntry(root, command)
 process.argv = [process.argv[0], entry, ...args]
 await import(pathToFileURL(entry).href)

@@ -39,10 +39,10 @@ export interface RunResult {
   stderr: string
 }
 
-// Through bin/jev.mjs, as users run it: the compiled dist/ when it is current
-// for src/ (`npm test` compiles first, so each child starts in ~0.15 s instead
-// of ~0.5 s under tsx), otherwise src/ through tsx. Absolute, so a child
-// started in another folder still finds it.
+// Through bin/jev.mjs, as users run it: the bundled CLIs (bundle/), else the
+// compiled dist/, when current for src/ (`npm test` compiles first, so each
+// child starts in ~0.15 s instead of ~0.5 s under tsx), otherwise src/ through
+// tsx. Absolute, so a child started in another folder still finds it.
 const JEV = join(ROOT, 'bin/jev.mjs')
 const cliArgs = (script: string, args: string[]) => [JEV, script.replace(/\.ts$/, ''), ...args]
 
