@@ -4,11 +4,12 @@ import { builderId } from './builder-id.ts'
 import { normalize } from './canonical.ts'
 import { renderFigures } from './figures.ts'
 import { toJsonl } from './jsonl.ts'
-import { checkAgainstLock, type Lock, lockedRevision, makeLock } from './lock.ts'
+import { checkAgainstLock, type Lock, lockedRevision, lockedSize, makeLock } from './lock.ts'
 import { buildManifest, type Manifest, manifestJson } from './manifest.ts'
 import { assertReplaceable, makeOutParent, writeOutDir } from './out-dir.ts'
 import { repairOutDir } from './out-repair.ts'
 import { describeFile, MANIFEST_OUTPUTS, OUTPUTS, type OutputContent, type OutputSpec } from './outputs.ts'
+import { Prefetcher } from './prefetch.ts'
 import { cardCached, loadPrepared, readLendingMemos, writeLendingMemos } from './prepare-cached.ts'
 import type { PreparedCache } from './prepared-cache.ts'
 import { NO_PROGRESS, type Progress } from './progress.ts'
@@ -55,16 +56,19 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
   const prepared: PreparedSource[] = []
   // one source at a time, each question prepared as its row is decoded, so
   // neither a file's rows nor a source's raw questions are ever all held;
-  // the next source's files download meanwhile
-  const fetchAt = (i: number) => {
-    const spec = recipe.sources[i]
-    if (!spec) return undefined
-    // a lock that does not fit this source fails in its turn, not while the one before is loading
-    const p = Promise.resolve().then(() => fetchSource(spec, lockedRevision(lock, spec), fetcher))
-    p.catch(() => {}) // awaited in its turn; a failure meanwhile must not go unobserved
-    return p
-  }
-  let next = fetchAt(0)
+  // the next sources' files download meanwhile (src/prefetch.ts)
+  const downloads = new Prefetcher({
+    count: recipe.sources.length,
+    sizeOf: (i) => lockedSize(lock, recipe.sources[i]!),
+    start: (i) => {
+      const spec = recipe.sources[i]!
+      // a lock that does not fit this source fails in its turn, not while the one before is loading
+      const p = Promise.resolve().then(() => fetchSource(spec, lockedRevision(lock, spec), fetcher))
+      p.catch(() => {}) // awaited in its turn; a failure meanwhile must not go unobserved
+      return p
+    },
+  })
+  const first = downloads.take(0)
   const cache = options.preparedCache
   const builder = cache ? await builderId() : null
   const use = cache && builder ? { cache, builder } : null
@@ -72,8 +76,7 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
   const keys = new Map<string, string>()
   for (const [i, spec] of recipe.sources.entries()) {
     progress.stage(`loading and preparing sources (${i + 1} of ${recipe.sources.length}: ${spec.name})`)
-    const fetching = next
-    next = fetchAt(i + 1)
+    const fetching = i === 0 ? first : downloads.take(i)
     const load = (take: (q: UpstreamQuestion) => void, files = fetching) =>
       loadSource(spec, lockedRevision(lock, spec), fetcher, {
         trusted,
