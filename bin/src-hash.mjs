@@ -58,18 +58,38 @@ export function packageVersions(root, dirs) {
   )
 }
 
+/** The files that say how bundle/ is made, besides src/ and the packages it holds. */
+const BUNDLE_RECIPE = ['scripts/compile.mjs', 'tsconfig.json', 'tsconfig.build.json', 'node_modules/esbuild/package.json']
+
 /**
- * True when bundle/ was made from exactly the src/ there is now and holds the
- * code of the packages installed now (by their versions: code patched in
- * node_modules by hand needs `npm run compile`).
+ * What bundle/ is made from besides src/: a hash of how it is made and of
+ * npm's record of the installed tree (rewritten by every install), and the
+ * versions of the packages it holds.
+ */
+export function bundleInputs(root, packages) {
+  const h = createHash('sha256')
+  for (const rel of [...BUNDLE_RECIPE, 'node_modules/.package-lock.json']) {
+    let bytes = ''
+    try {
+      bytes = readFileSync(join(root, rel))
+    } catch {}
+    h.update(`${rel}\0`).update(bytes).update('\0')
+  }
+  return { made: h.digest('hex'), packages: packageVersions(root, packages) }
+}
+
+/**
+ * True when bundle/ was made from exactly the src/ there is now, in the way
+ * and from the installed packages there are now (code patched in
+ * node_modules by hand, with no install, needs `npm run compile`).
  */
 export function bundleIsCurrent(root, hash = srcHash(root)) {
   try {
     const dir = bundleDir(root)
     if (readFileSync(join(dir, '.stamp'), 'utf8') !== hash) return false
-    const made = JSON.parse(readFileSync(join(dir, 'packages.json'), 'utf8'))
-    const now = packageVersions(root, Object.keys(made))
-    return Object.entries(made).every(([d, v]) => v !== null && now[d] === v)
+    const made = JSON.parse(readFileSync(join(dir, 'inputs.json'), 'utf8'))
+    const now = bundleInputs(root, Object.keys(made.packages))
+    return made.made === now.made && Object.entries(made.packages).every(([d, v]) => v !== null && now.packages[d] === v)
   } catch {
     return false
   }

@@ -6,13 +6,15 @@ import { readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { bundleDir, bundleIsCurrent, compiledIsCurrent, packageVersions, srcHash, stampPath } from '../bin/src-hash.mjs'
+import { bundleDir, bundleInputs, bundleIsCurrent, compiledIsCurrent, srcHash, stampPath } from '../bin/src-hash.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 // --if-stale (npm test): nothing to do when dist/ and bundle/ are already current for src/
 const ifStale = process.argv.includes('--if-stale')
 if (ifStale && compiledIsCurrent(root) && bundleIsCurrent(root)) process.exit(0)
 const before = srcHash(root)
+// the stamps first: a CLI started meanwhile must not run files being removed
+rmSync(join(bundleDir(root), '.stamp'), { force: true })
 rmSync(stampPath(root), { force: true })
 // from empty: a module deleted from src/ must not live on in dist/ or bundle/ under a current stamp
 rmSync(join(root, 'dist'), { recursive: true, force: true })
@@ -28,7 +30,13 @@ if (r.status !== 0) {
   process.exit(r.status ?? 1)
 }
 writeFileSync(stampPath(root), before)
-await bundle()
+try {
+  await bundle()
+} catch (e) {
+  // dist/ is compiled and stamped: the CLIs run from it, only slower to start
+  process.stderr.write(`compile: bundling failed, so the CLIs will run from dist/: ${e instanceof Error ? e.message : e}\n`)
+  if (!ifStale) process.exit(1)
+}
 
 /**
  * Each CLI (and the decode worker it starts) as one file of its own code and a
@@ -73,11 +81,14 @@ async function bundle() {
   for (const c of commands) {
     const file = metafile.outputs[`bundle/${c}.js`]
     if (!file?.inputs[`dist/cli/${c}.js`]?.bytesInOutput)
-      throw new Error(`compile: bundle/${c}.js does not hold dist/cli/${c}.js's code (another command imports it?)`)
+      throw new Error(`bundle/${c}.js does not hold dist/cli/${c}.js's code (another command imports it?)`)
   }
+  // only dist/ and installed packages: anything else (a linked package, a file of bin/) would go unchecked by bundleIsCurrent
+  const strays = Object.keys(metafile.inputs).filter((p) => !p.startsWith('dist/') && !p.startsWith('node_modules/'))
+  if (strays.length > 0) throw new Error(`the bundle would hold code from outside dist/ and node_modules/: ${strays.join(', ')}`)
   const packages = [
     ...new Set(Object.keys(metafile.inputs).flatMap((p) => /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(p)?.[1] ?? [])),
   ].sort()
-  writeFileSync(join(out, 'packages.json'), `${JSON.stringify(packageVersions(root, packages), null, 2)}\n`)
+  writeFileSync(join(out, 'inputs.json'), `${JSON.stringify(bundleInputs(root, packages), null, 2)}\n`)
   writeFileSync(join(out, '.stamp'), before)
 }

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { writeFileAtomic } from './atomic.ts'
 import { JevError } from './errors.ts'
 import { readRegular } from './files.ts'
+import { sourceFiles } from './recipe.ts'
 import { BuilderRef, Hex64, type Recipe, RecipeRef } from './schema.ts'
 import type { LoadedSource } from './sources/load.ts'
 
@@ -71,10 +72,13 @@ export async function writeLock(path: string, lock: Lock): Promise<void> {
   await writeFileAtomic(path, `${JSON.stringify(lock, null, 2)}\n`)
 }
 
-/** The bytes of a source's files by the lock, when it has the source at the recipe's repo and revision. */
+/** The bytes of a source's files by the lock, when it has the source at the recipe's repo and revision and the same files. */
 export function lockedSize(lock: Lock | null, source: Recipe['sources'][number]): number | undefined {
   const entry = lock?.sources.find((s) => s.name === source.name)
   if (!entry || entry.repo !== source.repo || entry.revision !== source.revision) return undefined
+  const paths = sourceFiles(source).map((f) => f.path)
+  const locked = new Set(entry.files.map((f) => f.path))
+  if (paths.length !== locked.size || !paths.every((p) => locked.has(p))) return undefined
   return entry.files.reduce((n, f) => n + f.size, 0)
 }
 

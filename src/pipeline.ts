@@ -68,7 +68,8 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
       return p
     },
   })
-  const first = downloads.take(0)
+  // the first source's requests go out before the rest of the set-up
+  let first = downloads.take(0)
   const cache = options.preparedCache
   const builder = cache ? await builderId() : null
   const use = cache && builder ? { cache, builder } : null
@@ -77,6 +78,7 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
   for (const [i, spec] of recipe.sources.entries()) {
     progress.stage(`loading and preparing sources (${i + 1} of ${recipe.sources.length}: ${spec.name})`)
     const fetching = i === 0 ? first : downloads.take(i)
+    first = undefined // its files are the loading's to hold, and let go
     const load = (take: (q: UpstreamQuestion) => void, files = fetching) =>
       loadSource(spec, lockedRevision(lock, spec), fetcher, {
         trusted,

@@ -5,8 +5,13 @@
  * (the first source's, mostly), one started at its source's turn is waited for.
  */
 
-/** The most bytes (by the lock's sizes) fetched ahead and not yet loaded: what prefetching may hold in memory. */
-export const PREFETCH_BYTES = 64 * 2 ** 20
+/**
+ * The lock's sizes of the sources fetched ahead and not yet loaded may add up
+ * to this, beyond the next source (fetched ahead whatever its size). It bounds
+ * the bytes prefetching holds, and the bandwidth it shares: each file's
+ * deadline runs from its first request (16 MiB take ~30 s at 0.5 MB/s).
+ */
+export const PREFETCH_BYTES = 16 * 2 ** 20
 
 export interface PrefetchOptions<T> {
   count: number
@@ -40,7 +45,7 @@ export class Prefetcher<T> {
     // one of unknown size held ahead may be any size: nothing more until it is taken
     for (let j = i + 1; j < this.launched; j++) ahead += this.sizes[j] ?? Number.POSITIVE_INFINITY
     while (this.launched < this.options.count) {
-      const size = this.options.sizeOf(this.launched)
+      const size = this.sizeAt(this.launched)
       if (size === undefined || ahead + size > this.budget) break
       ahead += size
       this.launch()
@@ -50,9 +55,14 @@ export class Prefetcher<T> {
     return got
   }
 
+  private sizeAt(i: number): number | undefined {
+    if (!(i in this.sizes)) this.sizes[i] = this.options.sizeOf(i)
+    return this.sizes[i]
+  }
+
   private launch(): void {
     const i = this.launched++
-    this.sizes[i] = this.options.sizeOf(i)
+    this.sizeAt(i)
     this.started[i] = this.options.start(i)
   }
 }

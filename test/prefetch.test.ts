@@ -40,6 +40,14 @@ test('downloads start one ahead always, and further while the sizes started and 
   assert.deepEqual(started, [0, 1, 2, 3, 4], 'each download started once')
 })
 
+test('the next source is fetched ahead whatever its size, and none after it while it is over the budget', () => {
+  const { p, started } = over([1, 10, 1, 1], 5)
+  void p.take(0)
+  assert.deepEqual(started, [0, 1])
+  void p.take(1)
+  assert.deepEqual(started, [0, 1, 2, 3], 'once it is taken, the rest fit')
+})
+
 test('a source of unknown size (no lock) stops the prefetching at the next source', () => {
   const { p, started } = over([1, undefined, 1, 1], 100)
   void p.take(0)

@@ -4,7 +4,7 @@ import { copyFile, mkdir, mkdtemp, rename, rm, stat, symlink, utimes, writeFile 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { bundleDir, bundleIsCurrent, compiledIsCurrent, packageVersions, srcHash, stampPath } from '../../bin/src-hash.mjs'
+import { bundleDir, bundleInputs, bundleIsCurrent, compiledIsCurrent, srcHash, stampPath } from '../../bin/src-hash.mjs'
 import { ROOT } from '../helpers/cli.ts'
 
 let root: string
@@ -44,15 +44,27 @@ test('dist/ runs only when its stamp holds the hash of src/ as it is now, whatev
   assert.equal(compiledIsCurrent(root), false, 'a moved file makes dist/ stale')
 })
 
-test('a bundle runs only when its stamp holds the hash of src/ and the packages it holds are the versions installed', async () => {
+test('a bundle runs only when its stamp holds the hash of src/, it was made as it would be now, and the packages it holds are the versions installed', async () => {
   const pkg = join(root, 'node_modules/somepkg')
   await mkdir(pkg, { recursive: true })
   await writeFile(join(pkg, 'package.json'), '{"version":"1.2.3"}')
   const dir = bundleDir(root)
   await mkdir(dir, { recursive: true })
   assert.equal(bundleIsCurrent(root), false, 'no stamp: not bundled')
-  await writeFile(join(dir, 'packages.json'), JSON.stringify(packageVersions(root, ['node_modules/somepkg'])))
+  const record = () => writeFile(join(dir, 'inputs.json'), JSON.stringify(bundleInputs(root, ['node_modules/somepkg'])))
+  await record()
   await writeFile(join(dir, '.stamp'), srcHash(root))
+  assert.equal(bundleIsCurrent(root), true)
+
+  // how it is made, or any install, makes it stale
+  await mkdir(join(root, 'scripts'), { recursive: true })
+  await writeFile(join(root, 'scripts/compile.mjs'), '// another way to bundle\n')
+  assert.equal(bundleIsCurrent(root), false, 'the compile script changed')
+  await record()
+  assert.equal(bundleIsCurrent(root), true)
+  await writeFile(join(root, 'node_modules/.package-lock.json'), '{"packages":{}}')
+  assert.equal(bundleIsCurrent(root), false, 'npm installed something')
+  await record()
   assert.equal(bundleIsCurrent(root), true)
 
   await writeFile(join(pkg, 'package.json'), '{"version":"1.2.4"}')
@@ -66,7 +78,7 @@ test('a bundle runs only when its stamp holds the hash of src/ and the packages 
 
   await writeFile(join(root, 'src/cli/b.ts'), 'export const b = 3\n')
   assert.equal(bundleIsCurrent(root), false, 'an edit to src/ makes the bundle stale')
-  await writeFile(join(dir, 'packages.json'), 'not json')
+  await writeFile(join(dir, 'inputs.json'), 'not json')
   await writeFile(join(dir, '.stamp'), srcHash(root))
   assert.equal(bundleIsCurrent(root), false, 'an unreadable record of its packages: stale')
 })
@@ -90,19 +102,31 @@ test('bin/jev.mjs runs a command from bundle/ when it is current, else dist/ whe
     const hash = srcHash(proj)
     await writeFile(stampPath(proj), hash)
     await writeFile(join(bundleDir(proj), '.stamp'), hash)
-    await writeFile(join(bundleDir(proj), 'packages.json'), JSON.stringify(packageVersions(proj, ['node_modules/tsx'])))
+    const record = () => writeFile(join(bundleDir(proj), 'inputs.json'), JSON.stringify(bundleInputs(proj, ['node_modules/tsx'])))
+    await record()
     const run = () => {
       const r = spawnSync(process.execPath, [join(proj, 'bin/jev.mjs'), 'hello', '--x', '1'], { encoding: 'utf8', timeout: 60_000 })
       assert.equal(r.status, 0, r.stderr)
       return r.stdout
     }
     assert.equal(run(), 'bundle --x 1')
-    await writeFile(join(bundleDir(proj), 'packages.json'), JSON.stringify({ 'node_modules/tsx': '0.0.0' }))
+    await writeFile(
+      join(bundleDir(proj), 'inputs.json'),
+      JSON.stringify({ ...bundleInputs(proj, ['node_modules/tsx']), packages: { 'node_modules/tsx': '0.0.0' } }),
+    )
     assert.equal(run(), 'dist --x 1', 'a bundle of other package versions is not run')
-    await writeFile(join(bundleDir(proj), 'packages.json'), JSON.stringify(packageVersions(proj, ['node_modules/tsx'])))
+    await record()
     await writeFile(join(proj, 'src/cli/hello.ts'), say('src, edited'))
     assert.equal(run(), 'src, edited --x 1', 'an edit to src/ makes both stale')
   } finally {
     await rm(proj, { recursive: true, force: true })
   }
+})
+
+test("this project's bundle is current after npm test's compile (else every CLI test would quietly run dist/)", (t) => {
+  if (!compiledIsCurrent(ROOT)) {
+    t.skip('dist/ is not compiled (a type error): the tests run from src/ through tsx')
+    return
+  }
+  assert.equal(bundleIsCurrent(ROOT), true)
 })
