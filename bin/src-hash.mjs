@@ -46,7 +46,7 @@ export function bundleDir(root) {
 }
 
 /** The installed version of each package folder (relative to the root), null where there is none. */
-export function packageVersions(root, dirs) {
+function packageVersions(root, dirs) {
   return Object.fromEntries(
     dirs.map((dir) => {
       try {
