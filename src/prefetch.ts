@@ -30,7 +30,6 @@ export interface PrefetchOptions<T> {
  */
 export class Prefetcher<T> {
   private readonly started: (Promise<T> | undefined)[] = []
-  private readonly sizes: (number | undefined)[] = []
   private launched = 0
   private readonly budget: number
 
@@ -43,9 +42,9 @@ export class Prefetcher<T> {
     while (this.launched <= Math.min(i + 1, this.options.count - 1)) this.launch()
     let ahead = 0
     // one of unknown size held ahead may be any size: nothing more until it is taken
-    for (let j = i + 1; j < this.launched; j++) ahead += this.sizes[j] ?? Number.POSITIVE_INFINITY
+    for (let j = i + 1; j < this.launched; j++) ahead += this.options.sizeOf(j) ?? Number.POSITIVE_INFINITY
     while (this.launched < this.options.count) {
-      const size = this.sizeAt(this.launched)
+      const size = this.options.sizeOf(this.launched)
       if (size === undefined || ahead + size > this.budget) break
       ahead += size
       this.launch()
@@ -55,14 +54,8 @@ export class Prefetcher<T> {
     return got
   }
 
-  private sizeAt(i: number): number | undefined {
-    if (!(i in this.sizes)) this.sizes[i] = this.options.sizeOf(i)
-    return this.sizes[i]
-  }
-
   private launch(): void {
     const i = this.launched++
-    this.sizeAt(i)
     this.started[i] = this.options.start(i)
   }
 }
