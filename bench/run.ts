@@ -43,6 +43,8 @@ interface Stat {
   minMs: number
   maxMs: number
   maxRssMb: number
+  /** every run's wall time, in the order run */
+  wallMs: number[]
 }
 
 function runOnce(args: string[], env: Record<string, string> = {}): Promise<Sample> {
@@ -64,34 +66,54 @@ function runOnce(args: string[], env: Record<string, string> = {}): Promise<Samp
   })
 }
 
-async function measure(
-  name: string,
-  args: string[],
-  runs = RUNS,
-  warmup = 1,
-  env: () => Record<string, string> = () => ({}),
-  after = () => {},
-): Promise<Stat> {
-  for (let i = 0; i < warmup; i++) {
-    await runOnce(args, env())
-    after()
-  }
-  const samples: Sample[] = []
-  for (let i = 0; i < runs; i++) {
-    samples.push(await runOnce(args, env()))
-    after()
-  }
+/** One command the bench times: its arguments, and the environment and clean-up of each run. */
+interface Job {
+  name: string
+  args: string[]
+  env?: () => Record<string, string>
+  after?: () => void
+}
+
+/**
+ * Times jobs in rounds, each round running every job once in turn, after
+ * `warmup` such rounds: a ratio of two jobs then compares runs made minutes
+ * apart at most, not one job's runs before the other's, and this machine's
+ * speed drifts by 10–20 % within a bench run.
+ */
+async function measureRounds(jobs: readonly Job[], runs = RUNS, warmup = 1): Promise<Stat[]> {
+  const samples: Sample[][] = jobs.map(() => [])
+  for (let round = 0; round < warmup + runs; round++)
+    for (const [j, job] of jobs.entries()) {
+      const sample = await runOnce(job.args, job.env?.() ?? {})
+      job.after?.()
+      if (round >= warmup) samples[j]!.push(sample)
+    }
+  return jobs.map((job, j) => statOf(job.name, samples[j]!))
+}
+
+function report(stat: Stat): Stat {
+  process.stderr.write(`  ${stat.name}: ${stat.medianMs.toFixed(0)} ms median, ${stat.maxRssMb.toFixed(0)} MB peak\n`)
+  return stat
+}
+
+function statOf(name: string, samples: readonly Sample[]): Stat {
   const ms = samples.map((s) => s.wallMs).sort((a, b) => a - b)
   const stat = {
     name,
-    runs,
+    runs: samples.length,
     medianMs: ms[Math.floor(ms.length / 2)]!,
     minMs: ms[0]!,
     maxMs: ms.at(-1)!,
     maxRssMb: Math.max(...samples.map((s) => s.maxRssMb)),
+    wallMs: samples.map((s) => s.wallMs),
   }
-  process.stderr.write(`  ${name}: ${stat.medianMs.toFixed(0)} ms median, ${stat.maxRssMb.toFixed(0)} MB peak\n`)
   return stat
+}
+
+/** The spread of a ratio taken round by round (runs of the same round side by side). */
+function roundRatios(top: Stat, ...bottom: Stat[]): string {
+  const r = top.wallMs.map((t, i) => t / bottom.reduce((a, b) => a + b.wallMs[i]!, 0)).sort((a, b) => a - b)
+  return `${r[0]!.toFixed(1)}–${r.at(-1)!.toFixed(1)}× by round`
 }
 
 /** A command of the CLI over one recipe, lock, mirror and output folder. */
@@ -136,48 +158,45 @@ const fmt = (s: Stat) => [s.name, s.medianMs.toFixed(0), `${s.minMs.toFixed(0)}�
 try {
   const mirror = resolve(values.mirror)
   if (existsSync(mirror)) {
-    process.stderr.write(`jev-bench from ${mirror} (${RUNS} runs after a warm-up)\n`)
+    process.stderr.write(`jev-bench from ${mirror} (${RUNS} rounds after a warm-up round)\n`)
     const recipe = 'recipes/jev-bench.json'
     const lock = 'recipes/jev-bench.lock.json'
     // the builds' cache of prepared sources is the bench's own: warm runs fill it in their warm-up, cold runs start empty
     process.env.JEV_PREPARED_CACHE = join(work, 'prepared')
-    const read = await measure('floor: read + sha256', ['bench/floor.mjs', 'read', recipe, mirror])
-    const decode = await measure('floor: Parquet decode', ['bench/floor.mjs', 'decode', recipe, mirror])
-    const build = await measure('build-dataset (warm)', buildArgs(recipe, lock, mirror, join(work, 'out')))
-    // what the cache of prepared sources buys: the same warm build without it
-    const uncached = await measure(
-      'build-dataset (warm, no prepared cache)',
-      buildArgs(recipe, lock, mirror, join(work, 'out')),
-      RUNS,
-      1,
-      () => ({
-        JEV_PREPARED_CACHE: '0',
-      }),
-    )
-    // against the folder the build above wrote, so a stale committed out/ cannot fail the bench
-    const verify = await measure('verify-dataset', cliArgs('verify-dataset', recipe, lock, mirror, join(work, 'out')))
-    // cold: an empty HF cache each run, the files downloaded from serve-hub on loopback (the lock's commits)
+    // cold runs download the lock's commits from serve-hub on loopback, into an empty HF cache each
     const hub = await serveHub(mirror)
-    let cold: Stat
-    let fetchFloor: Stat
+    let stats: Stat[]
     try {
-      fetchFloor = await measure('floor: plain HTTP fetch', ['bench/fetch-floor.mjs', recipe, hub.url])
       let cache = ''
-      cold = await measure(
-        'verify-dataset (cold)',
-        [...JEV, 'verify-dataset', '--recipe', recipe, '--lock', lock, '--out', join(work, 'out'), '--quiet'],
-        RUNS,
-        1,
-        () => ({
-          HF_ENDPOINT: hub.url,
-          HF_HUB_CACHE: (cache = mkdtempSync(join(work, 'hf-cache-'))),
-          JEV_PREPARED_CACHE: join(cache, 'prepared'),
-        }),
-        () => rmSync(cache, { recursive: true, force: true }),
-      )
+      stats = await measureRounds([
+        { name: 'floor: read + sha256', args: ['bench/floor.mjs', 'read', recipe, mirror] },
+        { name: 'floor: Parquet decode', args: ['bench/floor.mjs', 'decode', recipe, mirror] },
+        { name: 'floor: plain HTTP fetch', args: ['bench/fetch-floor.mjs', recipe, hub.url] },
+        { name: 'build-dataset (warm)', args: buildArgs(recipe, lock, mirror, join(work, 'out')) },
+        // what the cache of prepared sources buys: the same warm build without it
+        {
+          name: 'build-dataset (warm, no prepared cache)',
+          args: buildArgs(recipe, lock, mirror, join(work, 'out')),
+          env: () => ({ JEV_PREPARED_CACHE: '0' }),
+        },
+        // against the folder the builds above wrote, so a stale committed out/ cannot fail the bench
+        { name: 'verify-dataset', args: cliArgs('verify-dataset', recipe, lock, mirror, join(work, 'out')) },
+        {
+          name: 'verify-dataset (cold)',
+          args: [...JEV, 'verify-dataset', '--recipe', recipe, '--lock', lock, '--out', join(work, 'out'), '--quiet'],
+          env: () => ({
+            HF_ENDPOINT: hub.url,
+            HF_HUB_CACHE: (cache = mkdtempSync(join(work, 'hf-cache-'))),
+            JEV_PREPARED_CACHE: join(cache, 'prepared'),
+          }),
+          after: () => rmSync(cache, { recursive: true, force: true }),
+        },
+      ])
     } finally {
       hub.child.kill('SIGTERM')
     }
+    for (const stat of stats) report(stat)
+    const [read, decode, fetchFloor, build, uncached, verify, cold] = stats as [Stat, Stat, Stat, Stat, Stat, Stat, Stat]
     const coldFloor = decode.medianMs + fetchFloor.medianMs
     rows.push(fmt(read), fmt(decode), fmt(fetchFloor), fmt(build), fmt(uncached), fmt(verify), fmt(cold))
     results.real = {
@@ -192,9 +211,14 @@ try {
       buildOverDecode: build.medianMs / decode.medianMs,
       coldOverFloor: cold.medianMs / coldFloor,
     }
-    rows.push(['build / read floor', `${(build.medianMs / read.medianMs).toFixed(1)}×`, '', ''])
-    rows.push(['build / decode floor', `${(build.medianMs / decode.medianMs).toFixed(1)}×`, '', ''])
-    rows.push(['cold verify / (decode + fetch floors)', `${(cold.medianMs / coldFloor).toFixed(1)}×`, '', ''])
+    rows.push(['build / read floor', `${(build.medianMs / read.medianMs).toFixed(1)}×`, roundRatios(build, read), ''])
+    rows.push(['build / decode floor', `${(build.medianMs / decode.medianMs).toFixed(1)}×`, roundRatios(build, decode), ''])
+    rows.push([
+      'cold verify / (decode + fetch floors)',
+      `${(cold.medianMs / coldFloor).toFixed(1)}×`,
+      roundRatios(cold, decode, fetchFloor),
+      '',
+    ])
     if (build.maxRssMb > 200) failures.push(`warm build peak RSS ${build.maxRssMb.toFixed(0)} MB > 200 MB`)
     if (build.medianMs > 2 * decode.medianMs)
       failures.push(`warm build ${(build.medianMs / decode.medianMs).toFixed(1)}× the decode floor > 2.0×`)
@@ -205,29 +229,47 @@ try {
   }
 
   const base = JSON.parse(readFileSync(join(root, 'recipes/jev-bench.json'), 'utf8'))
-  const scaled: Record<string, Stat> = {}
-  for (const scale of values.scales.split(',').map(Number)) {
+  const scales = values.scales.split(',').map(Number)
+  const synthetic = (scale: number): Job => {
     const dir = join(work, `x${scale}`)
     mkdirSync(dir, { recursive: true })
     process.stderr.write(`synthetic ×${scale} (${VOCAB} words): generating…\n`)
     const recipe = writeSynthetic(join(dir, 'hub'), scale, base, VOCAB)
     writeFileSync(join(dir, 'recipe.json'), JSON.stringify(recipe))
     // every run a first build (--update-lock: no lock vouches for the files, so they decode through the worker): ×100
-    // gets no warm-up to write a lock, and ×10 must be measured the same way for the ratio to mean anything
-    const args = [
-      ...buildArgs(join(dir, 'recipe.json'), join(dir, 'recipe.lock.json'), join(dir, 'hub'), join(dir, 'out')),
-      '--update-lock',
-    ]
-    // ×100 takes minutes and GBs: one run, no warm-up (its input is on disk, nothing else to warm)
-    const runs = scale >= 100 ? 1 : Math.min(RUNS, 3)
+    // gets no warm-up to write a lock, and ×10 must be measured the same way for the ratio to mean anything;
     // without the cache of prepared sources: these measure how the builder's own work grows
-    scaled[scale] = await measure(`synthetic ×${scale}`, args, runs, scale >= 100 ? 0 : 1, () => ({ JEV_PREPARED_CACHE: '0' }))
-    rows.push(fmt(scaled[scale]!))
-    rmSync(join(dir, 'hub'), { recursive: true, force: true })
+    return {
+      name: `synthetic ×${scale}`,
+      args: [...buildArgs(join(dir, 'recipe.json'), join(dir, 'recipe.lock.json'), join(dir, 'hub'), join(dir, 'out')), '--update-lock'],
+      env: () => ({ JEV_PREPARED_CACHE: '0' }),
+    }
   }
+  // ×100 takes minutes and GBs: one run, no warm-up (its input is on disk, nothing else to warm), in the middle of
+  // the smaller scales' rounds, so that the ×10 runs it is compared with are made on both sides of it
+  const small = scales.filter((s) => s < 100).map(synthetic)
+  const big = scales.filter((s) => s >= 100).map(synthetic)
+  const smallRuns = Math.min(RUNS, 3)
+  const before = small.length ? await measureRounds(small, Math.ceil(smallRuns / 2)) : []
+  const bigStats = big.length ? await measureRounds(big, 1, 0) : []
+  const after = small.length && smallRuns > 1 ? await measureRounds(small, Math.floor(smallRuns / 2), 0) : []
+  const scaled: Record<string, Stat> = {}
+  for (const [i, job] of small.entries()) {
+    const runs = [...before[i]!.wallMs, ...(after[i]?.wallMs ?? [])].map((wallMs) => ({ wallMs, maxRssMb: 0 }))
+    const stat = { ...statOf(job.name, runs), maxRssMb: Math.max(before[i]!.maxRssMb, after[i]?.maxRssMb ?? 0) }
+    scaled[scales.filter((s) => s < 100)[i]!] = report(stat)
+  }
+  for (const [i, stat] of bigStats.entries()) scaled[scales.filter((s) => s >= 100)[i]!] = report(stat)
+  for (const scale of [...scales].sort((a, b) => a - b)) rows.push(fmt(scaled[scale]!))
   if (scaled[10] && scaled[100]) {
     const growth = scaled[100].medianMs / scaled[10].medianMs
-    rows.push(['growth ×10 → ×100', `${growth.toFixed(1)}×`, '', ''])
+    // against the ×10 runs before it and after it, apart: how far the machine drifted meanwhile
+    const x10 = scaled[10].wallMs
+    const half = Math.ceil(x10.length / 2)
+    const apart = [x10.slice(0, half), x10.slice(half)]
+      .filter((r) => r.length)
+      .map((r) => (scaled[100]!.medianMs / Math.min(...r)).toFixed(1))
+    rows.push(['growth ×10 → ×100', `${growth.toFixed(1)}×`, `${apart.map((x) => `${x}×`).join(' / ')} against ×10 before / after`, ''])
     results.growth10to100 = growth
     if (growth > 11) failures.push(`×100 took ${growth.toFixed(1)}× the ×10 time > 11×`)
   }
