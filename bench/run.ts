@@ -9,7 +9,8 @@ import { type Vocabulary, writeSynthetic } from './synth.ts'
  * npm run bench [-- --runs N] [--mirror DIR] [--scales 1,10,100] [--vocab zipf|uniform] [--check]
  * Times whole processes (wall clock, peak RSS) so start-up counts as a user feels it.
  * Targets (issue #18), each a ratio to a floor measured in the same run, since
- * this machine's speed moves by ±10–20 % between sessions:
+ * this machine's speed moves by ±10–20 % between sessions, and drifts within a run
+ * (so jobs are timed in rounds, each round running every job once):
  *   warm build ≤ 2.0× the decode-only floor, peak RSS ≤ 200 MB;
  *   cold verify (empty HF cache, through serve-hub on loopback) ≤ 3.0× (decode floor + plain-HTTP fetch of the same files);
  *   synthetic ×100 ≤ 11× the ×10 time, peak RSS ≤ 1.5 GB (both first builds: no lock, no prepared cache).
@@ -82,12 +83,15 @@ interface Job {
  */
 async function measureRounds(jobs: readonly Job[], runs = RUNS, warmup = 1): Promise<Stat[]> {
   const samples: Sample[][] = jobs.map(() => [])
-  for (let round = 0; round < warmup + runs; round++)
+  for (let round = 0; round < warmup + runs; round++) {
     for (const [j, job] of jobs.entries()) {
       const sample = await runOnce(job.args, job.env?.() ?? {})
       job.after?.()
       if (round >= warmup) samples[j]!.push(sample)
     }
+    const what = round < warmup ? 'warm-up round' : `round ${round - warmup + 1} of ${runs}`
+    process.stderr.write(`  ${what}: ${jobs.map((job) => job.name).join(', ')}\n`)
+  }
   return jobs.map((job, j) => statOf(job.name, samples[j]!))
 }
 
@@ -110,7 +114,10 @@ function statOf(name: string, samples: readonly Sample[]): Stat {
   return stat
 }
 
-/** The spread of a ratio taken round by round (runs of the same round side by side). */
+/**
+ * The spread of a ratio taken round by round (runs of the same round side by side). The targets use the
+ * ratio of the medians, which need not fall inside this spread when the bottom is a sum of jobs.
+ */
 function roundRatios(top: Stat, ...bottom: Stat[]): string {
   const r = top.wallMs.map((t, i) => t / bottom.reduce((a, b) => a + b.wallMs[i]!, 0)).sort((a, b) => a - b)
   return `${r[0]!.toFixed(1)}–${r.at(-1)!.toFixed(1)}× by round`
@@ -230,7 +237,8 @@ try {
 
   const base = JSON.parse(readFileSync(join(root, 'recipes/jev-bench.json'), 'utf8'))
   const scales = values.scales.split(',').map(Number)
-  const synthetic = (scale: number): Job => {
+  /** Writes the scale's sources (removed again by `done`) and gives its job. */
+  const synthetic = (scale: number): Job & { done: () => void } => {
     const dir = join(work, `x${scale}`)
     mkdirSync(dir, { recursive: true })
     process.stderr.write(`synthetic ×${scale} (${VOCAB} words): generating…\n`)
@@ -243,33 +251,42 @@ try {
       name: `synthetic ×${scale}`,
       args: [...buildArgs(join(dir, 'recipe.json'), join(dir, 'recipe.lock.json'), join(dir, 'hub'), join(dir, 'out')), '--update-lock'],
       env: () => ({ JEV_PREPARED_CACHE: '0' }),
+      done: () => rmSync(dir, { recursive: true, force: true }),
     }
   }
-  // ×100 takes minutes and GBs: one run, no warm-up (its input is on disk, nothing else to warm), in the middle of
-  // the smaller scales' rounds, so that the ×10 runs it is compared with are made on both sides of it
-  const small = scales.filter((s) => s < 100).map(synthetic)
-  const big = scales.filter((s) => s >= 100).map(synthetic)
+  // ×100 takes minutes and GBs: one run, no warm-up (its input is on disk, nothing else to warm), made between the
+  // smaller scales' rounds (with --runs 2 or more), so that the ×10 runs it is compared with lie on both sides of it;
+  // its sources are written only once the rounds before it are done, and removed before the rounds after it
+  const smallScales = scales.filter((s) => s < 100)
+  const bigScales = scales.filter((s) => s >= 100)
+  const small = smallScales.map(synthetic)
   const smallRuns = Math.min(RUNS, 3)
   const before = small.length ? await measureRounds(small, Math.ceil(smallRuns / 2)) : []
-  const bigStats = big.length ? await measureRounds(big, 1, 0) : []
+  const bigStats: Stat[] = []
+  for (const scale of bigScales) {
+    const job = synthetic(scale)
+    bigStats.push(...(await measureRounds([job], 1, 0)))
+    job.done()
+  }
   const after = small.length && smallRuns > 1 ? await measureRounds(small, Math.floor(smallRuns / 2), 0) : []
+  for (const job of small) job.done()
   const scaled: Record<string, Stat> = {}
   for (const [i, job] of small.entries()) {
     const runs = [...before[i]!.wallMs, ...(after[i]?.wallMs ?? [])].map((wallMs) => ({ wallMs, maxRssMb: 0 }))
     const stat = { ...statOf(job.name, runs), maxRssMb: Math.max(before[i]!.maxRssMb, after[i]?.maxRssMb ?? 0) }
-    scaled[scales.filter((s) => s < 100)[i]!] = report(stat)
+    scaled[smallScales[i]!] = report(stat)
   }
-  for (const [i, stat] of bigStats.entries()) scaled[scales.filter((s) => s >= 100)[i]!] = report(stat)
+  for (const [i, stat] of bigStats.entries()) scaled[bigScales[i]!] = report(stat)
   for (const scale of [...scales].sort((a, b) => a - b)) rows.push(fmt(scaled[scale]!))
   if (scaled[10] && scaled[100]) {
     const growth = scaled[100].medianMs / scaled[10].medianMs
-    // against the ×10 runs before it and after it, apart: how far the machine drifted meanwhile
-    const x10 = scaled[10].wallMs
-    const half = Math.ceil(x10.length / 2)
-    const apart = [x10.slice(0, half), x10.slice(half)]
-      .filter((r) => r.length)
-      .map((r) => (scaled[100]!.medianMs / Math.min(...r)).toFixed(1))
-    rows.push(['growth ×10 → ×100', `${growth.toFixed(1)}×`, `${apart.map((x) => `${x}×`).join(' / ')} against ×10 before / after`, ''])
+    // against each ×10 run, those before it apart from those after it: how far the machine drifted meanwhile
+    const k = smallScales.indexOf(10)
+    const each = (runs: readonly number[] = []) => runs.map((ms) => (scaled[100]!.medianMs / ms).toFixed(1)).join(' ')
+    const apart = after[k]
+      ? `${each(before[k]!.wallMs)} | ${each(after[k].wallMs)}× (each ×10 run before | after)`
+      : `${each(before[k]!.wallMs)}× (each ×10 run, all before it)`
+    rows.push(['growth ×10 → ×100', `${growth.toFixed(1)}×`, apart, ''])
     results.growth10to100 = growth
     if (growth > 11) failures.push(`×100 took ${growth.toFixed(1)}× the ×10 time > 11×`)
   }
@@ -280,7 +297,7 @@ try {
   rmSync(work, { recursive: true, force: true })
 }
 
-const head = ['what', 'median ms', 'range ms', 'peak RSS MB']
+const head = ['what', 'median ms', 'range (ms, or ratio)', 'peak RSS MB']
 const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)))
 const line = (r: string[]) => r.map((c, i) => (i ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ')
 console.log(`\n${line(head)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n${rows.map(line).join('\n')}`)
