@@ -271,11 +271,10 @@ try {
   const after = small.length && smallRuns > 1 ? await measureRounds(small, Math.floor(smallRuns / 2), 0) : []
   for (const job of small) job.done()
   const scaled: Record<string, Stat> = {}
-  for (const [i, job] of small.entries()) {
-    const runs = [...before[i]!.wallMs, ...(after[i]?.wallMs ?? [])].map((wallMs) => ({ wallMs, maxRssMb: 0 }))
-    const stat = { ...statOf(job.name, runs), maxRssMb: Math.max(before[i]!.maxRssMb, after[i]?.maxRssMb ?? 0) }
-    scaled[smallScales[i]!] = report(stat)
-  }
+  // a scale's runs before and after ×100 as one stat (each side's peak stands for its runs')
+  const samplesOf = (s: Stat | undefined): Sample[] => s?.wallMs.map((wallMs) => ({ wallMs, maxRssMb: s.maxRssMb })) ?? []
+  for (const [i, job] of small.entries())
+    scaled[smallScales[i]!] = report(statOf(job.name, [...samplesOf(before[i]), ...samplesOf(after[i])]))
   for (const [i, stat] of bigStats.entries()) scaled[bigScales[i]!] = report(stat)
   for (const scale of [...scales].sort((a, b) => a - b)) rows.push(fmt(scaled[scale]!))
   if (scaled[10] && scaled[100]) {
