@@ -12,18 +12,19 @@
 // the same for the largest test-side group of each source the real recipe grows.
 //   npx tsx bench/search-oracle.ts [N ...]   (default: the ARC-Easy group at ×1, ×10, ×30, ×100)
 //   npx tsx bench/search-oracle.ts --mirror ../shared/hub-mirror
-import { compareStrings } from '../src/canonical.ts'
-import { lendingDocument } from '../src/lend.ts'
-import { groupsOf } from '../src/pool.ts'
-import { loadRecipe } from '../src/recipe.ts'
-import { randInt, rngFor } from '../src/rng.ts'
-import type { Recipe } from '../src/schema.ts'
-import { SourcePreparer } from '../src/select.ts'
-import { quantise, SCALE, TfIdfIndex } from '../src/similarity.ts'
-import { type IndexCore, indexCore } from '../src/similarity-core.ts'
-import { loadSource } from '../src/sources/load.ts'
-import { createMirrorFetcher } from '../src/sources/mirror.ts'
-import { SLACK } from '../src/top-k.ts'
+
+import { lendingDocument } from '../src/borrow/lend.ts'
+import { groupsOf } from '../src/borrow/pool.ts'
+import { quantise, SCALE, TfIdfIndex } from '../src/borrow/similarity.ts'
+import { type IndexCore, indexCore } from '../src/borrow/similarity-core.ts'
+import { SLACK } from '../src/borrow/top-k.ts'
+import { createMirrorFetcher } from '../src/fetch/mirror.ts'
+import { loadSource } from '../src/load-sources.ts'
+import { loadRecipe } from '../src/recipe/load.ts'
+import type { Recipe } from '../src/recipe/schema.ts'
+import { SourcePreparer } from '../src/select/select.ts'
+import { randInt, rngFor } from '../src/shape/rng.ts'
+import { compareStrings } from '../src/util/canonical.ts'
 import { wordsOf } from './synth.ts'
 
 const K = 32

@@ -2,8 +2,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { parquetMetadata, parquetSchema } from 'hyparquet'
 import { parquetWriteBuffer } from 'hyparquet-writer'
-import { type Rng, randInt, rngFor } from '../src/rng.ts'
-import type { RecipeInput } from '../src/schema.ts'
+import type { RecipeInput } from '../src/recipe/schema.ts'
+import { type Rng, randInt, rngFor } from '../src/shape/rng.ts'
 
 /** Real row counts of the upstream splits jev-bench reads. */
 const REAL_ROWS = {

@@ -5,10 +5,10 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { compareBuilds } from '../src/compare.ts'
-import { recordLines } from '../src/manifest.ts'
-import { loadRecipe } from '../src/recipe.ts'
-import { DataRecord, SPLITS, type Split } from '../src/schema.ts'
+import { compareBuilds } from '../src/check/compare.ts'
+import { recordLines } from '../src/emit/manifest.ts'
+import { loadRecipe } from '../src/recipe/load.ts'
+import { DataRecord, SPLITS, type Split } from '../src/recipe/schema.ts'
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,

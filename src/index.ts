@@ -3,6 +3,8 @@
 // the CLI uses; failures throw the CLI's typed errors (JevError, with a stable code).
 // Answers are returned, not thrown: a check's problems, a verify's or diff's differences.
 import { z } from 'zod'
+import type { DatasetDiff } from './check/diff.ts'
+import type { VerifyResult } from './check/verify.ts'
 import { type BuildRun, parseBuild, runBuild } from './cli/build-dataset.ts'
 import { parseCheck, runCheck } from './cli/check-dataset.ts'
 import { parseDiff, runDiff } from './cli/diff-dataset.ts'
@@ -10,15 +12,13 @@ import { type PublishRun, parsePublish, runPublish } from './cli/publish-dataset
 import type { Io } from './cli/run.ts'
 import { parseServe, startServe } from './cli/serve-hub.ts'
 import { parseVerify, runVerify } from './cli/verify-dataset.ts'
-import type { DatasetDiff } from './diff.ts'
 import { JevError } from './errors.ts'
 import type { HubServer } from './hub-server/index.ts'
-import type { Progress } from './progress.ts'
-import { scrub } from './secrets.ts'
-import type { VerifyResult } from './verify.ts'
+import type { Progress } from './util/progress.ts'
+import { scrub } from './util/secrets.ts'
 
 export { ERROR_CODES, type ErrorCode, isJevError, JevError } from './errors.ts'
-export { type FileProgress, NO_PROGRESS, type Progress, progressFor, type TerminalOptions, terminalProgress } from './progress.ts'
+export { type FileProgress, NO_PROGRESS, type Progress, progressFor, type TerminalOptions, terminalProgress } from './util/progress.ts'
 export type { BuildRun, DatasetDiff, HubServer, PublishRun, VerifyResult }
 
 const str = z.string().min(1)

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { ArrayPool } from '../src/array-pool.ts'
+import { ArrayPool } from '../src/borrow/array-pool.ts'
 
 describe('ArrayPool', () => {
   test('an array handed back is taken again, zero-filled, as a view of the same buffer', () => {

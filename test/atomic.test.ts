@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promise
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { symlinkAtomic, writeFileAtomic } from '../src/atomic.ts'
+import { symlinkAtomic, writeFileAtomic } from '../src/util/atomic.ts'
 import { rejectsWith } from './helpers/errors.ts'
 
 let tmp: string

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { computeAudit } from '../src/audit.ts'
-import type { ProvenanceLine } from '../src/provenance.ts'
-import type { DataRecord } from '../src/schema.ts'
+import { computeAudit } from '../src/emit/audit.ts'
+import type { ProvenanceLine } from '../src/emit/provenance.ts'
+import type { DataRecord } from '../src/recipe/schema.ts'
 import { recipeOf, sourceSpec } from './helpers/questions.ts'
 
 const rec = (

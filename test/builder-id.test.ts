@@ -6,9 +6,9 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { pathToFileURL } from 'node:url'
 import { srcHash } from '../bin/src-hash.mjs'
-import { builderId } from '../src/builder-id.ts'
-import { canonicalJson } from '../src/canonical.ts'
-import { sha256Hex } from '../src/hash.ts'
+import { builderId } from '../src/prepared-cache/builder-id.ts'
+import { canonicalJson } from '../src/util/canonical.ts'
+import { sha256Hex } from '../src/util/hash.ts'
 import { ROOT } from './helpers/cli.ts'
 
 test("the builder's identity covers its code (src/'s hash, as dist's stamp holds it), its runtime dependencies' installed versions and the runtime's Unicode tables", async () => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { canonicalJson, canonicalRow, codePointLength, compareStrings, normalize, rowsHash } from '../src/canonical.ts'
-import { setHash } from '../src/hash.ts'
-import { randInt, rngFor } from '../src/rng.ts'
+import { randInt, rngFor } from '../src/shape/rng.ts'
+import { canonicalJson, canonicalRow, codePointLength, compareStrings, normalize, rowsHash } from '../src/util/canonical.ts'
+import { setHash } from '../src/util/hash.ts'
 
 describe('canonicalJson', () => {
   test('sorts keys at every depth, keeps array order', () => {

@@ -3,9 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { checkCardMetadata, frontMatter } from '../src/card-check.ts'
-import { HUB_SIZE_CATEGORIES, sizeCategoryFor } from '../src/hub-metadata.ts'
-import { checkOwnManifest, dataFileFacts, describeLocal, type LocalFile, readPublishFiles } from '../src/publish-files.ts'
+import { checkCardMetadata, frontMatter } from '../src/check/card.ts'
+import { HUB_SIZE_CATEGORIES, sizeCategoryFor } from '../src/emit/card/hub-metadata.ts'
+import { checkOwnManifest, dataFileFacts, describeLocal, type LocalFile, readPublishFiles } from '../src/publish/files.ts'
 import { buildFixtureOut } from './helpers/publish.ts'
 
 let tmp: string

@@ -3,9 +3,9 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { checkDataset, checkRecords } from '../src/check.ts'
-import { loadRecipe } from '../src/recipe.ts'
-import type { DataRecord, Split } from '../src/schema.ts'
+import { checkDataset, checkRecords } from '../src/check/check.ts'
+import { loadRecipe } from '../src/recipe/load.ts'
+import type { DataRecord, Split } from '../src/recipe/schema.ts'
 import { buildFixtureOut } from './helpers/publish.ts'
 
 const recipe = await loadRecipe('test/fixtures/recipe.json')

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { codePointColumns, columns, fitColumns } from '../src/columns.ts'
+import { codePointColumns, columns, fitColumns } from '../src/util/columns.ts'
 
 test('columns: ASCII one each, CJK, kana, Hangul, fullwidth forms and emoji two, combining and format characters none', () => {
   assert.equal(columns('jcommonsenseqa test'), 19)

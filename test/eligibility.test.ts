@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { normalize } from '../src/canonical.ts'
-import { ineligibility, REFERS_TO_OPTIONS, refersToOptions, toCandidate } from '../src/eligibility.ts'
-import { randInt, rngFor } from '../src/rng.ts'
+import { ineligibility, REFERS_TO_OPTIONS, refersToOptions, toCandidate } from '../src/prepare/eligibility.ts'
+import { randInt, rngFor } from '../src/shape/rng.ts'
+import { normalize } from '../src/util/canonical.ts'
 import { uq } from './helpers/questions.ts'
 
 describe('refersToOptions', () => {

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promi
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { type FileLockOptions, readHolder, removeIfStale, withFileLock } from '../src/file-lock.ts'
+import { type FileLockOptions, readHolder, removeIfStale, withFileLock } from '../src/util/file-lock.ts'
 
 let tmp: string
 before(async () => {

@@ -4,8 +4,8 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { writeAtomic } from '../src/atomic.ts'
-import { makeDirs } from '../src/files.ts'
+import { writeAtomic } from '../src/util/atomic.ts'
+import { makeDirs } from '../src/util/files.ts'
 
 let tmp: string
 before(async () => {

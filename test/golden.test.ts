@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { OUTPUT_FILES } from '../src/outputs.ts'
+import { OUTPUT_FILES } from '../src/emit/outputs.ts'
 import { fixtureHashes, PIN_COMMAND, readGolden } from './helpers/golden.ts'
 
 test('the fixture build gives exactly the pinned bytes, every output file', async () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { describe, test } from 'node:test'
-import { digestSetHash, gitBlobSha1, setHash, sha1Hex, sha256Digest, sha256Hex } from '../src/hash.ts'
+import { digestSetHash, gitBlobSha1, setHash, sha1Hex, sha256Digest, sha256Hex } from '../src/util/hash.ts'
 
 test("sha256 and sha1 of bytes and of a string's UTF-8 are the standard digests", () => {
   assert.equal(sha256Hex('abc'), 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad')

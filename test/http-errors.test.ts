@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { ERROR_CODES } from '../src/errors.ts'
-import { httpErrorCode, statusWords } from '../src/http-errors.ts'
+import { httpErrorCode, statusWords } from '../src/fetch/http-errors.ts'
 
 test('each status the Hub answers maps to one code; a conflict only where something is written', () => {
   const statuses = [401, 403, 404, 409, 412, 429, 500, 503, 418]

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { normalize } from '../src/canonical.ts'
-import { type Candidate, toCandidate } from '../src/eligibility.ts'
-import { similarLending } from '../src/lend.ts'
-import { rngFor, shuffle } from '../src/rng.ts'
-import { Distractors, type SimilarBorrowing } from '../src/schema.ts'
+import { similarLending } from '../src/borrow/lend.ts'
+import { type Candidate, toCandidate } from '../src/prepare/eligibility.ts'
+import { Distractors, type SimilarBorrowing } from '../src/recipe/schema.ts'
+import { rngFor, shuffle } from '../src/shape/rng.ts'
+import { normalize } from '../src/util/canonical.ts'
 import { uq } from './helpers/questions.ts'
 
 const rules = Distractors.parse({}).borrow as SimilarBorrowing

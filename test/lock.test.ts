@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { lockedSize, readLock } from '../src/lock.ts'
-import { buildDataset } from '../src/pipeline.ts'
-import { loadRecipe } from '../src/recipe.ts'
-import { createMirrorFetcher } from '../src/sources/mirror.ts'
+import { buildDataset } from '../src/build-io.ts'
+import { createMirrorFetcher } from '../src/fetch/mirror.ts'
+import { loadRecipe } from '../src/recipe/load.ts'
+import { lockedSize, readLock } from '../src/recipe/lock.ts'
 import { rejectsWith } from './helpers/errors.ts'
 
 const HUB = 'test/fixtures/hub'

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 import { before, test } from 'node:test'
-import { readLock } from '../src/lock.ts'
-import { matchManifest } from '../src/manifest-match.ts'
-import { outputBytes } from '../src/outputs.ts'
-import { type BuiltDataset, buildDataset } from '../src/pipeline.ts'
-import { loadRecipe } from '../src/recipe.ts'
-import { createMirrorFetcher } from '../src/sources/mirror.ts'
+import { type BuiltDataset, buildDataset } from '../src/build-io.ts'
+import { matchManifest } from '../src/check/manifest-match.ts'
+import { outputBytes } from '../src/emit/outputs.ts'
+import { createMirrorFetcher } from '../src/fetch/mirror.ts'
+import { loadRecipe } from '../src/recipe/load.ts'
+import { readLock } from '../src/recipe/lock.ts'
 import { FIXTURE_HUB, FIXTURE_RECIPE } from './helpers/cli.ts'
 
 let built: BuiltDataset

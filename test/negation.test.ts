@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { normalize } from '../src/canonical.ts'
-import { negationTest } from '../src/negation.ts'
-import { Distractors } from '../src/schema.ts'
+import { negationTest } from '../src/borrow/negation.ts'
+import { Distractors } from '../src/recipe/schema.ts'
+import { normalize } from '../src/util/canonical.ts'
 import { recipeOf, sourceSpec } from './helpers/questions.ts'
 
 const en = sourceSpec({ name: 'arc', language: 'en' })

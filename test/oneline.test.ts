@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { oneLine } from '../src/oneline.ts'
+import { oneLine } from '../src/util/oneline.ts'
 
 test('line breaks and the white space around them become one space; other spaces stay', () => {
   assert.equal(oneLine('a\nb'), 'a b')

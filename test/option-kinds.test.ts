@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { fitsClass, formFilter, isLabelLike, isNumberLike, nearCopyTest, numberClass } from '../src/option-kinds.ts'
+import { fitsClass, formFilter, isLabelLike, isNumberLike, nearCopyTest, numberClass } from '../src/borrow/option-kinds.ts'
 
 describe('isNumberLike', () => {
   test('numbers with signs, separators, decimals, units, % and currency', () => {

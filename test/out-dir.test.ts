@@ -3,8 +3,8 @@ import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { writeOutDir } from '../src/out-dir.ts'
-import { OUTPUT_FILES } from '../src/outputs.ts'
+import { OUTPUT_FILES } from '../src/emit/outputs.ts'
+import { writeOutDir } from '../src/write/out-dir.ts'
 import { rejectsWith } from './helpers/errors.ts'
 import { buildFixtureOut } from './helpers/publish.ts'
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { FIGURES } from '../src/figures.ts'
+import { FIGURES } from '../src/emit/figures.ts'
 import {
   CONFIG_OUTPUTS,
   DATA_FILES,
@@ -14,8 +14,8 @@ import {
   outputBytes,
   outputSpec,
   outputText,
-} from '../src/outputs.ts'
-import { SPLITS } from '../src/schema.ts'
+} from '../src/emit/outputs.ts'
+import { SPLITS } from '../src/recipe/schema.ts'
 import { ROOT } from './helpers/cli.ts'
 
 test('the registry: unique names, a split file per split, one card and one manifest', () => {

@@ -13,8 +13,8 @@ import { pathToFileURL } from 'node:url'
 import { parquetMetadata, parquetSchema } from 'hyparquet'
 import { ByteWriter, parquetWriteBuffer } from 'hyparquet-writer'
 import { writeMetadata } from 'hyparquet-writer/src/metadata.js'
+import { decodeParquet, decodeTimeoutMs, streamParquet } from '../src/decode/parquet.ts'
 import { isJevError } from '../src/errors.ts'
-import { decodeParquet, decodeTimeoutMs, streamParquet } from '../src/parquet.ts'
 import { FIXTURE_HUB, ROOT } from './helpers/cli.ts'
 
 async function corrupted(file: string, flips: [number, number][]): Promise<Uint8Array> {

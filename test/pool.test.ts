@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { compareStrings } from '../src/canonical.ts'
-import { toCandidate } from '../src/eligibility.ts'
-import { buildPool, buildPools, capacity, groupOf } from '../src/pool.ts'
-import type { UpstreamQuestion } from '../src/sources/adapter.ts'
+import type { UpstreamQuestion } from '../src/adapt/adapter.ts'
+import { buildPool, buildPools, capacity, groupOf } from '../src/borrow/pool.ts'
+import { toCandidate } from '../src/prepare/eligibility.ts'
+import { compareStrings } from '../src/util/canonical.ts'
 import { sourceSpec, uq } from './helpers/questions.ts'
 
 const cand = (id: string, options: string[], over: Partial<UpstreamQuestion> = {}) => toCandidate(uq({ id, options, ...over }))

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { readLock } from '../src/lock.ts'
-import { buildDataset } from '../src/pipeline.ts'
-import { Prefetcher } from '../src/prefetch.ts'
-import { NO_PROGRESS } from '../src/progress.ts'
-import { loadRecipe } from '../src/recipe.ts'
-import { createMirrorFetcher } from '../src/sources/mirror.ts'
-import type { FileFetcher } from '../src/sources/types.ts'
+import { buildDataset } from '../src/build-io.ts'
+import { createMirrorFetcher } from '../src/fetch/mirror.ts'
+import { Prefetcher } from '../src/fetch/prefetch.ts'
+import type { FileFetcher } from '../src/fetch/types.ts'
+import { loadRecipe } from '../src/recipe/load.ts'
+import { readLock } from '../src/recipe/lock.ts'
+import { NO_PROGRESS } from '../src/util/progress.ts'
 
 /** A Prefetcher over `sizes` whose downloads are their index, with the order they were started in. */
 function over(sizes: (number | undefined)[], budget: number) {

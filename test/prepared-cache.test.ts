@@ -3,7 +3,8 @@ import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { type BuiltDataset, buildDataset } from '../src/pipeline.ts'
+import { type BuiltDataset, buildDataset } from '../src/build-io.ts'
+import { createMirrorFetcher } from '../src/fetch/mirror.ts'
 import {
   cardKey,
   decodeEntry,
@@ -12,11 +13,10 @@ import {
   type PreparedCache,
   type PreparedEntry,
   preparedKey,
-} from '../src/prepared-cache.ts'
-import { packPrepared } from '../src/prepared-store.ts'
-import { loadRecipe } from '../src/recipe.ts'
-import type { Recipe } from '../src/schema.ts'
-import { createMirrorFetcher } from '../src/sources/mirror.ts'
+} from '../src/prepared-cache/cache.ts'
+import { packPrepared } from '../src/prepared-cache/store.ts'
+import { loadRecipe } from '../src/recipe/load.ts'
+import type { Recipe } from '../src/recipe/schema.ts'
 import { FIXTURE_HUB, FIXTURE_RECIPE } from './helpers/cli.ts'
 import { narrowInt64 } from './helpers/parquet.ts'
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { test } from 'node:test'
-import { pidAlive } from '../src/process.ts'
+import { pidAlive } from '../src/util/process.ts'
 
 test('this process is alive; one that has exited is not', async () => {
   assert.equal(pidAlive(process.pid), true)

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { columns } from '../src/columns.ts'
-import { formatBytes, NO_PROGRESS, progressWanted, terminalProgress } from '../src/progress.ts'
+import { columns } from '../src/util/columns.ts'
+import { formatBytes, NO_PROGRESS, progressWanted, terminalProgress } from '../src/util/progress.ts'
 
 /** A terminal that keeps what is on its screen: \r, erase-line and cursor-up are applied. */
 function screen() {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { isJevError } from '../src/errors.ts'
-import { assignQuotas, type QuotaItem } from '../src/quota.ts'
-import { rngFor, shuffle } from '../src/rng.ts'
-import type { QuotaTable } from '../src/schema.ts'
+import type { QuotaTable } from '../src/recipe/schema.ts'
+import { assignQuotas, type QuotaItem } from '../src/select/quota.ts'
+import { rngFor, shuffle } from '../src/shape/rng.ts'
 
 const table = (t: Partial<Record<keyof QuotaTable, number>>): QuotaTable => ({
   '2': 0,

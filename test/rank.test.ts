@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { normalize } from '../src/canonical.ts'
-import { mix32, rank, ranked, TOP } from '../src/rank.ts'
-import { type Rng, rngFor } from '../src/rng.ts'
-import { SCALE, TfIdfIndex } from '../src/similarity.ts'
+import { mix32, rank, ranked, TOP } from '../src/borrow/rank.ts'
+import { SCALE, TfIdfIndex } from '../src/borrow/similarity.ts'
+import { type Rng, rngFor } from '../src/shape/rng.ts'
+import { normalize } from '../src/util/canonical.ts'
 import { readRows } from './helpers/parquet.ts'
 
 /** tie keys as lend.ts's are, a fixed number per lender, with few distinct values so that ties happen */

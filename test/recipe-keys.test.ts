@@ -10,7 +10,7 @@ import { test } from 'node:test'
 import { buildDatasetCli } from '../src/cli/build-dataset.ts'
 import { runCli } from '../src/cli/run.ts'
 import { isJevError } from '../src/errors.ts'
-import { parseRecipe } from '../src/recipe.ts'
+import { parseRecipe } from '../src/recipe/load.ts'
 import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE } from './helpers/cli.ts'
 import { startHubServer } from './helpers/hub-server.ts'
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { describe, test } from 'node:test'
 import { isJevError, type JevError } from '../src/errors.ts'
-import { loadRecipe, parseRecipe, recipeHash } from '../src/recipe.ts'
+import { loadRecipe, parseRecipe, recipeHash } from '../src/recipe/load.ts'
 
 const REAL = 'recipes/jev-bench.json'
 const realJson = () => JSON.parse(readFileSync(REAL, 'utf8')) as Record<string, any>

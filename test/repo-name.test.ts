@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { isHubNamePart, isHubRepoName, isRefName, isRepoId } from '../src/repo-name.ts'
+import { isHubNamePart, isHubRepoName, isRefName, isRepoId } from '../src/util/repo-name.ts'
 
 test('a repo id a recipe may name: owner/name, never a path out of its folder', () => {
   for (const ok of ['allenai/ai2_arc', 'cais/mmlu', 'shunk031/JGLUE', 'google/boolq', 'a/.hidden', 'o/n.v2'])

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { normalize } from '../src/canonical.ts'
-import { toCandidate } from '../src/eligibility.ts'
-import { buildPool, uniformLending } from '../src/pool.ts'
-import { allDistinct, reshape } from '../src/reshape.ts'
+import { buildPool, uniformLending } from '../src/borrow/pool.ts'
+import { toCandidate } from '../src/prepare/eligibility.ts'
+import { allDistinct, reshape } from '../src/shape/reshape.ts'
+import { normalize } from '../src/util/canonical.ts'
 import { uq } from './helpers/questions.ts'
 
 const item = (id: string, options: string[], answer: number) => toCandidate(uq({ id, options, answer }))

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { keyedHash, keyedUnit, type Rng, randInt, rngFor, sample, shuffle } from '../src/rng.ts'
+import { keyedHash, keyedUnit, type Rng, randInt, rngFor, sample, shuffle } from '../src/shape/rng.ts'
 
 const draw = (rng: Rng, k: number) => Array.from({ length: k }, () => rng.uint32())
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { scrub, scrubToken, TOKEN_PLACEHOLDER } from '../src/secrets.ts'
+import { scrub, scrubToken, TOKEN_PLACEHOLDER } from '../src/util/secrets.ts'
 
 const TOKEN = 'hf_abcDEF123456'
 

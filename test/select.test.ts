@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import type { UpstreamQuestion } from '../src/adapt/adapter.ts'
 import { isJevError } from '../src/errors.ts'
-import { rngFor, shuffle } from '../src/rng.ts'
-import { prepareSource, selectSplit } from '../src/select.ts'
-import type { UpstreamQuestion } from '../src/sources/adapter.ts'
+import { prepareSource, selectSplit } from '../src/select/select.ts'
+import { rngFor, shuffle } from '../src/shape/rng.ts'
 import { recipeOf, sourceSpec, uq } from './helpers/questions.ts'
 
 const arcLike = sourceSpec({ name: 'src', test: { from: 'test', count: 3 }, val: { from: 'validation', count: 2 } })

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { lendingArrays } from '../src/array-pool.ts'
-import { TfIdfIndex } from '../src/similarity.ts'
-import { indexCore, letGo } from '../src/similarity-core.ts'
+import { lendingArrays } from '../src/borrow/array-pool.ts'
+import { TfIdfIndex } from '../src/borrow/similarity.ts'
+import { indexCore, letGo } from '../src/borrow/similarity-core.ts'
 
 // texts built at run time: equal strings that are other objects, as a second build of a group's documents gives
 const documents = (extra = '') =>

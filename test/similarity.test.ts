@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { SCALE, TfIdfIndex } from '../src/similarity.ts'
+import { SCALE, TfIdfIndex } from '../src/borrow/similarity.ts'
 
 describe('TfIdfIndex', () => {
   const docs = [

@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { removeStaleTemps } from '../src/atomic.ts'
+import { removeStaleTemps } from '../src/util/atomic.ts'
 import { FIXTURE_RECIPE, runNode } from './helpers/cli.ts'
 import { ARC, ARC_REV, assertClean, CDN, FILE, FILE_SHA, listAll, withRig } from './helpers/hub-rig.ts'
 
@@ -18,7 +18,7 @@ test('a process that exits while a temp file is being written (a CLI after an er
     const dest = join(tmp, 'blobs', 'abc')
     const script = `
       import { readdirSync } from 'node:fs'
-      import { writeAtomic } from ${JSON.stringify(new URL('../src/atomic.ts', import.meta.url).href)}
+      import { writeAtomic } from ${JSON.stringify(new URL('../src/util/atomic.ts', import.meta.url).href)}
       // a body that never ends: the temp file exists and is never renamed
       const endless = { async *[Symbol.asyncIterator]() { yield new Uint8Array(1); await new Promise(() => {}) } }
       writeAtomic(${JSON.stringify(dest)}, endless, 'incomplete')

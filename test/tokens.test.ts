@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { Tokenizer, tokens } from '../src/tokens.ts'
+import { Tokenizer, tokens } from '../src/borrow/tokens.ts'
 
 describe('tokens', () => {
   test('words for Latin script, character bigrams for Japanese, both in one text', () => {

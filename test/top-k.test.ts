@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { rngFor } from '../src/rng.ts'
-import { kthBest, SLACK } from '../src/top-k.ts'
+import { kthBest, SLACK } from '../src/borrow/top-k.ts'
+import { rngFor } from '../src/shape/rng.ts'
 
 test('kthBest: the k-th largest partial score, over all and over those sure to stay under the ceiling, as a sort finds them', () => {
   const rng = rngFor(9, 'unit', 'kth-best')

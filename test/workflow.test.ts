@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { parse } from 'yaml'
-import { resolveCacheDir } from '../src/sources/hub.ts'
+import { resolveCacheDir } from '../src/fetch/hub.ts'
 import { ROOT } from './helpers/cli.ts'
 
 interface Step {

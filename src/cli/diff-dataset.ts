@@ -1,4 +1,4 @@
-import { type DatasetDiff, diffBuilds, formatDiff, readBuildAtRev, readBuildDir } from '../diff.ts'
+import { type DatasetDiff, diffBuilds, formatDiff, readBuildAtRev, readBuildDir } from '../check/diff.ts'
 import { JevError } from '../errors.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
 import { type Io, isMain, runMain, stdio } from './run.ts'

@@ -1,5 +1,5 @@
-import { writeFileAtomic } from '../atomic.ts'
-import { recipeJsonSchema } from '../recipe.ts'
+import { recipeJsonSchema } from '../recipe/load.ts'
+import { writeFileAtomic } from '../util/atomic.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
 import { type Io, isMain, runMain, stdio } from './run.ts'
 

@@ -1,10 +1,10 @@
 import { pathToFileURL } from 'node:url'
 import { ERROR_CODES, hintOf, isJevError } from '../errors.ts'
-import type { Progress, TerminalStream } from '../progress.ts'
-import { scrub } from '../secrets.ts'
+import type { Progress, TerminalStream } from '../util/progress.ts'
+import { scrub } from '../util/secrets.ts'
 
 // the Hub token is removed from anything about to be printed (src/secrets.ts)
-export { scrub } from '../secrets.ts'
+export { scrub } from '../util/secrets.ts'
 
 export interface Io {
   out: (line: string) => void

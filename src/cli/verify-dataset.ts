@@ -1,5 +1,5 @@
+import { formatVerify, type VerifyResult, verifyDataset } from '../check/verify.ts'
 import { JevError } from '../errors.ts'
-import { formatVerify, type VerifyResult, verifyDataset } from '../verify.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
 import { rebuildFromLock, SOURCE_NOTES, SOURCE_OPTIONS } from './common/source-options.ts'
 import { type Io, isMain, runMain, stdio } from './run.ts'

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { parse } from 'yaml'
 import { z } from 'zod'
-import { checkCardYaml, frontMatter } from '../card-check.ts'
+import { checkCardYaml, frontMatter } from '../check/card.ts'
 import { HubHttpError, json, readJson } from './http.ts'
 import type { RepoView } from './repo.ts'
 

@@ -5,8 +5,8 @@
  */
 import { readdir, readFile, realpath, stat } from 'node:fs/promises'
 import { join, sep } from 'node:path'
-import { gitBlobSha1, sha1Hex, sha256Hex } from '../hash.ts'
-import { isHubNamePart } from '../repo-name.ts'
+import { gitBlobSha1, sha1Hex, sha256Hex } from '../util/hash.ts'
+import { isHubNamePart } from '../util/repo-name.ts'
 import { DEFAULT_GITATTRIBUTES, lfsPatterns, tracksAsLfs } from './gitattributes.ts'
 import { safeRepoPath } from './http.ts'
 import { type CommitSummary, isCommitId, lfsPointer, type RepoFile, type RepoView } from './repo.ts'

@@ -5,7 +5,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { sha1Hex } from '../hash.ts'
+import { sha1Hex } from '../util/hash.ts'
 import { cardDataOf } from './card.ts'
 import { type Fault, HubHttpError, isTrue, json, readBody } from './http.ts'
 import { type RepoFile, type RepoView, treeOf } from './repo.ts'

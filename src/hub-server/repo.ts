@@ -1,5 +1,5 @@
 /** What the read API needs from a repo, whether a read-only mirror folder or a writable store repo. */
-import { gitBlobSha1, sha256Hex } from '../hash.ts'
+import { gitBlobSha1, sha256Hex } from '../util/hash.ts'
 
 export interface RepoFile {
   path: string

@@ -5,8 +5,8 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { gitBlobSha1, sha1Hex } from '../hash.ts'
-import { isHubNamePart, isRefName } from '../repo-name.ts'
+import { gitBlobSha1, sha1Hex } from '../util/hash.ts'
+import { isHubNamePart, isRefName } from '../util/repo-name.ts'
 import { lfsPatterns, tracksAsLfs } from './gitattributes.ts'
 import { HubHttpError, isTrue, json, readBody, readJson, safeRepoPath } from './http.ts'
 import { commitOf } from './read.ts'

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { OUTPUT_FILES } from '../../src/outputs.ts'
+import { OUTPUT_FILES } from '../../src/emit/outputs.ts'
 import { FIXTURE_HUB, FIXTURE_RECIPE, runNode } from '../helpers/cli.ts'
 
 let dir: string

@@ -5,12 +5,12 @@
  */
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { sha256Hex } from '../../src/hash.ts'
-import { readLock } from '../../src/lock.ts'
-import { OUTPUT_FILES } from '../../src/outputs.ts'
-import { buildDataset } from '../../src/pipeline.ts'
-import { loadRecipe } from '../../src/recipe.ts'
-import { createMirrorFetcher } from '../../src/sources/mirror.ts'
+import { buildDataset } from '../../src/build-io.ts'
+import { OUTPUT_FILES } from '../../src/emit/outputs.ts'
+import { createMirrorFetcher } from '../../src/fetch/mirror.ts'
+import { loadRecipe } from '../../src/recipe/load.ts'
+import { readLock } from '../../src/recipe/lock.ts'
+import { sha256Hex } from '../../src/util/hash.ts'
 import { FIXTURE_HUB, FIXTURE_RECIPE, ROOT } from './cli.ts'
 
 export const GOLDEN = join(ROOT, 'test/fixtures/golden.json')

@@ -5,7 +5,7 @@
  * it prints `error[CODE]: message` to stderr and exits 1.
  */
 import { isJevError } from '../../src/errors.ts'
-import { createHubFetcher } from '../../src/sources/hub.ts'
+import { createHubFetcher } from '../../src/fetch/hub.ts'
 import { pollSleep } from './hub-rig.ts'
 
 const [endpoint, cacheDir, list] = process.argv.slice(2)

@@ -2,10 +2,10 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { downloadFile, listCommits, listFiles } from '@huggingface/hub'
-import { readLock, writeLock } from '../../src/lock.ts'
-import { type BuiltDataset, buildToDir } from '../../src/pipeline.ts'
-import { loadRecipe } from '../../src/recipe.ts'
-import { createMirrorFetcher } from '../../src/sources/mirror.ts'
+import { type BuiltDataset, buildToDir } from '../../src/build-io.ts'
+import { createMirrorFetcher } from '../../src/fetch/mirror.ts'
+import { loadRecipe } from '../../src/recipe/load.ts'
+import { readLock, writeLock } from '../../src/recipe/lock.ts'
 import { FIXTURE_HUB, FIXTURE_RECIPE, ROOT } from './cli.ts'
 
 export const FIXTURE_LOCK = join(ROOT, 'test/fixtures/recipe.lock.json')

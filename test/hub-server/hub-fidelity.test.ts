@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { commit, createRepo } from '@huggingface/hub'
-import { sha256Hex } from '../../src/hash.ts'
+import { sha256Hex } from '../../src/util/hash.ts'
 import { type HubServer, isWriteRequest, startHubServer } from '../helpers/hub-server.ts'
 import { buildFixtureOut } from '../helpers/publish.ts'
 

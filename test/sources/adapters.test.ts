@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { describe, test } from 'node:test'
+import { adaptRow, canonicalRowAt, contentId, type RowAt } from '../../src/adapt/adapter.ts'
+import { SourceDescriptor } from '../../src/adapt/descriptor.ts'
+import { kindFromDescriptor, SOURCE_KINDS } from '../../src/adapt/kinds.ts'
 import { isJevError } from '../../src/errors.ts'
-import { sha256Digest } from '../../src/hash.ts'
-import { adaptRow, canonicalRowAt, contentId, type RowAt } from '../../src/sources/adapter.ts'
-import { SourceDescriptor } from '../../src/sources/descriptor.ts'
-import { kindFromDescriptor, SOURCE_KINDS } from '../../src/sources/kinds.ts'
+import { sha256Digest } from '../../src/util/hash.ts'
 
 /** A row's hash as the rows hash takes it (sources/load.ts): the digest of its canonical JSON. */
 const hashRow = (row: unknown, at: RowAt) => sha256Digest(canonicalRowAt(row, at).json)

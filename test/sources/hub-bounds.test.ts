@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { boundsFrom, DEFAULT_BOUNDS } from '../../src/sources/bounds.ts'
+import { boundsFrom, DEFAULT_BOUNDS } from '../../src/fetch/bounds.ts'
 import { rejectsWith } from '../helpers/errors.ts'
 import { ARC, ARC_REV, assertClean, assertConsistent, CDN, FILE, FILE_SHA, withRig } from '../helpers/hub-rig.ts'
 

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict'
 import { before, test } from 'node:test'
 import { HubApiError } from '@huggingface/hub'
-import { DEFAULT_BOUNDS } from '../../src/sources/bounds.ts'
-import { TransientError } from '../../src/sources/guarded-fetch.ts'
-import { hubClient } from '../../src/sources/hub-client.ts'
-import { hubFetchError } from '../../src/sources/hub-errors.ts'
-import type { HubSession } from '../../src/sources/hub-session.ts'
-import { AttemptsFailed } from '../../src/sources/retry.ts'
+import { DEFAULT_BOUNDS } from '../../src/fetch/bounds.ts'
+import { TransientError } from '../../src/fetch/guarded-fetch.ts'
+import { hubClient } from '../../src/fetch/hub-client.ts'
+import { hubFetchError } from '../../src/fetch/hub-errors.ts'
+import type { HubSession } from '../../src/fetch/hub-session.ts'
+import { AttemptsFailed } from '../../src/fetch/retry.ts'
 
 const TOKEN = 'hf_secretSECRET123'
 const session = (token?: string): HubSession => ({

@@ -5,8 +5,8 @@ import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { isJevError } from '../../src/errors.ts'
-import type { HubFetcherOptions } from '../../src/sources/hub.ts'
-import { backoffMs, parseRetryAfter } from '../../src/sources/retry.ts'
+import type { HubFetcherOptions } from '../../src/fetch/hub.ts'
+import { backoffMs, parseRetryAfter } from '../../src/fetch/retry.ts'
 import { rejectsWith } from '../helpers/errors.ts'
 import { type FaultRule, startFaultProxy } from '../helpers/fault-proxy.ts'
 import {
@@ -400,7 +400,7 @@ test('a process that exits while it holds a blob lock (a CLI after an error) lea
     const blob = join(tmp, 'blobs', 'abc')
     const script = `
       import { existsSync } from 'node:fs'
-      import { withBlobLock } from ${JSON.stringify(new URL('../../src/sources/hub-cache.ts', import.meta.url).href)}
+      import { withBlobLock } from ${JSON.stringify(new URL('../../src/fetch/hub-cache.ts', import.meta.url).href)}
       // the download the lock guards starts (so the lock is taken and held), and the process exits in the middle of it
       const download = () => {
         if (existsSync(${JSON.stringify(`${blob}.lock`)})) console.log('seen')

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { formatBytes, type Progress, terminalProgress } from '../../src/progress.ts'
+import { formatBytes, type Progress, terminalProgress } from '../../src/util/progress.ts'
 import { ARC, ARC_REV, CDN, FILE, FILE_BYTES, FILE_SHA, withRig } from '../helpers/hub-rig.ts'
 
 interface Bar {

@@ -5,7 +5,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { createHubFetcher, type HubFetcherOptions, hubOptionsFromEnv, resolveCacheDir } from '../../src/sources/hub.ts'
+import { createHubFetcher, type HubFetcherOptions, hubOptionsFromEnv, resolveCacheDir } from '../../src/fetch/hub.ts'
 import { rejectsWith } from '../helpers/errors.ts'
 import { type HubServer, type HubServerOptions, startHubServer } from '../helpers/hub-server.ts'
 

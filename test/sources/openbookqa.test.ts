@@ -14,7 +14,7 @@ import { after, before, test } from 'node:test'
 import { buildDatasetCli } from '../../src/cli/build-dataset.ts'
 import { checkDatasetCli } from '../../src/cli/check-dataset.ts'
 import { runCli } from '../../src/cli/run.ts'
-import { type DataRecord, SPLITS } from '../../src/schema.ts'
+import { type DataRecord, SPLITS } from '../../src/recipe/schema.ts'
 import { collectIo, FIXTURE_HUB, ROOT } from '../helpers/cli.ts'
 import { readRows } from '../helpers/parquet.ts'
 

@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { hintOf, isJevError } from '../../src/errors.ts'
-import { DEFAULT_BOUNDS } from '../../src/sources/bounds.ts'
-import { UNREACHABLE_HINT } from '../../src/sources/guarded-fetch.ts'
-import { createHubFetcher } from '../../src/sources/hub.ts'
-import { AttemptsFailed, type RetryPolicy, withRetries } from '../../src/sources/retry.ts'
+import { DEFAULT_BOUNDS } from '../../src/fetch/bounds.ts'
+import { UNREACHABLE_HINT } from '../../src/fetch/guarded-fetch.ts'
+import { createHubFetcher } from '../../src/fetch/hub.ts'
+import { AttemptsFailed, type RetryPolicy, withRetries } from '../../src/fetch/retry.ts'
 
 const policy = (slept: number[]): RetryPolicy => ({
   ...DEFAULT_BOUNDS,

@@ -6,7 +6,7 @@
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util'
 import { hintOf, isJevError, JevError } from '../../errors.ts'
-import { NO_PROGRESS, progressFor } from '../../progress.ts'
+import { NO_PROGRESS, progressFor } from '../../util/progress.ts'
 import { BUILDER } from '../../version.ts'
 import type { Io } from '../run.ts'
 

@@ -2,15 +2,15 @@
 import { stat } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { type BuiltDataset, buildDataset } from '../../build-io.ts'
 import { JevError } from '../../errors.ts'
-import { type Lock, lockPathFor, readLock } from '../../lock.ts'
-import { type BuiltDataset, buildDataset } from '../../pipeline.ts'
-import { dirPreparedCache, type PreparedCache } from '../../prepared-cache.ts'
-import type { Progress } from '../../progress.ts'
-import { loadRecipe } from '../../recipe.ts'
-import { BOUND_SETTINGS, boundsFrom } from '../../sources/bounds.ts'
-import { createMirrorFetcher } from '../../sources/mirror.ts'
-import type { FileFetcher } from '../../sources/types.ts'
+import { BOUND_SETTINGS, boundsFrom } from '../../fetch/bounds.ts'
+import { createMirrorFetcher } from '../../fetch/mirror.ts'
+import type { FileFetcher } from '../../fetch/types.ts'
+import { dirPreparedCache, type PreparedCache } from '../../prepared-cache/cache.ts'
+import { loadRecipe } from '../../recipe/load.ts'
+import { type Lock, lockPathFor, readLock } from '../../recipe/lock.ts'
+import type { Progress } from '../../util/progress.ts'
 import type { Io } from '../run.ts'
 import { QUIET_OPTION } from './command.ts'
 
@@ -101,7 +101,7 @@ export async function fetcherFor(
     return createMirrorFetcher(values.mirror)
   }
   // the Hub client's modules only where the Hub is used: a build from a mirror never loads them
-  const { createHubFetcher, hubOptionsFromEnv, resolveCacheDir } = await import('../../sources/hub.ts')
+  const { createHubFetcher, hubOptionsFromEnv, resolveCacheDir } = await import('../../fetch/hub.ts')
   return createHubFetcher({
     ...hubOptionsFromEnv(env),
     ...bounds,
@@ -132,7 +132,7 @@ export function preparedCacheFor(off: boolean, env: NodeJS.ProcessEnv): Prepared
 
 /** `e`, naming the Hub cache entry it came from where it came from one (sources/hub-cache.ts's nameBadEntry; only a Hub fetcher has such entries). */
 export async function namedBadEntry(e: unknown, fetcher: FileFetcher): Promise<unknown> {
-  return fetcher.unvouched ? (await import('../../sources/hub-cache.ts')).nameBadEntry(e, fetcher) : e
+  return fetcher.unvouched ? (await import('../../fetch/hub-cache.ts')).nameBadEntry(e, fetcher) : e
 }
 
 /** The lock a rebuild needs, or LOCK with a hint that fits: there is none to check against yet. */

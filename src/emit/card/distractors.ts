@@ -1,0 +1,124 @@
+import { N_CHOICES, type Recipe, SPLITS } from '../../recipe/schema.ts'
+import type { Audit } from '../audit.ts'
+import { figureLink } from '../figures.ts'
+import { table } from './table.ts'
+
+/** The card's text on distractors: how they were borrowed, the audit, and what changed from the last version. */
+
+const pct = (x: number) => `${(x * 100).toFixed(1)} %`
+const fixed3 = (x: number) => x.toFixed(3)
+
+/** The "Growing" rule of "How it was built", as the recipe sets it (one list item, with sub-items for 1.1.0's rules). */
+export function growingRule(recipe: Recipe): string {
+  const b = recipe.distractors.borrow
+  const negatives = recipe.distractors.negatives.grow
+    ? 'Questions phrased as a negative are grown like the others.'
+    : 'A question phrased as a negative ("Which is NOT …", "all … EXCEPT", "least likely"; the recipe lists the patterns per language) is never grown: there an off-topic option would be a right answer.'
+  if (b.rule === 'uniform')
+    return `Growing keeps every upstream option and borrows distractors uniformly from every option of the item's group on the same side (right answers of other questions included), at most ${recipe.borrowMaxChars} characters long and not already among its options. Nothing is borrowed across the test/val divide. ${negatives}`
+  const skipped = [
+    `near-copies of the item (similarity ${b.nearCopy} or more)`,
+    b.skipNegativeLenders ? 'questions phrased as a negative (their wrong options are often right answers elsewhere)' : '',
+    b.skipOverlappingLenders
+      ? 'questions that share an option with the item (they ask about the same things, perhaps the other way round)'
+      : '',
+    b.skipNarrowerLenders
+      ? "questions that hold every content word of the item's question (they ask a narrower question about the same thing, so their wrong options are often right here)"
+      : '',
+  ].filter((x) => x !== '')
+  const options = [
+    "only a lender's wrong options, never its right answer",
+    b.rightAnswersOf > 0
+      ? `never the right answer of any of the item's ${b.rightAnswersOf} most similar questions, even where a lender lists it as wrong`
+      : '',
+    `at most ${recipe.borrowMaxChars} characters long, not already among the item's options, each text once`,
+    b.likeForLike ? "like for like: when all of an item's options are numbers only numbers are lent, when none is no number is" : '',
+    b.sameForm
+      ? "shaped like the item's own options: the case of the first letter and the closing punctuation of one of them, and a length from half the shortest to twice the longest"
+      : '',
+    b.skipNearCopies
+      ? "never a near-copy of one of the item's own options (its words a subset or superset of one's; in Japanese, one contains the other)"
+      : '',
+    b.skipLabelLike ? 'never an option that looks like a label ("(A) …", "A. …", a lone letter)' : '',
+  ].filter((x) => x !== '')
+  return [
+    "Growing keeps every upstream option and borrows from the item's lenders: the other questions of its group on the same side, ranked by similarity to the item (cosine of TF-IDF vectors over question, context and options; words for Latin script, character bigrams for Japanese; IDF over the group's side; ties broken by a keyed hash). Nothing is borrowed across the test/val divide.",
+    `  - Lenders skipped: ${skipped.join('; ')}. Only the ${b.maxLenders} most similar of the rest lend; an item they cannot fill can have fewer options.`,
+    `  - Options lent: ${options.join('; ')}.`,
+    `  - The options needed are drawn by the item's seeded stream from the first ${b.drawFactor} × needed candidates, in lender order.`,
+    `  - ${negatives}`,
+  ].join('\n')
+}
+
+/** Tables of the audit; check-dataset looks for exactly these in the card. */
+export function auditTables(a: Audit): string[] {
+  const sources = Object.keys(a.test.bySource)
+  const tally = (t: { items: number; grown: number; borrowed: number }) => [t.items, t.grown, t.borrowed]
+  const bySource = table(
+    ['source', 'test items', 'test grown', 'test borrowed options', 'val items', 'val grown', 'val borrowed options'],
+    sources.map((s) => [s, ...tally(a.test.bySource[s]!), ...tally(a.val.bySource[s]!)]),
+  )
+  const byChoices = table(
+    ['n_choices', 'test items', 'test grown', 'test borrowed options', 'val items', 'val grown', 'val borrowed options'],
+    N_CHOICES.map((n) => [n, ...tally(a.test.byChoices[String(n)]!), ...tally(a.val.byChoices[String(n)]!)]),
+  )
+  const row = (name: string, f: (s: Audit['test']) => { all: number; grown: number }) => [
+    name,
+    ...SPLITS.flatMap((s) => [fixed3(f(a[s]).all), fixed3(f(a[s]).grown)]),
+  ]
+  const scores = table(
+    ['accuracy without knowing the answer', 'test, all items', 'test, grown items', 'val, all items', 'val, grown items'],
+    [
+      row('chance floor (mean of 1/n)', (s) => s.chance.floor),
+      row('chance if borrowed options can be spotted (mean of 1/upstream options kept)', (s) => s.chance.spotter),
+      row('always the longest option', (s) => s.baselines.longest),
+      row('always the shortest option', (s) => s.baselines.shortest),
+      row('most word (Japanese: character-bigram) overlap with question and context', (s) => s.baselines.overlap),
+    ],
+  )
+  return [bySource, byChoices, scores]
+}
+
+export function auditSection(a: Audit, recipe: Recipe): string {
+  const [bySource, byChoices, scores] = auditTables(a)
+  const t = a.test
+  const grownTest = Object.values(t.bySource).reduce((x, s) => x + s.grown, 0)
+  const borrowedTest = Object.values(t.bySource).reduce((x, s) => x + s.borrowed, 0)
+  const first = Object.entries(t.firstRight).map(
+    ([s, f]) =>
+      `${s} keeps the upstream option order ("yes" first): ${f.first} of its ${f.items} test answers (${pct(f.items ? f.first / f.items : 0)}) are the first option`,
+  )
+  const negatives = recipe.distractors.negatives.grow
+    ? `${t.negatives.items} test items are phrased as a negative; ${t.negatives.grown} of them were grown (this version grows negatives).`
+    : `${t.negatives.items} test items (${a.val.negatives.items} val) are phrased as a negative and were held to at most their own option count; none was grown.`
+  const grown = (f: (s: Audit['test']) => { grown: number }) => fixed3(f(t).grown)
+  return `## Distractor audit
+
+Every choice's origin is in \`provenance.jsonl\`: its index among the upstream options, or the lender it was borrowed from and its index there. From the records and that file:
+
+${bySource}
+
+${byChoices}
+
+${figureLink('borrowed-options.svg')}
+
+${scores}
+
+${negatives}${first.length ? ` ${first.join('; ')}.` : ''}
+
+What this means for readers: ${grownTest} of the ${Object.values(t.bySource).reduce((x, s) => x + s.items, 0)} test items were grown, with ${borrowedTest} borrowed options. At 5–8 options, part of what is measured is rejecting options that do not belong to the question: a model that could spot every borrowed option and guess among the rest would score ${fixed3(t.chance.spotter.all)} on test (${grown((s) => s.chance.spotter)} on grown items) against a chance floor of ${fixed3(t.chance.floor.all)} (${grown((s) => s.chance.floor)}); that gap is inherent to growing. The baselines above never read the answer; on grown items the longest option scores ${grown((s) => s.baselines.longest)}, the shortest ${grown((s) => s.baselines.shortest)} and the one with most overlap ${grown((s) => s.baselines.overlap)}, against their floor of ${grown((s) => s.chance.floor)}. When comparing calibration across option counts, report grown and not-grown items separately (\`provenance.jsonl\` tells them apart).`
+}
+
+/** "Changes from <previous>", from the figures the recipe carries (CI recomputes them from both builds). */
+export function changesSection(recipe: Recipe): string {
+  const c = recipe.changesFrom
+  if (!c) return ''
+  const rows = Object.entries(c.bySource).map(([s, f]) => [s, f.kept, f.optionsChanged, f.replaced])
+  const sum = (k: 'kept' | 'optionsChanged' | 'replaced') => Object.values(c.bySource).reduce((x, f) => x + f[k], 0)
+  return `## Changes from ${c.version}
+
+${c.note} Compared record by record with a rebuild of ${c.version} (its recipe, \`recipes/${c.recipe}\` in the builder's repository, still rebuilds the published ${c.version} files byte for byte): ${sum('kept')} records are unchanged, ${sum('optionsChanged')} keep their question in the same split with other options, and ${sum('replaced')} are questions that replace others.
+
+${table(['source', 'unchanged', 'same question, other options', 'replaced'], [...rows, ['total', sum('kept'), sum('optionsChanged'), sum('replaced')]])}
+`
+}

@@ -1,0 +1,140 @@
+/**
+ * A source loaded and prepared through the cache of prepared sources (src/prepared-cache.ts): on a hit
+ * the files are still read and hashed (the key holds their sha256, and the lock check reads them), but
+ * neither decoded nor prepared; and the lending's per-item work, saved after a build and given back to the next.
+ */
+import type { LendingMemos } from '../build.ts'
+import type { SourceFile } from '../fetch/types.ts'
+import type { LoadedSource } from '../load-sources.ts'
+import { sourceFiles } from '../recipe/load.ts'
+import type { Recipe, SourceSpec } from '../recipe/schema.ts'
+import { type DropCounts, type PreparedSource, SourcePreparer } from '../select/select.ts'
+import { BUILDER } from '../version.ts'
+import { type CardEntry, cardKey, lendingKey, type PreparedCache, type PreparedEntry, preparedKey } from './cache.ts'
+import { packPrepared, unpackPrepared } from './store.ts'
+
+/**
+ * An entry takes ~0.7 kB a row (MMLU's 15 k questions: 10 MB), and is held twice while it is written;
+ * past this a source is not cached, so an entry stays under ~150 MB (the synthetic ×10 and ×100 sources are not).
+ */
+const MAX_CACHED_ROWS = 100_000
+
+export interface CacheUse {
+  cache: PreparedCache
+  /** the builder's identity (src/builder-id.ts) */
+  builder: string
+}
+
+export interface PreparedLoad {
+  loaded: LoadedSource
+  prepared: PreparedSource
+  /** the prepared entry's key, which the lending's entries build on */
+  key: string
+}
+
+/**
+ * The source from the cache when an entry for exactly these files, recipe and builder is there;
+ * otherwise `load` decodes it into the preparer, and the result is stored for the next build.
+ */
+export async function loadPrepared(
+  spec: SourceSpec,
+  recipe: Recipe,
+  files: readonly SourceFile[],
+  use: CacheUse,
+  load: (take: (q: Parameters<SourcePreparer['add']>[0]) => void) => Promise<LoadedSource>,
+): Promise<PreparedLoad> {
+  const key = preparedKey(
+    use.builder,
+    recipe,
+    spec,
+    files.map((f) => f.sha256),
+  )
+  const hit = await use.cache.get('prepared', key, spec.name)
+  if (hit) return { loaded: fromEntry(spec, files, hit), prepared: { spec, ...unpackPrepared(hit.prepared) }, key }
+  const preparer = new SourcePreparer(spec, recipe)
+  const loaded = await load((q) => preparer.add(q))
+  const prepared = preparer.finish()
+  const { spec: _, ...rest } = prepared
+  const rows = loaded.files.reduce((n, f) => n + f.rows, 0)
+  if (rows > MAX_CACHED_ROWS) return { loaded, prepared, key }
+  const packed = packPrepared(rest)
+  if (packed === null) return { loaded, prepared, key }
+  await use.cache.put('prepared', key, spec.name, {
+    files: loaded.files.map((f) => ({ rows: f.rows, rowsHash: f.rowsHash })),
+    prepared: packed,
+  })
+  return { loaded, prepared, key }
+}
+
+/** A source as loadSource gives it: the files as read this run, their rows' counts and hashes from the entry. */
+function fromEntry(spec: SourceSpec, files: readonly SourceFile[], hit: PreparedEntry): LoadedSource {
+  return {
+    spec,
+    commit: files[files.length - 1]!.commit,
+    files: sourceFiles(spec).map((job, k) => ({
+      split: job.split,
+      path: job.path,
+      size: files[k]!.size,
+      sha256: files[k]!.sha256,
+      ...hit.files[k]!,
+    })),
+    questions: [],
+  }
+}
+
+const memoSize = (memos: LendingMemos, source: string) => {
+  let n = 0
+  for (const [group, memo] of memos) if (group.startsWith(`${source}\u0000`)) n += memo.size
+  return n
+}
+
+/** What earlier builds of these prepared sources under this recipe worked out for the lending, with how much it was per source. */
+export async function readLendingMemos(
+  cache: PreparedCache,
+  recipe: Recipe,
+  keys: ReadonlyMap<string, string>,
+): Promise<{ memos: LendingMemos; sizes: Map<string, number> }> {
+  const memos: LendingMemos = new Map()
+  const sizes = new Map<string, number>()
+  for (const [source, key] of keys) {
+    const got = await cache.get('lending', lendingKey(key, recipe), source)
+    for (const [group, memo] of got ?? []) if (group.startsWith(`${source}\u0000`)) memos.set(group, memo)
+    sizes.set(source, memoSize(memos, source))
+  }
+  return { memos, sizes }
+}
+
+/** Stores each source's part of the memos, where this build worked out more than it was given. */
+export async function writeLendingMemos(
+  cache: PreparedCache,
+  recipe: Recipe,
+  keys: ReadonlyMap<string, string>,
+  memos: LendingMemos,
+  sizes: ReadonlyMap<string, number>,
+): Promise<void> {
+  for (const [source, key] of keys) {
+    if (memoSize(memos, source) === (sizes.get(source) ?? 0)) continue
+    const mine = new Map([...memos].filter(([group]) => group.startsWith(`${source}\u0000`)))
+    await cache.put('lending', lendingKey(key, recipe), source, mine)
+  }
+}
+
+/**
+ * The card and audit of these outputs under this recipe, from an earlier build that made the same bytes, or
+ * made now and stored: the audit tokenizes every record's texts, and the card loads the YAML library, the
+ * most a warm build did otherwise.
+ */
+export async function cardCached(
+  use: CacheUse,
+  recipe: Recipe,
+  outputs: readonly string[],
+  drops: ReadonlyMap<string, DropCounts>,
+  make: () => Promise<CardEntry>,
+): Promise<CardEntry> {
+  const key = cardKey(use.builder, BUILDER, recipe, outputs, drops)
+  const hit = await use.cache.get('card', key, recipe.name)
+  if (hit) return hit
+  const made = await make()
+  await use.cache.put('card', key, recipe.name, made)
+  return made
+}

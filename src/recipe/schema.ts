@@ -1,0 +1,256 @@
+import { z } from 'zod'
+import { descriptorIssues, LANGUAGES, type Language, Mapping, SourceCard } from '../adapt/descriptor.ts'
+import { KIND_NAMES } from '../adapt/kinds.ts'
+import { REPO_ID_RE as REPO } from '../util/repo-name.ts'
+
+export { LANGUAGES, type Language }
+
+const COMMIT = /^[0-9a-f]{40}$/
+/** A path inside a repo: relative, no `..`, no backslashes. */
+const repoPath = z
+  .string()
+  .min(1)
+  .refine((p) => !p.startsWith('/') && !p.includes('\\') && !p.split('/').some((s) => s === '..' || s === '.' || s === ''), {
+    message: 'must be a relative path inside the repo, without "." or ".." segments',
+  })
+
+/** Not a name Object.prototype has ("constructor", "__proto__", …): recipe strings become keys. */
+export const notReserved = (s: string) => !(s in Object.prototype)
+
+export const SPLITS = ['test', 'val'] as const
+export type Split = (typeof SPLITS)[number]
+export const N_CHOICES = [2, 3, 4, 5, 6, 7, 8] as const
+
+/** A regular expression given as a string, checked when the recipe is read. */
+const pattern = z
+  .string()
+  .min(1)
+  .refine(
+    (p) => {
+      try {
+        new RegExp(p, 'u')
+        return true
+      } catch {
+        return false
+      }
+    },
+    { message: 'must be a valid regular expression (u flag)' },
+  )
+
+/** Amendment 1.1's defaults, matched against the normalised (lower-cased) question. */
+export const DEFAULT_NEGATION_PATTERNS: Record<Language, string[]> = {
+  en: [String.raw`\b(not|never|except|least|false|incorrect|untrue|cannot|neither|nor)\b`, String.raw`n['’]t\b`],
+  ja: ['ない|以外|でない|ではない|誤り|間違'],
+}
+
+/** 1.1.0: lenders ranked by TF-IDF similarity, only their wrong options lent, like for like. */
+const SimilarBorrowing = z.strictObject({
+  rule: z.literal('similar'),
+  nearCopy: z.number().gt(0).lte(1).default(0.9).describe('lenders at least this similar to the item (a near-copy) are skipped'),
+  maxLenders: z
+    .int()
+    .positive()
+    .default(10)
+    .describe('only the most similar lenders that pass the lender rules lend; an item they cannot fill gets a smaller capacity'),
+  rightAnswersOf: z
+    .int()
+    .nonnegative()
+    .default(30)
+    .describe('the right answers of this many most similar questions are never lent, even where another lists one as wrong'),
+  drawFactor: z.int().positive().default(3).describe('the needed options are drawn from the first drawFactor × needed candidates'),
+  likeForLike: z.boolean().default(true).describe('numbers only among numbers, no numbers among words'),
+  sameForm: z
+    .boolean()
+    .default(true)
+    .describe(
+      "only options shaped like the item's own: first letter's case, closing punctuation, length from half the shortest to twice the longest",
+    ),
+  skipNearCopies: z
+    .boolean()
+    .default(true)
+    .describe("never an option whose words are a subset or superset of one of the item's own (Japanese: one contains the other)"),
+  skipLabelLike: z.boolean().default(true).describe('never lend an option that looks like a label: (A), A., A), or a lone letter'),
+  skipNegativeLenders: z.boolean().default(true).describe("a negative question's wrong options are often right for a positive one"),
+  skipNarrowerLenders: z
+    .boolean()
+    .default(true)
+    .describe("a lender whose question holds every content word of the item's asks a narrower question about the same thing"),
+  skipOverlappingLenders: z
+    .boolean()
+    .default(true)
+    .describe('a lender sharing an option with the item asks about the same things, perhaps the other way round'),
+})
+/** 1.0.0: drawn uniformly from every option of the group's side, right answers included. */
+const UniformBorrowing = z.strictObject({ rule: z.literal('uniform') })
+
+export const Distractors = z.strictObject({
+  borrow: z.discriminatedUnion('rule', [SimilarBorrowing, UniformBorrowing]).prefault({ rule: 'similar' }),
+  negatives: z
+    .strictObject({
+      grow: z.boolean().default(false).describe('1.0.0 grew negative questions; 1.1.0 never does'),
+      patterns: z.partialRecord(z.enum(LANGUAGES), z.array(pattern)).default(DEFAULT_NEGATION_PATTERNS),
+    })
+    .prefault({}),
+})
+export type Distractors = z.infer<typeof Distractors>
+export type SimilarBorrowing = z.infer<typeof SimilarBorrowing>
+
+/** n_choices → count, keys "2" … "8". */
+export const QuotaTable = z.strictObject({
+  '2': z.int().nonnegative(),
+  '3': z.int().nonnegative(),
+  '4': z.int().nonnegative(),
+  '5': z.int().nonnegative(),
+  '6': z.int().nonnegative(),
+  '7': z.int().nonnegative(),
+  '8': z.int().nonnegative(),
+})
+export type QuotaTable = z.infer<typeof QuotaTable>
+
+const SideSpec = z.strictObject({
+  from: z.string().min(1).describe('upstream split that feeds this side'),
+  count: z.int().nonnegative(),
+})
+
+export const SourceSpec = z.strictObject({
+  name: z
+    .string()
+    .regex(/^[a-z][a-z0-9_]*$/)
+    .refine(notReserved, 'is a reserved name'),
+  adapter: z.enum(KIND_NAMES).optional().describe('a built-in source kind; or, for another dataset, `mapping` and `card` instead'),
+  mapping: Mapping.optional().describe('how the upstream columns make a question, when there is no built-in kind for the dataset'),
+  card: SourceCard.optional().describe('what the dataset card says of the source, with `mapping`'),
+  repo: z.string().regex(REPO, 'must look like owner/name'),
+  revision: z.string().regex(COMMIT, 'must be a full 40-hex commit'),
+  config: z.string().min(1),
+  /** upstream split → files in the repo; parseRecipe refuses keys Object.prototype has (it sees a "__proto__" zod drops) */
+  files: z.record(z.string().min(1), z.array(repoPath).min(1)),
+  test: SideSpec,
+  val: SideSpec,
+  group: z.enum(['source', 'subject']).describe('borrowing group: the whole source, or the MMLU subject'),
+  fixedChoices: z.int().min(2).max(8).optional(),
+  shuffle: z.boolean().default(true),
+  language: z.enum(LANGUAGES).optional().describe('picks the negation patterns that apply; without it, all of them do'),
+  onePerContext: z
+    .boolean()
+    .default(false)
+    .describe('at most one record per context (BoolQ: one question per passage); later ones drop as duplicate_passage'),
+})
+export type SourceSpec = z.infer<typeof SourceSpec>
+
+export const Recipe = z
+  .strictObject({
+    $schema: z.string().optional(),
+    name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/),
+    version: z.string().regex(/^\d+\.\d+\.\d+$/),
+    seed: z.int().nonnegative(),
+    borrowMaxChars: z.int().positive(),
+    quotas: z.strictObject({ test: QuotaTable, val: QuotaTable }),
+    sources: z.array(SourceSpec).min(1),
+    distractors: Distractors.prefault({}),
+    changesFrom: z
+      .strictObject({
+        version: z.string().regex(/^\d+\.\d+\.\d+$/),
+        recipe: z.string().min(1).describe("that version's recipe, beside this one"),
+        note: z.string().min(1).describe('what changed and why, in a few sentences, for the card'),
+        bySource: z.record(z.string(), z.strictObject({ kept: z.int(), optionsChanged: z.int(), replaced: z.int() })),
+      })
+      .optional()
+      .describe('what changed from the previous version, as `npm run compare-builds` computes it; the card reports it'),
+    exclude: z
+      .strictObject({
+        ids: z.array(z.string().min(1)).default([]),
+        texts: z.array(z.string().min(1)).default([]),
+      })
+      .default({ ids: [], texts: [] }),
+  })
+  .superRefine(crossFieldChecks, {
+    // run even when some field is malformed, so every problem is listed at once
+    when: (payload) => typeof payload.value === 'object' && payload.value !== null,
+  })
+
+type Loose = { [k: string]: unknown }
+const asObject = (v: unknown): Loose => (typeof v === 'object' && v !== null ? (v as Loose) : {})
+const asInt = (v: unknown): number | null => (Number.isInteger(v) ? (v as number) : null)
+
+/** Checks across fields; written defensively because the fields may not have parsed. */
+function crossFieldChecks(value: unknown, ctx: z.RefinementCtx): void {
+  const r = asObject(value)
+  const sources = Array.isArray(r.sources) ? r.sources.map(asObject) : []
+  const names = new Set<unknown>()
+  sources.forEach((s, i) => {
+    if (names.has(s.name)) ctx.addIssue({ code: 'custom', path: ['sources', i, 'name'], message: `duplicate source "${String(s.name)}"` })
+    names.add(s.name)
+    const inline = s.mapping !== undefined || s.card !== undefined
+    if ((s.adapter !== undefined) === inline)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['sources', i],
+        message: inline ? 'give "adapter" or "mapping" and "card", not both' : 'needs "adapter", or "mapping" and "card"',
+      })
+    else if (inline && (s.mapping === undefined || s.card === undefined))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['sources', i, s.mapping === undefined ? 'mapping' : 'card'],
+        message: 'an inline source needs both "mapping" and "card"',
+      })
+    else if (inline) {
+      const m = Mapping.safeParse(s.mapping)
+      const c = SourceCard.safeParse(s.card)
+      if (m.success && c.success)
+        for (const issue of descriptorIssues(m.data, c.data))
+          ctx.addIssue({ code: 'custom', path: ['sources', i, ...issue.path], message: issue.message })
+    }
+    for (const side of SPLITS) {
+      const from = asObject(s[side]).from
+      if (typeof from === 'string' && !Object.hasOwn(asObject(s.files), from))
+        ctx.addIssue({ code: 'custom', path: ['sources', i, side, 'from'], message: `no files listed for split "${from}"` })
+    }
+  })
+  const quotas = asObject(r.quotas)
+  for (const split of SPLITS) {
+    const quota = asObject(quotas[split])
+    const counts = sources.map((s) => asInt(asObject(s[split]).count))
+    const cells = N_CHOICES.map((n) => asInt(quota[n]))
+    if (counts.some((c) => c === null) || cells.some((c) => c === null)) continue
+    const total = cells.reduce((a, n) => a! + n!, 0)!
+    const wanted = counts.reduce((a, c) => a! + c!, 0)!
+    if (total !== wanted)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['quotas', split],
+        message: `quotas sum to ${total} but the sources' ${split} counts sum to ${wanted}`,
+      })
+    N_CHOICES.forEach((n, k) => {
+      const fixed = sources.reduce((a, s, i) => a + (s.fixedChoices === n ? counts[i]! : 0), 0)
+      if (fixed > cells[k]!)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['quotas', split, String(n)],
+          message: `${fixed} items have a fixed ${n} options but the quota is ${cells[k]}`,
+        })
+    })
+  }
+}
+export type Recipe = z.infer<typeof Recipe>
+export type RecipeInput = z.input<typeof Recipe>
+
+export const Hex64 = z.string().regex(/^[0-9a-f]{64}$/)
+/** How the lock and the manifest name the recipe and the builder they came from. */
+export const RecipeRef = z.strictObject({ name: z.string(), version: z.string(), hash: Hex64 })
+export const BuilderRef = z.strictObject({ name: z.string(), version: z.string() })
+
+/** One line of test.jsonl / val.jsonl; key order is the output order. */
+export const DataRecord = z
+  .strictObject({
+    id: z.string().min(1),
+    source: z.string().min(1),
+    question: z.string(),
+    context: z.string().nullable(),
+    choices: z.array(z.string()).min(2).max(8),
+    answer_idx: z.int().nonnegative(),
+    n_choices: z.int().min(2).max(8),
+  })
+  .refine((r) => r.answer_idx < r.choices.length, { message: 'answer_idx out of range', path: ['answer_idx'] })
+  .refine((r) => r.n_choices === r.choices.length, { message: 'n_choices is not choices.length', path: ['n_choices'] })
+export type DataRecord = z.infer<typeof DataRecord>

@@ -1,0 +1,49 @@
+import type { Lending } from '../borrow/lend.ts'
+import type { Origin } from '../emit/provenance.ts'
+import type { Candidate } from '../prepare/eligibility.ts'
+import { normalize } from '../util/canonical.ts'
+import { rngFor, sample, shuffle } from './rng.ts'
+
+export type { Origin }
+
+export interface Reshaped {
+  choices: string[]
+  answer: number
+  /** per choice, in the same order */
+  origins: Origin[]
+}
+
+interface Option {
+  text: string
+  right: boolean
+  origin: Origin
+}
+
+/**
+ * Gives an item exactly n options: shrink keeps the right one and a random
+ * subset of the wrong ones; grow keeps all and borrows from the group's side;
+ * then a seeded shuffle unless the source keeps a fixed order.
+ */
+export function reshape(c: Candidate, n: number, lending: Lending | undefined, seed: number, keepOrder: boolean): Reshaped {
+  // streams are keyed by the upstream identity, as the spec says, not by position or id
+  const key = c.identity
+  let options: Option[] = c.options.map((text, i) => ({ text, right: i === c.answer, origin: { from: 'upstream', index: i } }))
+  if (n < options.length) {
+    const wrong = options.filter((o) => !o.right)
+    const kept = new Set(sample(rngFor(seed, 'shrink', key), wrong, n - 1))
+    options = options.filter((o) => o.right || kept.has(o))
+  } else if (n > options.length) {
+    if (!lending) throw new RangeError(`${c.id}: nothing to borrow from`)
+    const extra = lending.borrow(c, n - options.length, rngFor(seed, 'grow', key))
+    options = [
+      ...options,
+      ...extra.map((b): Option => ({ text: b.text, right: false, origin: { from: 'borrowed', lender: b.lender, index: b.index } })),
+    ]
+  }
+  if (!keepOrder) options = shuffle(rngFor(seed, 'shuffle', key), options)
+  return { choices: options.map((o) => o.text), answer: options.findIndex((o) => o.right), origins: options.map((o) => o.origin) }
+}
+
+export function allDistinct(choices: readonly string[]): boolean {
+  return new Set(choices.map(normalize)).size === choices.length
+}
