@@ -30,7 +30,7 @@ if (values.vocab !== 'zipf' && values.vocab !== 'uniform') throw new Error(`--vo
 const VOCAB: Vocabulary = values.vocab
 const root = resolve(import.meta.dirname, '..')
 const work = mkdtempSync(join(tmpdir(), 'jev-bench-'))
-const JEV = ['bin/jev.mjs']
+const JEV = ['dist/cli/main.js']
 const RUSAGE = ['--import', join(root, 'bench/rusage.mjs')]
 
 interface Sample {

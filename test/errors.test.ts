@@ -53,7 +53,7 @@ async function codesInSource(): Promise<{ raised: Map<string, string[]>; printed
   const raised = new Map<string, string[]>()
   const printed = new Map<string, string[]>()
   const add = (into: Map<string, string[]>, code: string, where: string) => into.set(code, [...(into.get(code) ?? []), where])
-  for (const dir of ['src', 'bin']) {
+  for (const dir of ['src']) {
     for await (const file of sourceFiles(join(ROOT, dir))) {
       const text = await readFile(file, 'utf8')
       const rel = relative(ROOT, file)

@@ -75,10 +75,10 @@ function childEnv(): NodeJS.ProcessEnv {
 }
 
 function startBuild(): ChildProcess {
-  // through bin/jev.mjs, as users run it (dist/ when current: `npm test` compiles first)
+  // through dist/cli/main.js, as users run it (dist/ when current: `npm test` compiles first)
   return spawn(
     process.execPath,
-    [join(ROOT, 'bin/jev.mjs'), 'build-dataset', '--recipe', recipeB, '--lock', lockB, '--mirror', FIXTURE_HUB, '--out', out],
+    [join(ROOT, 'dist/cli/main.js'), 'build-dataset', '--recipe', recipeB, '--lock', lockB, '--mirror', FIXTURE_HUB, '--out', out],
     {
       cwd: ROOT,
       env: childEnv(),

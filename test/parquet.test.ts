@@ -215,16 +215,16 @@ test('through the worker the decoded rows are bounded too: past the most they ma
   assert.equal(rows, 15000)
 })
 
-test('run from src/ through tsx (as bin/jev.mjs does when dist/ is stale), the worker loads through bin/ts-worker.mjs and decodes the same rows', async () => {
-  // npm test runs this file compiled against dist/, so the TypeScript worker path is taken only in a child of its own
+test('compiled (dist/, as the CLIs run), the worker decodes the same rows as from src/ through tsx', async () => {
+  // the tests run from src/, so the compiled worker is taken only in a child of its own
   const file = join(FIXTURE_HUB, 'datasets', MMLU_VAL)
   const script = `
     import { readFile } from 'node:fs/promises'
-    import { decodeParquet } from ${JSON.stringify(pathToFileURL(join(ROOT, 'src/parquet.ts')).href)}
+    import { decodeParquet } from ${JSON.stringify(pathToFileURL(join(ROOT, 'dist/decode/parquet.js')).href)}
     const { rows } = await decodeParquet(new Uint8Array(await readFile(${JSON.stringify(file)})), { source: 's', file: 'f.parquet' })
     process.stdout.write(JSON.stringify(rows, (_, v) => (typeof v === 'bigint' ? String(v) : v)))
   `
-  const r = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), '--input-type=module', '-e', script], {
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
     cwd: ROOT,
     encoding: 'utf8',
     timeout: 60_000,

@@ -5,7 +5,7 @@ import { loadRecipe } from '../recipe/load.ts'
 import { lockPathFor, readLock, writeLock } from '../recipe/lock.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
 import { fetcherFor, namedBadEntry, preparedCacheFor, SOURCE_NOTES, SOURCE_OPTIONS } from './common/source-options.ts'
-import { type Io, isMain, runMain, stdio } from './run.ts'
+import type { Io } from './run.ts'
 
 export const buildCommand = defineCommand({
   name: 'build-dataset',
@@ -123,8 +123,4 @@ export async function buildDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io
     if (run.wroteLock) io.out(`wrote ${run.lockPath}`)
     return { json: summaryJson(run, Math.round(performance.now() - started) / 1000) }
   })
-}
-
-if (isMain(import.meta.url)) {
-  await runMain(() => buildDatasetCli(process.argv.slice(2), process.env, stdio))
 }

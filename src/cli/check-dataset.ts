@@ -8,7 +8,7 @@ import { lockPathFor, readLock } from '../recipe/lock.ts'
 import { refuseIrregular } from '../util/files.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
 import { fetcherFor, PROGRESS_NOTE, requireFolder, SOURCE_OPTIONS } from './common/source-options.ts'
-import { type Io, isMain, runMain, stdio } from './run.ts'
+import type { Io } from './run.ts'
 
 export const checkCommand = defineCommand({
   name: 'check-dataset',
@@ -92,8 +92,4 @@ export async function checkDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io
     if (problems.length > 50) io.err(`… and ${problems.length - 50} more`)
     return { json, fail: new JevError('CHECK', `${dir}/: ${problems.length} problem${problems.length === 1 ? '' : 's'}`, { file: dir }) }
   })
-}
-
-if (isMain(import.meta.url)) {
-  await runMain(() => checkDatasetCli(process.argv.slice(2), process.env, stdio))
 }

@@ -1,7 +1,7 @@
 import { type DatasetDiff, diffBuilds, formatDiff, readBuildAtRev, readBuildDir } from '../check/diff.ts'
 import { JevError } from '../errors.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
-import { type Io, isMain, runMain, stdio } from './run.ts'
+import type { Io } from './run.ts'
 
 export const diffCommand = defineCommand({
   name: 'diff-dataset',
@@ -45,8 +45,4 @@ export async function diffDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io:
       ...(diff.identical ? {} : { fail: new JevError('DIFF', `${diff.a} and ${diff.b} differ (${n} file${n === 1 ? '' : 's'})`) }),
     }
   })
-}
-
-if (isMain(import.meta.url)) {
-  await runMain(() => diffDatasetCli(process.argv.slice(2), process.env, stdio))
 }

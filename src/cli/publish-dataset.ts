@@ -12,7 +12,7 @@ import { formatBytes } from '../util/progress.ts'
 import { isHubRepoName, isRefName } from '../util/repo-name.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
 import { PROGRESS_NOTE, rebuildFromLock, SOURCE_OPTIONS, type SourceValues } from './common/source-options.ts'
-import { type Io, isMain, runMain, stdio } from './run.ts'
+import type { Io } from './run.ts'
 
 export const publishCommand = defineCommand({
   name: 'publish-dataset',
@@ -166,8 +166,4 @@ export async function publishDatasetCli(argv: string[], env: NodeJS.ProcessEnv, 
       throw e
     }
   })
-}
-
-if (isMain(import.meta.url)) {
-  await runMain(() => publishDatasetCli(process.argv.slice(2), process.env, stdio))
 }

@@ -1,7 +1,7 @@
 import { recipeJsonSchema } from '../recipe/load.ts'
 import { writeFileAtomic } from '../util/atomic.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
-import { type Io, isMain, runMain, stdio } from './run.ts'
+import type { Io } from './run.ts'
 
 export const recipeSchemaCommand = defineCommand({
   name: 'recipe-schema',
@@ -24,4 +24,3 @@ export function recipeSchemaCli(argv: string[], env: NodeJS.ProcessEnv, io: Io):
 }
 
 // importing the module (a test, the README's flag check) writes nothing
-if (isMain(import.meta.url)) await runMain(() => recipeSchemaCli(process.argv.slice(2), process.env, stdio))

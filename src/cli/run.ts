@@ -1,4 +1,3 @@
-import { pathToFileURL } from 'node:url'
 import { ERROR_CODES, hintOf, isJevError } from '../errors.ts'
 import type { Progress, TerminalStream } from '../util/progress.ts'
 import { scrub } from '../util/secrets.ts'
@@ -64,9 +63,4 @@ export async function runMain(main: () => Promise<number | undefined>): Promise<
   // output to a pipe is written asynchronously: let it drain, then stop what is still running
   await Promise.all([process.stdout, process.stderr].map((s) => new Promise((done) => s.write('', done))))
   process.exit(code)
-}
-
-/** True when the module is the script node was started with (not imported by a test). */
-export function isMain(moduleUrl: string): boolean {
-  return process.argv[1] !== undefined && pathToFileURL(process.argv[1]).href === moduleUrl
 }

@@ -2,7 +2,7 @@ import { JevError } from '../errors.ts'
 import { type HubRequest, type HubServer, startHubServer } from '../hub-server/index.ts'
 import { defineCommand } from './common/command.ts'
 import { requireFolder } from './common/source-options.ts'
-import { type Io, isMain, runMain, stdio } from './run.ts'
+import type { Io } from './run.ts'
 
 export const serveCommand = defineCommand({
   name: 'serve-hub',
@@ -69,8 +69,4 @@ export async function serveHubCli(argv: string[], env: NodeJS.ProcessEnv, io: Io
     io.out('local Hub stopped')
     return { json: { url: server.url } }
   })
-}
-
-if (isMain(import.meta.url)) {
-  await runMain(() => serveHubCli(process.argv.slice(2), process.env, stdio))
 }

@@ -2,7 +2,7 @@ import { formatVerify, type VerifyResult, verifyDataset } from '../check/verify.
 import { JevError } from '../errors.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
 import { rebuildFromLock, SOURCE_NOTES, SOURCE_OPTIONS } from './common/source-options.ts'
-import { type Io, isMain, runMain, stdio } from './run.ts'
+import type { Io } from './run.ts'
 
 export const verifyCommand = defineCommand({
   name: 'verify-dataset',
@@ -38,8 +38,4 @@ export async function verifyDatasetCli(argv: string[], env: NodeJS.ProcessEnv, i
       : new JevError('VERIFY', `${outDir}/ differs from a rebuild (cause: ${result.cause})`, { file: outDir })
     return { json: { out: `${outDir}/`, ...result }, ...(fail ? { fail } : {}) }
   })
-}
-
-if (isMain(import.meta.url)) {
-  await runMain(() => verifyDatasetCli(process.argv.slice(2), process.env, stdio))
 }

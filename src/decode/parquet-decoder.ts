@@ -29,10 +29,10 @@ export function workerHeapMb(bytes: number): number {
 /** Loading the worker's modules (tsx compiles them first when run from src/) may take this long. */
 const START_LIMIT_MS = 60_000
 
-// run from src/ the worker is TypeScript, which a worker thread can load only through tsx (bin/ts-worker.mjs)
+// run from src/ (the tests, through tsx) the worker is TypeScript, which a worker thread loads only through tsx (ts-worker.mjs)
 const fromSource = import.meta.url.endsWith('.ts')
 const WORKER_URL = new URL(fromSource ? './parquet-worker.ts' : './parquet-worker.js', import.meta.url)
-const TS_WORKER_URL = new URL('../../bin/ts-worker.mjs', import.meta.url)
+const TS_WORKER_URL = new URL('./ts-worker.mjs', import.meta.url)
 
 interface Running {
   worker: Worker

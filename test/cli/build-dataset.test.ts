@@ -140,8 +140,8 @@ test('a bad recipe: error[RECIPE] with the JSON paths, a hint, no stack, exit 2;
     `a stack trace:\n${d.text()}`,
   )
   assert.ok(
-    // in-process under npm test the builder is dist/, compiled from src/ (a child CLI maps its --debug stack back to src/)
-    d.err.some((l) => /(src\/recipe\.ts|dist\/recipe\.js):\d+:\d+/.test(l)),
+    // in-process the builder runs from src/ (a child CLI maps its --debug stack back to src/ too)
+    d.err.some((l) => /src\/recipe\/load\.ts:\d+:\d+/.test(l)),
     'the stack points into the builder',
   )
 
@@ -160,8 +160,8 @@ test('a bad recipe: error[RECIPE] with the JSON paths, a hint, no stack, exit 2;
     debug.stderr.split('\n').some((l) => STACK_FRAME.test(l)),
     `a stack trace with --debug:\n${debug.stderr}`,
   )
-  // from dist/ as from src/, the frames name src/*.ts lines (bin/jev.mjs turns on source maps under --debug)
-  assert.match(debug.stderr, /src\/recipe\.ts:\d+:\d+/)
+  // from dist/ as from src/, the frames name src/*.ts lines (dist/cli/main.js turns on source maps under --debug)
+  assert.match(debug.stderr, /src\/recipe\/load\.ts:\d+:\d+/)
 })
 
 test('a recipe that is not JSON is a RECIPE error; a missing recipe file is IO (exit 7)', async () => {
@@ -300,7 +300,7 @@ test('a reader that stops after the first line (| head -1): exit 0, no stack, an
   await writeFile(recipe, await readFile(FIXTURE_RECIPE))
   const child = spawn(
     process.execPath,
-    [join(ROOT, 'bin/jev.mjs'), 'build-dataset', '--recipe', recipe, '--mirror', FIXTURE_HUB, '--out', join(dir, 'out')],
+    [join(ROOT, 'dist/cli/main.js'), 'build-dataset', '--recipe', recipe, '--mirror', FIXTURE_HUB, '--out', join(dir, 'out')],
     { cwd: ROOT },
   )
   let stderr = ''

@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { buildCommand, buildDatasetCli } from '../../src/cli/build-dataset.ts'
 import { checkCommand } from '../../src/cli/check-dataset.ts'
+import { COMMANDS as ALL_COMMANDS } from '../../src/cli/commands.ts'
 import type { Command, Options } from '../../src/cli/common/command.ts'
 import { diffCommand } from '../../src/cli/diff-dataset.ts'
 import { publishCommand } from '../../src/cli/publish-dataset.ts'
@@ -18,13 +19,10 @@ import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, ROOT } from '../helpers/cli.ts'
 import { startHubServer } from '../helpers/hub-server.ts'
 
 const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string }
-const COMMANDS = (await readdir(join(ROOT, 'src/cli')))
-  .filter((f) => f.endsWith('.ts') && f !== 'run.ts')
-  .map((f) => f.slice(0, -3))
-  .sort()
+const COMMANDS = Object.keys(ALL_COMMANDS).sort()
 /** The commands that fetch sources, and so print hub: progress lines. */
 const QUIET = ['build-dataset', 'check-dataset', 'publish-dataset', 'verify-dataset']
-const jev = (...args: string[]) => spawnSync(process.execPath, ['bin/jev.mjs', ...args], { cwd: ROOT, encoding: 'utf8' })
+const jev = (...args: string[]) => spawnSync(process.execPath, ['dist/cli/main.js', ...args], { cwd: ROOT, encoding: 'utf8' })
 
 /** Each command's declaration, to ask it for --help and --version in-process (the same code the bin runs). */
 const DECLARED: Record<string, Pick<Command<Options>, 'parse'>> = {
@@ -44,9 +42,9 @@ function inProcess(command: string, flag: string): string {
   return `${c.out.join('\n')}\n`
 }
 
-test('every command: -h (through bin/jev.mjs) and --help print its usage with --version and --debug (and --quiet where it applies); --version the package', () => {
+test('every command: -h (through dist/cli/main.js) and --help print its usage with --version and --debug (and --quiet where it applies); --version the package', () => {
   assert.ok(COMMANDS.includes('diff-dataset') && COMMANDS.length >= 7, COMMANDS.join(', '))
-  assert.deepEqual(Object.keys(DECLARED).sort(), COMMANDS, 'every command file is declared here')
+  assert.deepEqual(Object.keys(DECLARED).sort(), COMMANDS, 'every command is declared here')
   for (const command of COMMANDS) {
     // -h as users run it, in a real process through the bin; --help in-process must print the same
     const r = jev(command, '-h')

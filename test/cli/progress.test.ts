@@ -1,5 +1,5 @@
 /**
- * Progress as a user sees it: `node bin/jev.mjs build-dataset` under a real pseudo-terminal
+ * Progress as a user sees it: `node dist/cli/main.js build-dataset` under a real pseudo-terminal
  * (util-linux `script`, in Debian's essential bsdutils) draws the stages and rows on stderr and
  * clears them before the summary; without a TTY, under CI, with --quiet or with
  * HF_HUB_DISABLE_PROGRESS_BARS nothing of it is written, and stdout never has any. In-process,
@@ -59,7 +59,7 @@ function buildOnTty(flags: string[], env: NodeJS.ProcessEnv = {}, stdoutToFile =
   const stdoutFile = join(tmp, `stdout-${runs}`)
   const argv = [
     process.execPath,
-    join(ROOT, 'bin/jev.mjs'),
+    join(ROOT, 'dist/cli/main.js'),
     'build-dataset',
     '--recipe',
     FIXTURE_RECIPE,
@@ -154,7 +154,7 @@ test('without a terminal: no escape sequence and no progress text on stderr or s
   const out = join(tmp, 'no-tty')
   const r = spawnSync(
     process.execPath,
-    [join(ROOT, 'bin/jev.mjs'), 'build-dataset', '--recipe', FIXTURE_RECIPE, '--mirror', FIXTURE_HUB, '--out', out],
+    [join(ROOT, 'dist/cli/main.js'), 'build-dataset', '--recipe', FIXTURE_RECIPE, '--mirror', FIXTURE_HUB, '--out', out],
     {
       cwd: ROOT,
       env: userEnv({}),
@@ -202,7 +202,9 @@ test('in-process against the loopback Hub: download bars with the file size, hub
     for (const i of hubLines) {
       const before = writes.slice(0, i).filter((w) => w.to === 'tty')
       assert.ok(before.length === 0 || before.at(-1)!.text.startsWith(ERASE), `bars erased before ${writes[i]!.text}`)
-      assert.equal(writes[i + 1]?.to, 'tty', 'and drawn again after it')
+      // downloads started together print their lines one after another; the bars come back after the last of them
+      const next = writes.slice(i + 1).find((w) => !(w.to === 'err' && w.text.startsWith('hub: downloading')))
+      assert.equal(next?.to, 'tty', `and drawn again after it: ${writes[i]!.text}`)
     }
     const firstOut = writes.findIndex((w) => w.to === 'out')
     assert.match(writes[firstOut]!.text, /^built /)

@@ -8,9 +8,9 @@ import { test } from 'node:test'
 import { FIXTURE_HUB, FIXTURE_RECIPE, ROOT } from '../helpers/cli.ts'
 import { buildFixtureOut, FIXTURE_LOCK } from '../helpers/publish.ts'
 
-test('bin/jev.mjs: an unknown command, or the helper module run, is a USAGE error listing the commands', () => {
-  for (const command of ['run', 'nope', '../cli/run']) {
-    const r = spawnSync(process.execPath, ['bin/jev.mjs', command, '--help'], { cwd: ROOT, encoding: 'utf8' })
+test('jev: an unknown command (a helper module, a name Object.prototype has) is a USAGE error listing the commands', () => {
+  for (const command of ['run', 'nope', '../cli/run', 'toString', '__proto__']) {
+    const r = spawnSync(process.execPath, ['dist/cli/main.js', command, '--help'], { cwd: ROOT, encoding: 'utf8' })
     assert.equal(r.status, 2, `${command}: ${r.stderr}`)
     assert.equal(r.stderr.split('\n')[0], `error[USAGE]: unknown command ${JSON.stringify(command)}`)
     assert.match(
@@ -21,10 +21,10 @@ test('bin/jev.mjs: an unknown command, or the helper module run, is a USAGE erro
 })
 
 test('recipe-schema: --help prints its usage and writes nothing; an unknown flag is a USAGE error, not a file name', () => {
-  const help = spawnSync(process.execPath, ['bin/jev.mjs', 'recipe-schema', '--help'], { cwd: ROOT, encoding: 'utf8' })
+  const help = spawnSync(process.execPath, ['dist/cli/main.js', 'recipe-schema', '--help'], { cwd: ROOT, encoding: 'utf8' })
   assert.equal(help.status, 0, help.stderr)
   assert.match(help.stdout, /^usage: npm run recipe-schema -- \[FILE\]/)
-  const bad = spawnSync(process.execPath, ['bin/jev.mjs', 'recipe-schema', '--bogus'], { cwd: ROOT, encoding: 'utf8' })
+  const bad = spawnSync(process.execPath, ['dist/cli/main.js', 'recipe-schema', '--bogus'], { cwd: ROOT, encoding: 'utf8' })
   assert.equal(bad.status, 2, bad.stderr)
   assert.match(bad.stderr, /^error\[USAGE\]: Unknown option '--bogus'/)
   for (const name of ['--help', '--bogus']) assert.equal(existsSync(join(ROOT, name)), false, `wrote a file named ${name}`)
@@ -41,7 +41,7 @@ test('a failing CLI delivers all its output to a slow pipe before it exits', asy
     await appendFile(join(out, 'test.jsonl'), `${extra}\n`)
     // a reader that starts a second late, as `| (sleep 1; jq …)` does
     const args = [
-      'bin/jev.mjs',
+      'dist/cli/main.js',
       'verify-dataset',
       '--recipe',
       FIXTURE_RECIPE,

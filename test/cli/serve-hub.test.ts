@@ -37,7 +37,7 @@ test('serve-hub in-process: prints its URL, serves the mirror and a store, refus
 })
 
 test('npm run serve-hub as a subprocess: --require-token guards it with its HF_TOKEN, SIGTERM stops it cleanly', async () => {
-  const child = spawn(process.execPath, ['bin/jev.mjs', 'serve-hub', '--port', '0', '--require-token', '--log'], {
+  const child = spawn(process.execPath, ['dist/cli/main.js', 'serve-hub', '--port', '0', '--require-token', '--log'], {
     cwd: ROOT,
     env: { ...process.env, HF_TOKEN: TOKEN },
   })

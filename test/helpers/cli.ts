@@ -39,14 +39,12 @@ export interface RunResult {
   stderr: string
 }
 
-// Through bin/jev.mjs, as users run it: the bundled CLIs (bundle/), else the
-// compiled dist/, when current for src/ (`npm test` compiles first, so each
-// child starts in ~0.15 s instead of ~0.5 s under tsx), otherwise src/ through
-// tsx. Absolute, so a child started in another folder still finds it.
-const JEV = join(ROOT, 'bin/jev.mjs')
+// The compiled CLI, as users run it (`npm test` compiles first). Absolute, so a
+// child started in another folder still finds it.
+const JEV = join(ROOT, 'dist/cli/main.js')
 const cliArgs = (script: string, args: string[]) => [JEV, script.replace(/\.ts$/, ''), ...args]
 
-/** Runs `node bin/jev.mjs <command> ...args` (script: `build-dataset.ts` or `build-dataset`) from the project root, synchronously. */
+/** Runs `node dist/cli/main.js <command> ...args` (script: `build-dataset.ts` or `build-dataset`) from the project root, synchronously. */
 export function runNodeSync(script: string, args: string[], env: NodeJS.ProcessEnv = {}): RunResult {
   const r = spawnSync(process.execPath, cliArgs(script, args), {
     cwd: ROOT,
