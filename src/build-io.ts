@@ -7,14 +7,13 @@ import { buildManifest, type Manifest, manifestJson } from './emit/manifest.ts'
 import { describeFile, MANIFEST_OUTPUTS, OUTPUTS, type OutputContent, type OutputSpec } from './emit/outputs.ts'
 import { provenanceJsonl, provenanceLines } from './emit/provenance.ts'
 import { computeStats, type DatasetStats } from './emit/stats.ts'
-import { Prefetcher } from './fetch/prefetch.ts'
 import type { FileFetcher } from './fetch/types.ts'
 import { fetchSource, idFromOf, type LoadedSource, loadSource } from './load-sources.ts'
 import { builderId } from './prepared-cache/builder-id.ts'
 import type { PreparedCache } from './prepared-cache/cache.ts'
 import { cardCached, loadPrepared, readLendingMemos, writeLendingMemos } from './prepared-cache/hook.ts'
 import { recipeHash } from './recipe/load.ts'
-import { checkAgainstLock, type Lock, lockedRevision, lockedSize, makeLock } from './recipe/lock.ts'
+import { checkAgainstLock, type Lock, lockedRevision, makeLock } from './recipe/lock.ts'
 import type { Recipe, Split } from './recipe/schema.ts'
 import { type DropCounts, type PreparedSource, SourcePreparer } from './select/select.ts'
 import { normalize } from './util/canonical.ts'
@@ -54,22 +53,14 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
   const trusted = new Set(lock?.sources.flatMap((s) => s.files.map((f) => f.sha256)) ?? [])
   const sources: LoadedSource[] = []
   const prepared: PreparedSource[] = []
-  // one source at a time, each question prepared as its row is decoded, so
-  // neither a file's rows nor a source's raw questions are ever all held;
-  // the next sources' files download meanwhile (src/prefetch.ts)
-  const downloads = new Prefetcher({
-    count: recipe.sources.length,
-    sizeOf: (i) => lockedSize(lock, recipe.sources[i]!),
-    start: (i) => {
-      const spec = recipe.sources[i]!
-      // a lock that does not fit this source fails in its turn, not while the one before is loading
-      const p = Promise.resolve().then(() => fetchSource(spec, lockedRevision(lock, spec), fetcher))
-      p.catch(() => {}) // awaited in its turn; a failure meanwhile must not go unobserved
-      return p
-    },
+  // every source's files download at once, while the sources are loaded one at a time, each question
+  // prepared as its row is decoded, so neither a file's rows nor a source's raw questions are ever all held
+  const downloads = recipe.sources.map((spec) => {
+    // a lock that does not fit this source fails in its turn, not while the one before is loading
+    const p = Promise.resolve().then(() => fetchSource(spec, lockedRevision(lock, spec), fetcher))
+    p.catch(() => {}) // awaited in its turn; a failure meanwhile must not go unobserved
+    return p
   })
-  // the first source's requests go out before the rest of the set-up
-  let first = downloads.take(0)
   const cache = options.preparedCache
   const builder = cache ? await builderId() : null
   const use = cache && builder ? { cache, builder } : null
@@ -77,19 +68,18 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
   const keys = new Map<string, string>()
   for (const [i, spec] of recipe.sources.entries()) {
     progress.stage(`loading and preparing sources (${i + 1} of ${recipe.sources.length}: ${spec.name})`)
-    const fetching = i === 0 ? first : downloads.take(i)
-    first = undefined // its files are the loading's to hold, and let go
+    const fetching = downloads[i]!
     const load = (take: (q: UpstreamQuestion) => void, files = fetching) =>
       loadSource(spec, lockedRevision(lock, spec), fetcher, {
         trusted,
         onQuestion: take,
-        ...(files ? { prefetched: files } : {}),
+        prefetched: files,
         progress,
         ...(options.decodeTimeoutMs === undefined ? {} : { decodeTimeoutMs: options.decodeTimeoutMs }),
       })
     if (use) {
       // the files are read and hashed whether or not the entry is there: the key holds their sha256
-      const files = await fetching!
+      const files = await fetching
       const got = await loadPrepared(spec, recipe, files, use, (take) => load(take, Promise.resolve(files)))
       sources.push(got.loaded)
       prepared.push(got.prepared)

@@ -66,27 +66,18 @@ export function buildFromPrepared(recipe: Recipe, prepared: readonly PreparedSou
       const counts = assignQuotas(
         items.map(({ p, c, lending }) => {
           const own = Math.min(8, c.options.length)
-          const ownOnly = held(p, c)
-          let capacity: number | undefined
           return {
             id: c.id,
             key: c.identity,
             group: `${p.spec.name}/${groupOf(p.spec, c)}`,
-            floor: own,
-            // read only when the deal asks for more than the item's own
-            get capacity() {
-              return (capacity ??= ownOnly ? own : (lending?.capacity(c) ?? own))
-            },
+            capacity: held(p, c) ? own : (lending?.capacity(c) ?? own),
             fixed: p.spec.fixedChoices,
-            release: () => lending?.release?.(),
           }
         }),
         recipe.quotas[split],
         recipe.seed,
         split,
       )
-      // every capacity this split needs is known: the grown items' candidates are held, the indexes can go
-      for (const { lending } of items) lending?.release?.()
       for (const { p, c, lending } of items) {
         const { choices, answer, origins: from } = reshape(c, counts.get(c.id)!, lending, recipe.seed, !p.spec.shuffle)
         if (!allDistinct(choices)) failed.push(c)

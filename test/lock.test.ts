@@ -3,7 +3,7 @@ import { test } from 'node:test'
 import { buildDataset } from '../src/build-io.ts'
 import { createMirrorFetcher } from '../src/fetch/mirror.ts'
 import { loadRecipe } from '../src/recipe/load.ts'
-import { lockedSize, readLock } from '../src/recipe/lock.ts'
+import { readLock } from '../src/recipe/lock.ts'
 import { rejectsWith } from './helpers/errors.ts'
 
 const HUB = 'test/fixtures/hub'
@@ -36,19 +36,4 @@ test('a source missing from the lock is refused', async () => {
   fewer.sources = fewer.sources.filter((s) => s.name !== 'mmlu')
   const e = await rejectsWith(buildDataset(recipe, createMirrorFetcher(HUB), { lock: fewer }), 'LOCK')
   assert.match(e.message, /source mmlu is not in the lock/)
-})
-
-test("lockedSize: the lock's bytes for a source only when the lock has the recipe's repo, revision and files", () => {
-  const arc = recipe.sources.find((s) => s.name === 'arc_easy')!
-  const entry = lock.sources.find((s) => s.name === 'arc_easy')!
-  assert.equal(
-    lockedSize(lock, arc),
-    entry.files.reduce((n, f) => n + f.size, 0),
-  )
-  assert.ok(lockedSize(lock, arc)! > 0)
-  assert.equal(lockedSize(null, arc), undefined)
-  assert.equal(lockedSize(lock, { ...arc, revision: 'other' }), undefined)
-  const fewer = structuredClone(lock)
-  fewer.sources.find((s) => s.name === 'arc_easy')!.files.pop()
-  assert.equal(lockedSize(fewer, arc), undefined, 'a lock listing other files than the recipe asks for')
 })

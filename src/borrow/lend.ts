@@ -2,9 +2,8 @@ import type { Candidate } from '../prepare/eligibility.ts'
 import type { SimilarBorrowing } from '../recipe/schema.ts'
 import { type Rng, sample } from '../shape/rng.ts'
 import { codePointLength, compareStrings, normalize } from '../util/canonical.ts'
-import { lendingArrays } from './array-pool.ts'
 import { fitsClass, formFilter, isLabelLike, NearCopyShapes, nearCopyTest, numberClass } from './option-kinds.ts'
-import { ranked, Ties } from './rank.ts'
+import { ranked } from './rank.ts'
 import { quantise, TfIdfIndex } from './similarity.ts'
 
 /** An option lent to an item: its text and where it came from. */
@@ -22,8 +21,6 @@ export interface Lending {
   capacity(c: Candidate): number
   /** `k` options for the item, drawn with its own stream */
   borrow(c: Candidate, k: number, rng: Rng): Borrowed[]
-  /** lets go of what working out capacities took; asked again, it is worked out again, the same */
-  release?(): void
 }
 
 export interface SimilarLendingOptions {
@@ -118,14 +115,6 @@ export function similarLending(
 
   return {
     candidates,
-    release() {
-      // the index's arrays, and those read off it, go back to the pool for the next group's
-      words?.dispose()
-      index?.dispose()
-      index = null
-      words = null
-      shapes = null
-    },
     capacity: (c) => Math.min(8, c.options.length + candidates(c).length),
     borrow(c, k, rng) {
       const list = candidates(c)
@@ -139,15 +128,16 @@ export function similarLending(
 interface Side {
   lenders: Candidate[]
   position: Map<string, number>
-  ties: Ties
+  /** each lender's tie key */
+  ties: Uint32Array
   isNegative: (j: number) => boolean
 }
 
 function sideOf(side: readonly Candidate[], o: SimilarLendingOptions): Side {
   const lenders = [...side].sort((a, b) => compareStrings(a.id, b.id))
   const position = new Map(lenders.map((c, i) => [c.id, i]))
-  // both by lender position, worked out on first need: a tie-break is rarely needed, and negativity once per lender
-  const ties = new Ties(lenders, o.tieKey)
+  const ties = Uint32Array.from(lenders, o.tieKey)
+  // by lender position, worked out on first need, once per lender
   const negative = new Int8Array(lenders.length).fill(-1)
   const isNegative = (j: number) => (negative[j]! < 0 ? (negative[j] = o.isNegative(lenders[j]!) ? 1 : 0) : negative[j]) === 1
   return { lenders, position, ties, isNegative }
@@ -173,17 +163,8 @@ class ContentWords {
   private query = 0
 
   constructor(private readonly index: TfIdfIndex) {
-    this.kind = lendingArrays.take(Int8Array, index.words.length)
-    this.mark = lendingArrays.take(Int32Array, index.words.length)
-  }
-
-  private disposed = false
-
-  /** its arrays go back to the pool: asked again, it throws */
-  dispose(): void {
-    if (this.disposed) return
-    this.disposed = true
-    lendingArrays.give(this.kind, this.mark)
+    this.kind = new Int8Array(index.words.length)
+    this.mark = new Int32Array(index.words.length)
   }
 
   private isContent(id: number): boolean {
@@ -202,7 +183,6 @@ class ContentWords {
    * covered by none. One test at a time: asking for another item ends this one's.
    */
   coveredBy(item: number): (lender: number) => boolean {
-    if (this.disposed) throw new RangeError('a content-word test asked after it was disposed of')
     const q = ++this.query
     let want = 0
     for (const id of this.index.headTerms(item))

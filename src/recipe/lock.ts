@@ -72,16 +72,6 @@ export async function writeLock(path: string, lock: Lock): Promise<void> {
   await writeFileAtomic(path, `${JSON.stringify(lock, null, 2)}\n`)
 }
 
-/** The bytes of a source's files by the lock, when it has the source at the recipe's repo and revision and the same files. */
-export function lockedSize(lock: Lock | null, source: Recipe['sources'][number]): number | undefined {
-  const entry = lock?.sources.find((s) => s.name === source.name)
-  if (!entry || entry.repo !== source.repo || entry.revision !== source.revision) return undefined
-  const paths = sourceFiles(source).map((f) => f.path)
-  const locked = new Set(entry.files.map((f) => f.path))
-  if (paths.length !== locked.size || !paths.every((p) => locked.has(p))) return undefined
-  return entry.files.reduce((n, f) => n + f.size, 0)
-}
-
 /** The revision to fetch for a source: the lock's resolved commit when frozen. */
 export function lockedRevision(lock: Lock | null, source: Recipe['sources'][number]): string {
   const entry = lock?.sources.find((s) => s.name === source.name)

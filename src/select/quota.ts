@@ -9,14 +9,10 @@ export interface QuotaItem {
   key?: string
   /** `<source>/<group>`, named when the group cannot hold its share */
   group: string
-  /** read only where it matters (it may be costly to compute: a getter can memoise it) */
+  /** the most options it can have: its own plus what its group can lend it, at most 8 */
   capacity: number
-  /** what the item can hold for certain (its own options), so most checks need not read `capacity` */
-  floor?: number
   /** an option count the item must have (BoolQ: 2) */
   fixed?: number
-  /** lets go of what working out its group's capacities took (its index); a later read works it out again, the same */
-  release?: () => void
 }
 
 /**
@@ -62,8 +58,7 @@ export function assignQuotas(items: readonly QuotaItem[], quota: QuotaTable, see
   // items by their dealt count, in deal order, to find trading partners without a full scan
   const byCount = new Map<number, number[]>(N_CHOICES.map((k) => [k, []]))
   for (const [i, k] of n.entries()) byCount.get(k)!.push(i)
-  const holds = (i: number, k: number) => k <= (order[i]!.floor ?? 0) || k <= order[i]!.capacity
-  readByGroup(order, n)
+  const holds = (i: number, k: number) => k <= order[i]!.capacity
   let pending = order.map((_, i) => i).filter((i) => !holds(i, n[i]!))
   // each repair fixes one item and breaks none, so a pass without progress is final
   while (pending.length) {
@@ -80,26 +75,6 @@ export function assignQuotas(items: readonly QuotaItem[], quota: QuotaTable, see
   }
   for (const [i, item] of order.entries()) out.set(item.id, n[i]!)
   return out
-}
-
-/**
- * Reads the capacities the first check below needs (the items dealt more than
- * their own options) a group at a time, letting each group's working set go
- * before the next: what they return does not depend on the order they are
- * read in, and only one group's index is held at a time.
- */
-function readByGroup(order: readonly QuotaItem[], n: readonly number[]): void {
-  const groups = new Map<string, number[]>()
-  for (const [i, item] of order.entries())
-    if (n[i]! > (item.floor ?? 0)) {
-      const list = groups.get(item.group)
-      if (list) list.push(i)
-      else groups.set(item.group, [i])
-    }
-  for (const list of groups.values()) {
-    for (const i of list) void order[i]!.capacity
-    order[list[0]!]!.release?.()
-  }
 }
 
 /**
