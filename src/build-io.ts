@@ -35,7 +35,7 @@ export interface BuiltDataset {
   warnings: string[]
 }
 
-export interface BuildOptions {
+export interface SourceBuildOptions {
   /** frozen: fetch the lock's commits and refuse rows that differ from it */
   lock?: Lock | null
   /** the stages, and each source's rows as they are decoded (default: none) */
@@ -47,7 +47,7 @@ export interface BuildOptions {
 }
 
 /** Everything but the writing: sources in, the output files out. */
-export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options: BuildOptions = {}): Promise<BuiltDataset> {
+export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, options: SourceBuildOptions = {}): Promise<BuiltDataset> {
   const lock = options.lock ?? null
   const progress = options.progress ?? NO_PROGRESS
   const trusted = new Set(lock?.sources.flatMap((s) => s.files.map((f) => f.sha256)) ?? [])
@@ -148,7 +148,12 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
   return { files, manifest, stats, drops, sources, lock: makeLock(recipe, hash, BUILDER, sources), warnings }
 }
 
-export async function buildToDir(recipe: Recipe, fetcher: FileFetcher, outDir: string, options: BuildOptions = {}): Promise<BuiltDataset> {
+export async function buildToDir(
+  recipe: Recipe,
+  fetcher: FileFetcher,
+  outDir: string,
+  options: SourceBuildOptions = {},
+): Promise<BuiltDataset> {
   // a swap a killed build left half done is put right first, whatever happens next
   await repairOutDir(outDir)
   // before the work, so a wrong --out costs nothing
@@ -156,7 +161,7 @@ export async function buildToDir(recipe: Recipe, fetcher: FileFetcher, outDir: s
   const undo = await makeOutParent(outDir)
   let built: BuiltDataset
   try {
-    built = await buildDataset(recipe, fetcher, options)
+    built = await buildFromSources(recipe, fetcher, options)
     options.progress?.stage(`writing ${outDir}/`)
     await writeOutDir(outDir, built.files)
   } catch (e) {

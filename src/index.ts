@@ -5,13 +5,14 @@
 import { z } from 'zod'
 import type { DatasetDiff } from './check/diff.ts'
 import type { VerifyResult } from './check/verify.ts'
-import { type BuildRun, parseBuild, runBuild } from './cli/build-dataset.ts'
-import { parseCheck, runCheck } from './cli/check-dataset.ts'
-import { parseDiff, runDiff } from './cli/diff-dataset.ts'
-import { type PublishRun, parsePublish, runPublish } from './cli/publish-dataset.ts'
+import { type BuildRun, buildCommand, runBuild } from './cli/build-dataset.ts'
+import { checkCommand, runCheck } from './cli/check-dataset.ts'
+import type { Command, Options, Values } from './cli/common/command.ts'
+import { diffCommand, runDiff } from './cli/diff-dataset.ts'
+import { type PublishRun, publishCommand, runPublish } from './cli/publish-dataset.ts'
 import type { Io } from './cli/run.ts'
-import { parseServe, startServe } from './cli/serve-hub.ts'
-import { parseVerify, runVerify } from './cli/verify-dataset.ts'
+import { serveCommand, startServe } from './cli/serve-hub.ts'
+import { runVerify, verifyCommand } from './cli/verify-dataset.ts'
 import { JevError } from './errors.ts'
 import type { HubServer } from './hub-server/index.ts'
 import type { Progress } from './util/progress.ts'
@@ -95,67 +96,74 @@ export type DiffOptions = z.input<typeof DiffOptions>
 export type PublishOptions = z.input<typeof PublishOptions>
 export type ServeOptions = z.input<typeof ServeOptions>
 
+/** Options of the library that are not flags of the command. */
 const NOT_FLAGS = new Set(['env', 'onLine', 'fetch', 'dir', 'a', 'b', 'progress'])
 
-/** The options checked, and as the command line they stand for, for the command's own parser. */
-function prepare<S extends z.ZodType<Record<string, unknown>>>(schema: S, options: unknown, positionals: string[] = []) {
+/**
+ * The options checked, and as the values the command's own parser would give for the same flags
+ * (camelCase `cacheDir` is `--cache-dir`), its defaults filled in; the command then runs on them.
+ */
+function prepare<S extends z.ZodType<Record<string, unknown>>, O extends Options>(
+  schema: S,
+  command: Command<O>,
+  options: unknown,
+  positionals: string[] = [],
+) {
   const parsed = schema.safeParse(options ?? {})
   if (!parsed.success) throw new JevError('USAGE', `bad options: ${z.prettifyError(parsed.error).replaceAll('\n', '; ')}`)
   const o = parsed.data as z.output<S> & { env?: NodeJS.ProcessEnv; onLine?: (line: string) => void; progress?: Progress }
-  const argv: string[] = []
-  for (const [k, v] of Object.entries(o)) {
-    if (NOT_FLAGS.has(k) || v === undefined || v === false) continue
-    const flag = `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
-    argv.push(v === true ? flag : `${flag}=${String(v)}`)
+  const flag = (key: string) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
+  for (const key of Object.keys(o))
+    if (!NOT_FLAGS.has(key) && !Object.hasOwn(command.spec.options, flag(key)))
+      throw new Error(`the library's option ${key} is not a flag of ${command.spec.name}`)
+  const values: Record<string, unknown> = {}
+  for (const [name, opt] of Object.entries(command.spec.options)) {
+    const v = (o as Record<string, unknown>)[name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())]
+    values[name] = v === undefined ? (opt.default ?? (opt.type === 'boolean' ? false : undefined)) : opt.type === 'string' ? String(v) : v
   }
-  argv.push(...positionals.map((p) => (p.startsWith('-') ? `./${p}` : p)))
   const env = o.env ?? process.env
   const line = (l: string) => o.onLine?.(scrub(l, env))
   const io: Io = { out: line, err: line, ...(o.progress ? { progress: o.progress } : {}) }
-  return { o, argv, env, io }
-}
-
-const parsedOrThrow = <T>(p: T | null): T => {
-  if (p === null) throw new JevError('USAGE', 'help and version are not options of the library')
-  return p
+  return { o, parsed: { values: values as Values<O>, positionals }, env, io }
 }
 
 /** build-dataset: builds the output folder (and writes the lock when there is none). */
 export async function buildDataset(options: BuildOptions = {}): Promise<BuildRun> {
-  const { argv, env, io } = prepare(BuildOptions, options)
-  return runBuild(parsedOrThrow(parseBuild(argv, io)).values, env, io)
+  const { parsed, env, io } = prepare(BuildOptions, buildCommand, options)
+  return runBuild(parsed.values, env, io)
 }
 
 /** check-dataset: the problems of a built folder (`dir`, default out); none when it meets the spec. */
 export async function checkDataset(options: CheckOptions = {}): Promise<{ dir: string; problems: string[] }> {
-  const { argv, env, io } = prepare(CheckOptions, options, options?.dir ? [options.dir] : [])
-  return runCheck(parsedOrThrow(parseCheck(argv, io)), env, io)
+  const { parsed, env, io } = prepare(CheckOptions, checkCommand, options, options?.dir ? [options.dir] : [])
+  return runCheck(parsed, env, io)
 }
 
 /** verify-dataset: the folder compared with a rebuild from the lock; `result.identical` says whether they match. */
 export async function verifyDataset(options: VerifyOptions = {}): Promise<{ outDir: string; result: VerifyResult }> {
-  const { argv, env, io } = prepare(VerifyOptions, options)
-  return runVerify(parsedOrThrow(parseVerify(argv, io)).values, env, io)
+  const { parsed, env, io } = prepare(VerifyOptions, verifyCommand, options)
+  return runVerify(parsed.values, env, io)
 }
 
 /** diff-dataset: two builds compared; `identical` says whether they are. */
 export async function diffDatasets(options: DiffOptions): Promise<DatasetDiff> {
-  const { argv, io } = prepare(
+  const { parsed } = prepare(
     DiffOptions,
+    diffCommand,
     options,
     [options?.a, options?.b].filter((p): p is string => typeof p === 'string'),
   )
-  return runDiff(parsedOrThrow(parseDiff(argv, io)))
+  return runDiff(parsed)
 }
 
 /** publish-dataset: verifies, plans and (unless `dryRun`) publishes; the plan and the result. */
 export async function publishDataset(options: PublishOptions): Promise<PublishRun> {
-  const { o, argv, env, io } = prepare(PublishOptions, options)
-  return runPublish(parsedOrThrow(parsePublish(argv, io)).values, env, io, o.fetch)
+  const { o, parsed, env, io } = prepare(PublishOptions, publishCommand, options)
+  return runPublish(parsed.values, env, io, o.fetch)
 }
 
 /** serve-hub: a local Hub on the loopback interface, until `close()`. */
 export async function serveHub(options: ServeOptions = {}): Promise<HubServer> {
-  const { argv, env, io } = prepare(ServeOptions, options)
-  return startServe(parsedOrThrow(parseServe(argv, io)).values, env, io)
+  const { parsed, env, io } = prepare(ServeOptions, serveCommand, options)
+  return startServe(parsed.values, env, io)
 }

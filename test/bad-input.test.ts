@@ -14,7 +14,7 @@ import { brotliCompressSync, gzipSync } from 'node:zlib'
 import { parquetMetadata, parquetReadObjects, parquetSchema, type SchemaElement } from 'hyparquet'
 import { compressors as readers } from 'hyparquet-compressors'
 import { parquetWriteBuffer } from 'hyparquet-writer'
-import { type BuiltDataset, buildDataset } from '../src/build-io.ts'
+import { type BuiltDataset, buildFromSources } from '../src/build-io.ts'
 import { buildDatasetCli } from '../src/cli/build-dataset.ts'
 import { runCli } from '../src/cli/run.ts'
 import { Manifest } from '../src/emit/manifest.ts'
@@ -55,7 +55,7 @@ before(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'jev-bad-input-'))
   recipe = await loadRecipe(FIXTURE_RECIPE)
   lock = (await readLock(join(ROOT, 'test/fixtures/recipe.lock.json')))!
-  reference = await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB), { lock })
+  reference = await buildFromSources(recipe, createMirrorFetcher(FIXTURE_HUB), { lock })
 })
 after(() => rm(tmp, { recursive: true, force: true }))
 
@@ -113,7 +113,7 @@ const withoutLeaf = (name: string) => (schema: SchemaElement[]) => {
   return [root, ...schema.slice(1, i), ...schema.slice(i + 1)]
 }
 
-const build = (hub: string) => buildDataset(recipe, createMirrorFetcher(hub), { lock: null })
+const build = (hub: string) => buildFromSources(recipe, createMirrorFetcher(hub), { lock: null })
 
 interface Named {
   source: string
@@ -352,7 +352,7 @@ describe('readable but different encodings build the same dataset', () => {
     await rewrite(hub, F.mmlu, { codec: 'GZIP', compressors: { GZIP: (b) => gzipSync(b) } })
     await rewrite(hub, F.boolq, { codec: 'BROTLI', compressors: { BROTLI: (b) => brotliCompressSync(b) } })
     await rewrite(hub, F.arcC, { codec: 'UNCOMPRESSED' })
-    const built = await buildDataset(recipe, createMirrorFetcher(hub), { lock })
+    const built = await buildFromSources(recipe, createMirrorFetcher(hub), { lock })
     for (const [name, content] of reference.files) assert.equal(built.files.get(name), content, name)
     for (const f of [F.mmlu, F.boolq, F.arcC])
       assert.ok(

@@ -3,7 +3,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { checkDataset, checkRecords } from '../src/check/check.ts'
+import { checkFolder, checkRecords } from '../src/check/check.ts'
 import { loadRecipe } from '../src/recipe/load.ts'
 import type { DataRecord, Split } from '../src/recipe/schema.ts'
 import { buildFixtureOut } from './helpers/publish.ts'
@@ -34,7 +34,7 @@ const edited = (edit: (r: Record<Split, DataRecord[]>) => void) => {
 
 test('the fixture build has no problem', async () => {
   assert.deepEqual(checkRecords(records, recipe), [])
-  assert.deepEqual(await checkDataset(good, recipe), [])
+  assert.deepEqual(await checkFolder(good, recipe), [])
 })
 
 test('the same question text in both splits, or the same id twice, is a problem', () => {
@@ -77,7 +77,7 @@ test('a BOM, or record keys in another order, are problems of the file', async (
   const { id, source, ...rest } = JSON.parse(lines[0]!) as DataRecord
   lines[0] = JSON.stringify({ source, id, ...rest })
   await writeFile(join(dir, 'test.jsonl'), lines.join('\n'))
-  const problems = await checkDataset(dir, recipe)
+  const problems = await checkFolder(dir, recipe)
   assert.ok(problems.includes('val.jsonl: starts with a BOM'), problems.join('\n'))
   assert.ok(
     problems.some((p) => p.startsWith('test.jsonl line 1: keys source,id,')),

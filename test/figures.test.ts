@@ -3,7 +3,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { buildDataset } from '../src/build-io.ts'
+import { buildFromSources } from '../src/build-io.ts'
 import { checkDatasetCli } from '../src/cli/check-dataset.ts'
 import { runCli } from '../src/cli/run.ts'
 import { verifyDatasetCli } from '../src/cli/verify-dataset.ts'
@@ -132,7 +132,7 @@ describe('the figures in a build', () => {
   })
 
   test('a second build draws byte-identical figures', async () => {
-    const again = await buildDataset(await loadRecipe(FIXTURE_RECIPE), createMirrorFetcher(FIXTURE_HUB))
+    const again = await buildFromSources(await loadRecipe(FIXTURE_RECIPE), createMirrorFetcher(FIXTURE_HUB))
     for (const f of FIGURES) assert.equal(again.files.get(f.name), await readFile(join(out, f.name), 'utf8'), f.name)
   })
 

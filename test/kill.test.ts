@@ -18,7 +18,7 @@ import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { buildDataset, buildToDir } from '../src/build-io.ts'
+import { buildFromSources, buildToDir } from '../src/build-io.ts'
 import type { OutputContent } from '../src/emit/outputs.ts'
 import { createMirrorFetcher } from '../src/fetch/mirror.ts'
 import { loadRecipe } from '../src/recipe/load.ts'
@@ -60,7 +60,7 @@ before(async () => {
   lockText = await readFile(lockB, 'utf8')
   recipeBParsed = await loadRecipe(recipeB)
   oldFiles = (await buildToDir(recipeA, createMirrorFetcher(FIXTURE_HUB), out, { lock })).files
-  newFiles = (await buildDataset(recipeBParsed, createMirrorFetcher(FIXTURE_HUB), { lock })).files
+  newFiles = (await buildFromSources(recipeBParsed, createMirrorFetcher(FIXTURE_HUB), { lock })).files
   assert.notEqual(oldFiles.get('test.jsonl'), newFiles.get('test.jsonl'), 'old and new differ')
 })
 after(() => rm(tmp, { recursive: true, force: true }))

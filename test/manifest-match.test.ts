@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { before, test } from 'node:test'
-import { type BuiltDataset, buildDataset } from '../src/build-io.ts'
+import { type BuiltDataset, buildFromSources } from '../src/build-io.ts'
 import { matchManifest } from '../src/check/manifest-match.ts'
 import { outputBytes } from '../src/emit/outputs.ts'
 import { createMirrorFetcher } from '../src/fetch/mirror.ts'
@@ -12,7 +12,7 @@ let built: BuiltDataset
 let files: Map<string, Uint8Array>
 before(async () => {
   const recipe = await loadRecipe(FIXTURE_RECIPE)
-  built = await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB), {
+  built = await buildFromSources(recipe, createMirrorFetcher(FIXTURE_HUB), {
     lock: await readLock(FIXTURE_RECIPE.replace(/\.json$/, '.lock.json')),
   })
   files = new Map([...built.files].map(([k, v]) => [k, outputBytes(v)]))

@@ -8,7 +8,7 @@ import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/pr
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { buildDataset } from '../src/build-io.ts'
+import { buildFromSources } from '../src/build-io.ts'
 import { buildDatasetCli } from '../src/cli/build-dataset.ts'
 import { runCli } from '../src/cli/run.ts'
 import type { OutputContent } from '../src/emit/outputs.ts'
@@ -35,7 +35,7 @@ before(async () => {
   recipe = await loadRecipe(FIXTURE_RECIPE)
   recipeJson = JSON.parse(await readFile(FIXTURE_RECIPE, 'utf8'))
   lock = (await readLock(join(ROOT, 'test/fixtures/recipe.lock.json')))!
-  reference = (await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB), { lock })).files
+  reference = (await buildFromSources(recipe, createMirrorFetcher(FIXTURE_HUB), { lock })).files
 })
 after(() => rm(tmp, { recursive: true, force: true }))
 
@@ -107,7 +107,7 @@ describe('recipe paths', () => {
   test('a bad path stops the build before any fetch, through the CLI: error[RECIPE] at the JSON path, exit 2', async () => {
     const file = join(tmp, 'escape.json')
     await writeFile(file, JSON.stringify(withRecipe((r) => (r.sources[0]!.files.validation = ['data/../../../../secret.parquet']))))
-    // a parsed recipe never reaches buildDataset; and had it been fetched, an empty mirror would say NOT_FOUND
+    // a parsed recipe never reaches buildFromSources; and had it been fetched, an empty mirror would say NOT_FOUND
     const emptyMirror = join(tmp, 'empty-mirror')
     await mkdir(join(emptyMirror, 'datasets'), { recursive: true })
     const io = collectIo()
@@ -125,7 +125,7 @@ describe('recipe paths', () => {
     assert.ok(!io.text().includes('NOT_FOUND'))
     // and in-process: loadRecipe throws, so the no-fetch fetcher is never reached
     await assert.rejects(
-      loadRecipe(file).then((r) => buildDataset(r, noFetch, { lock: null })),
+      loadRecipe(file).then((r) => buildFromSources(r, noFetch, { lock: null })),
       (e: unknown) => isJevError(e) && e.code === 'RECIPE',
     )
   })
@@ -159,7 +159,7 @@ describe('the mirror', () => {
     await symlink(target, arcTest)
     await expectIo(createMirrorFetcher(mirror).fetchFile(ARC, REV, ARC_TEST), /links outside/)
     await expectIo(
-      buildDataset(recipe, createMirrorFetcher(mirror), { lock }),
+      buildFromSources(recipe, createMirrorFetcher(mirror), { lock }),
       /mirror file allenai\/ai2_arc\/ARC-Challenge\/test-00000-of-00001\.parquet links outside/,
     )
     // a relative link out is the same
@@ -212,7 +212,7 @@ describe('the mirror', () => {
     await rm(easy, { recursive: true })
     await symlink(join(store, 'ARC-Easy'), easy)
 
-    const built = await buildDataset(recipe, createMirrorFetcher(mirror), { lock })
+    const built = await buildFromSources(recipe, createMirrorFetcher(mirror), { lock })
     assert.deepEqual(built.warnings, [])
     for (const [name, content] of reference) assert.equal(built.files.get(name), content, name)
   })
@@ -221,7 +221,7 @@ describe('the mirror', () => {
     const { mirror } = await mirrorCopy('mirror-via-link')
     const link = join(tmp, 'mirror-link')
     await symlink(mirror, link)
-    const built = await buildDataset(recipe, createMirrorFetcher(link), { lock })
+    const built = await buildFromSources(recipe, createMirrorFetcher(link), { lock })
     assert.equal(built.files.get('test.jsonl'), reference.get('test.jsonl'))
   })
 

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { buildDataset, buildToDir } from '../src/build-io.ts'
-import { checkDataset } from '../src/check/check.ts'
+import { buildFromSources, buildToDir } from '../src/build-io.ts'
+import { checkFolder } from '../src/check/check.ts'
 import { datasetHash, Manifest, recordLines } from '../src/emit/manifest.ts'
 import { OUTPUT_FILES, outputText } from '../src/emit/outputs.ts'
 import { isJevError } from '../src/errors.ts'
@@ -104,7 +104,7 @@ test('the order of keys in a recipe, which its hash ignores, changes no output b
     s.files = Object.fromEntries(splits.reverse().map((k) => [k, s.files[k]!]))
   }
   assert.ok(reversed > 0, 'some source reads more than one split')
-  const built = await buildDataset(reordered, createMirrorFetcher(FIXTURE_HUB))
+  const built = await buildFromSources(reordered, createMirrorFetcher(FIXTURE_HUB))
   const ref = await readOut(refDir)
   for (const f of FILES) assert.equal(built.files.get(f), ref[f]!.toString('utf8'), `${f} differs`)
 })
@@ -190,7 +190,7 @@ test('permuted upstream rows (re-encoded Parquet) give identical output and iden
   const permHashes = built.manifest.sources.flatMap((s) => s.files.map((f) => `${s.name} ${f.path} ${f.rows} ${f.rowsHash}`))
   assert.deepEqual(permHashes, refHashes)
   // while the byte-level hashes the fetcher reports do differ
-  const refBuilt = await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB))
+  const refBuilt = await buildFromSources(recipe, createMirrorFetcher(FIXTURE_HUB))
   const shas = (b: typeof built) => b.sources.flatMap((s) => s.files.map((f) => f.sha256))
   assert.ok(
     shas(built).every((h, i) => h !== shas(refBuilt)[i]),
@@ -225,7 +225,7 @@ test('a bad file in one source and a lock that does not fit the next: the first 
   process.on('unhandledRejection', onLeak)
   try {
     await assert.rejects(
-      buildDataset(recipe, createMirrorFetcher(hub), { lock }),
+      buildFromSources(recipe, createMirrorFetcher(hub), { lock }),
       (e) => isJevError(e) && e.code === 'DATA' && e.context.source === 'jcommonsenseqa',
     )
     await new Promise((r) => setTimeout(r, 50))
@@ -238,7 +238,7 @@ test('a bad file in one source and a lock that does not fit the next: the first 
 test('a different seed changes test.jsonl', async () => {
   const other = structuredClone(recipe)
   other.seed = recipe.seed + 1
-  const built = await buildDataset(other, createMirrorFetcher(FIXTURE_HUB))
+  const built = await buildFromSources(other, createMirrorFetcher(FIXTURE_HUB))
   const refTest = await readFile(join(refDir, 'test.jsonl'), 'utf8')
   assert.notEqual(built.files.get('test.jsonl'), refTest)
   assert.equal(built.manifest.seed, recipe.seed + 1)
@@ -248,17 +248,17 @@ test('a different seed changes test.jsonl', async () => {
 
 // ---------------------------------------------------------------- check-dataset
 
-test('checkDataset passes the built folder', async () => {
-  assert.deepEqual(await checkDataset(refDir, recipe), [])
+test('checkFolder passes the built folder', async () => {
+  assert.deepEqual(await checkFolder(refDir, recipe), [])
 })
 
-test('checkDataset: deleting a line of test.jsonl breaks counts and the manifest', async () => {
+test('checkFolder: deleting a line of test.jsonl breaks counts and the manifest', async () => {
   const dir = await freshCopy('tamper-delete')
   const lines = recordLines(await readFile(join(dir, 'test.jsonl'), 'utf8'))
   const removed = JSON.parse(lines[5]!) as { source: string; n_choices: number }
   lines.splice(5, 1)
   await writeFile(join(dir, 'test.jsonl'), `${lines.join('\n')}\n`)
-  const problems = await checkDataset(dir, recipe)
+  const problems = await checkFolder(dir, recipe)
   const has = (re: RegExp) =>
     assert.ok(
       problems.some((p) => re.test(p)),
@@ -270,7 +270,7 @@ test('checkDataset: deleting a line of test.jsonl breaks counts and the manifest
   has(/^test\.jsonl: row count differs from the manifest/)
 })
 
-test('checkDataset: a choice changed to duplicate another is a distinctness problem', async () => {
+test('checkFolder: a choice changed to duplicate another is a distinctness problem', async () => {
   const dir = await freshCopy('tamper-dup')
   const lines = recordLines(await readFile(join(dir, 'test.jsonl'), 'utf8'))
   const i = lines.findIndex((l) => (JSON.parse(l) as { n_choices: number }).n_choices >= 3)
@@ -280,17 +280,17 @@ test('checkDataset: a choice changed to duplicate another is a distinctness prob
   r.choices[wrong] = ` ${r.choices[other]!.toUpperCase()} ` // equal once normalised
   lines[i] = JSON.stringify(r)
   await writeFile(join(dir, 'test.jsonl'), `${lines.join('\n')}\n`)
-  const problems = await checkDataset(dir, recipe)
+  const problems = await checkFolder(dir, recipe)
   assert.ok(problems.includes(`test ${r.id}: options not all distinct`), problems.join('\n'))
 })
 
-test('checkDataset: a card without the chance-floor line is a card problem', async () => {
+test('checkFolder: a card without the chance-floor line is a card problem', async () => {
   const dir = await freshCopy('tamper-card')
   const card = await readFile(join(dir, 'README.md'), 'utf8')
   const kept = card.split('\n').filter((l) => !l.startsWith('Chance floor'))
   assert.equal(kept.length, card.split('\n').length - 1, 'the card has exactly one chance-floor line')
   await writeFile(join(dir, 'README.md'), kept.join('\n'))
-  const problems = await checkDataset(dir, recipe)
+  const problems = await checkFolder(dir, recipe)
   assert.ok(
     problems.some((p) => /^README\.md: does not state the test chance floor 0\.\d{3}/.test(p)),
     problems.join('\n'),
@@ -546,7 +546,7 @@ test('writeOutDir recovers when two crashed builds each left an .old folder', as
   assert.deepEqual(await siblingsOf(parent, 'out'), [])
 })
 
-test('checkDataset notices records edited behind a manifest whose output hashes were fixed up', async () => {
+test('checkFolder notices records edited behind a manifest whose output hashes were fixed up', async () => {
   const dir = await freshCopy('tamper-behind-manifest')
   const lines = recordLines(await readFile(join(dir, 'test.jsonl'), 'utf8'))
   const r = JSON.parse(lines[0]!) as { question: string; answer_idx: number; n_choices: number }
@@ -559,7 +559,7 @@ test('checkDataset notices records edited behind a manifest whose output hashes 
   o.sha256 = sha256Hex(text)
   o.bytes = Buffer.byteLength(text)
   await writeFile(join(dir, 'manifest.json'), `${JSON.stringify(m, null, 2)}\n`)
-  const problems = await checkDataset(dir, recipe)
+  const problems = await checkFolder(dir, recipe)
   assert.ok(
     problems.some((p) => p.includes('datasetHash') || p.includes('dataset hash')),
     `expected a dataset hash problem, got ${JSON.stringify(problems)}`,

@@ -3,7 +3,7 @@ import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { type BuiltDataset, buildDataset } from '../src/build-io.ts'
+import { type BuiltDataset, buildFromSources } from '../src/build-io.ts'
 import { createMirrorFetcher } from '../src/fetch/mirror.ts'
 import {
   cardKey,
@@ -27,7 +27,7 @@ let plain: BuiltDataset
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'jev-prepared-'))
   recipe = await loadRecipe(FIXTURE_RECIPE)
-  plain = await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB))
+  plain = await buildFromSources(recipe, createMirrorFetcher(FIXTURE_HUB))
 })
 after(() => rm(dir, { recursive: true, force: true }))
 
@@ -62,7 +62,7 @@ const entries = async (d: string, kind = 'prepared') => (await readdir(d)).filte
 test('cold, warm and after a corrupt entry, a build with the cache gives the bytes and the lock of one without', async () => {
   const cacheDir = join(dir, 'a')
   const cold = counted(cacheDir)
-  assertSameBuild(plain, await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB), { preparedCache: cold }))
+  assertSameBuild(plain, await buildFromSources(recipe, createMirrorFetcher(FIXTURE_HUB), { preparedCache: cold }))
   assert.deepEqual(cold.hits, [])
   assert.deepEqual(cold.carded, [])
   assert.equal((await entries(cacheDir, 'card')).length, 1)
@@ -75,7 +75,7 @@ test('cold, warm and after a corrupt entry, a build with the cache gives the byt
   )
 
   const warm = counted(cacheDir)
-  assertSameBuild(plain, await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB), { preparedCache: warm }))
+  assertSameBuild(plain, await buildFromSources(recipe, createMirrorFetcher(FIXTURE_HUB), { preparedCache: warm }))
   assert.deepEqual(
     warm.hits,
     recipe.sources.map((s) => s.name),
@@ -89,22 +89,22 @@ test('cold, warm and after a corrupt entry, a build with the cache gives the byt
   await writeFile(first!, bytes)
   await writeFile(second!, (await readFile(second!)).subarray(0, 200))
   const healed = counted(cacheDir)
-  assertSameBuild(plain, await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB), { preparedCache: healed }))
+  assertSameBuild(plain, await buildFromSources(recipe, createMirrorFetcher(FIXTURE_HUB), { preparedCache: healed }))
   assert.equal(healed.hits.length, recipe.sources.length - 2)
   assert.deepEqual(await entries(cacheDir), names)
   const again = counted(cacheDir)
-  await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB), { preparedCache: again })
+  await buildFromSources(recipe, createMirrorFetcher(FIXTURE_HUB), { preparedCache: again })
   assert.equal(again.hits.length, recipe.sources.length, 'the rewritten entries are whole')
   assert.equal(again.lent.length, lending.length)
 })
 
 test('prepared sources read back, with the lending and the card worked out again over them, give the same bytes', async () => {
   const cacheDir = join(dir, 'c')
-  await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB), { preparedCache: dirPreparedCache(cacheDir) })
+  await buildFromSources(recipe, createMirrorFetcher(FIXTURE_HUB), { preparedCache: dirPreparedCache(cacheDir) })
   // the lending and the card go: a warm build ranks lenders and audits over the packed candidates, texts decoded on demand
   for (const kind of ['lending', 'card']) for (const name of await entries(cacheDir, kind)) await rm(join(cacheDir, name))
   const warm = counted(cacheDir)
-  assertSameBuild(plain, await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB), { preparedCache: warm }))
+  assertSameBuild(plain, await buildFromSources(recipe, createMirrorFetcher(FIXTURE_HUB), { preparedCache: warm }))
   assert.equal(warm.hits.length, recipe.sources.length)
   assert.deepEqual([warm.lent, warm.carded], [[], []])
 })
@@ -113,11 +113,11 @@ test('a source file with other bytes misses the cache, though its rows are the s
   const cacheDir = join(dir, 'b')
   const hub = join(dir, 'hub')
   await cp(FIXTURE_HUB, hub, { recursive: true })
-  await buildDataset(recipe, createMirrorFetcher(hub), { preparedCache: dirPreparedCache(cacheDir) })
+  await buildFromSources(recipe, createMirrorFetcher(hub), { preparedCache: dirPreparedCache(cacheDir) })
   const jc = recipe.sources.find((s) => s.name === 'jcommonsenseqa')!
   for (const path of Object.values(jc.files).flat()) await narrowInt64(join(hub, 'datasets', jc.repo, path))
   const cache = counted(cacheDir)
-  const built = await buildDataset(recipe, createMirrorFetcher(hub), { preparedCache: cache })
+  const built = await buildFromSources(recipe, createMirrorFetcher(hub), { preparedCache: cache })
   assert.deepEqual(
     cache.hits,
     recipe.sources.map((s) => s.name).filter((n) => n !== 'jcommonsenseqa'),
@@ -195,6 +195,6 @@ test('an entry is read back only whole, unaltered and for its own key', () => {
 test('a folder that cannot be written leaves the build uncached and whole', async () => {
   const blocked = join(dir, 'file')
   await writeFile(blocked, 'a file where the cache folder would be')
-  const built = await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB), { preparedCache: dirPreparedCache(join(blocked, 'sub')) })
+  const built = await buildFromSources(recipe, createMirrorFetcher(FIXTURE_HUB), { preparedCache: dirPreparedCache(join(blocked, 'sub')) })
   assertSameBuild(plain, built)
 })

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test'
 import { negationTest } from '../src/borrow/negation.ts'
 import { isLabelLike } from '../src/borrow/option-kinds.ts'
 import { groupOf } from '../src/borrow/pool.ts'
-import { buildDataset } from '../src/build-io.ts'
+import { buildFromSources } from '../src/build-io.ts'
 import { checkProvenance } from '../src/check/provenance.ts'
 import { checkUpstream } from '../src/check/upstream.ts'
 import { outputText } from '../src/emit/outputs.ts'
@@ -19,7 +19,7 @@ import { FIXTURE_HUB, FIXTURE_RECIPE } from './helpers/cli.ts'
 const recipe = await loadRecipe(FIXTURE_RECIPE)
 const fetcher = createMirrorFetcher(FIXTURE_HUB)
 const lock = await readLock(FIXTURE_RECIPE.replace(/\.json$/, '.lock.json'))
-const built = await buildDataset(recipe, fetcher)
+const built = await buildFromSources(recipe, fetcher)
 const records = Object.fromEntries(
   SPLITS.map((s) => [
     s,

@@ -3,7 +3,7 @@ import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { buildDataset, buildToDir } from '../src/build-io.ts'
+import { buildFromSources, buildToDir } from '../src/build-io.ts'
 import { OUTPUT_FILES, type OutputContent, outputText } from '../src/emit/outputs.ts'
 import { createMirrorFetcher } from '../src/fetch/mirror.ts'
 import { loadRecipe } from '../src/recipe/load.ts'
@@ -23,7 +23,7 @@ before(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'jev-repro-'))
   recipe = await loadRecipe(FIXTURE_RECIPE)
   lock = (await readLock(LOCK))!
-  reference = (await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB), { lock })).files
+  reference = (await buildFromSources(recipe, createMirrorFetcher(FIXTURE_HUB), { lock })).files
 })
 after(() => rm(tmp, { recursive: true, force: true }))
 
@@ -74,7 +74,7 @@ test("dropping an unselected row of one source leaves every other source's recor
   const chosen = new Set(recordsOf(reference).map((r) => r.id))
   const victim = (await readRows(file)).find((r) => !chosen.has(`arc_easy-${String(r.id)}`))!
   await rewriteRows(file, (rows) => rows.filter((r) => r.id !== victim.id))
-  const changed = recordsOf((await buildDataset(recipe, createMirrorFetcher(hub), { lock: null })).files)
+  const changed = recordsOf((await buildFromSources(recipe, createMirrorFetcher(hub), { lock: null })).files)
   const others = (rs: DataRecord[]) =>
     rs
       .filter((r) => r.source !== 'arc_easy')
@@ -85,9 +85,9 @@ test("dropping an unselected row of one source leaves every other source's recor
 })
 
 test('another seed gives other output; the same seed the same', async () => {
-  const again = await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB), { lock })
+  const again = await buildFromSources(recipe, createMirrorFetcher(FIXTURE_HUB), { lock })
   assert.equal(again.files.get('test.jsonl'), reference.get('test.jsonl'))
-  const other = await buildDataset({ ...recipe, seed: 4321 }, createMirrorFetcher(FIXTURE_HUB), { lock })
+  const other = await buildFromSources({ ...recipe, seed: 4321 }, createMirrorFetcher(FIXTURE_HUB), { lock })
   assert.notEqual(other.files.get('test.jsonl'), reference.get('test.jsonl'))
 })
 
@@ -100,7 +100,7 @@ test('a written build matches the in-memory one', async () => {
 test('the exclusion list removes what it names and warns about entries that match nothing', async () => {
   const victim = recordsOf(reference).find((r) => r.source === 'arc_easy')!
   const excluding = { ...recipe, exclude: { ids: [victim.id, 'arc_easy-NO_SUCH_ID'], texts: ['A question nobody asked?'] } }
-  const built = await buildDataset(excluding, createMirrorFetcher(FIXTURE_HUB), { lock })
+  const built = await buildFromSources(excluding, createMirrorFetcher(FIXTURE_HUB), { lock })
   assert.ok(!recordsOf(built.files).some((r) => r.id === victim.id))
   assert.equal(built.drops.get('arc_easy')?.get('excluded'), 1)
   assert.deepEqual(

@@ -3,9 +3,9 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { buildDataset, buildToDir } from '../src/build-io.ts'
+import { buildFromSources, buildToDir } from '../src/build-io.ts'
 import { diffRecords } from '../src/check/compare.ts'
-import { formatVerify, verifyDataset, verifyFiles } from '../src/check/verify.ts'
+import { compareWithRebuild, formatVerify, verifyFiles } from '../src/check/verify.ts'
 import { isJevError } from '../src/errors.ts'
 import { createMirrorFetcher } from '../src/fetch/mirror.ts'
 import { loadRecipe } from '../src/recipe/load.ts'
@@ -33,14 +33,14 @@ async function verifyEdited(name: string, edit: (dir: string) => Promise<void>, 
   const dir = join(tmp, name)
   await cp(reference, dir, { recursive: true })
   await edit(dir)
-  return verifyDataset(dir, await buildDataset(r, createMirrorFetcher(HUB), { lock }))
+  return compareWithRebuild(dir, await buildFromSources(r, createMirrorFetcher(HUB), { lock }))
 }
 
 async function editFile(dir: string, file: string, change: (text: string) => string): Promise<void> {
   await writeFile(join(dir, file), change(await readFile(join(dir, file), 'utf8')))
 }
 
-describe('verifyDataset', () => {
+describe('compareWithRebuild', () => {
   test('an untouched build is identical to its rebuild', async () => {
     const r = await verifyEdited('same', async () => {})
     assert.equal(r.identical, true)
@@ -131,15 +131,15 @@ describe('verifyDataset', () => {
     await cp(HUB, hub, { recursive: true })
     const file = join(hub, 'datasets/allenai/ai2_arc/ARC-Easy/test-00000-of-00001.parquet')
     await rewriteRows(file, (rows) => rows.slice(1))
-    await assert.rejects(buildDataset(recipe, createMirrorFetcher(hub), { lock }), (e) => {
+    await assert.rejects(buildFromSources(recipe, createMirrorFetcher(hub), { lock }), (e) => {
       assert.ok(isJevError(e))
       assert.equal(e.code, 'LOCK')
       assert.match(e.message, /arc_easy: ARC-Easy\/test-00000-of-00001\.parquet/)
       assert.match(e.message, /expected 40 rows hashing [0-9a-f]{64}, received 39 rows hashing [0-9a-f]{64}/)
       return true
     })
-    const rebuilt = await buildDataset(recipe, createMirrorFetcher(hub), { lock: null })
-    const r = await verifyDataset(reference, rebuilt)
+    const rebuilt = await buildFromSources(recipe, createMirrorFetcher(hub), { lock: null })
+    const r = await compareWithRebuild(reference, rebuilt)
     assert.equal(r.cause, 'sources-changed')
     assert.match(r.reasons.join('\n'), /source arc_easy changed: ARC-Easy\/test-00000-of-00001\.parquet/)
   })
@@ -159,16 +159,16 @@ describe('verifyDataset', () => {
   test('bytes that differ over the same rows only warn', async () => {
     const relocked = structuredClone(lock)
     relocked.sources[0]!.files[0]!.sha256 = '0'.repeat(64)
-    const built = await buildDataset(recipe, createMirrorFetcher(HUB), { lock: relocked })
+    const built = await buildFromSources(recipe, createMirrorFetcher(HUB), { lock: relocked })
     assert.equal(built.warnings.length, 1)
     assert.match(built.warnings[0]!, /other bytes than the lock .* same \d+ rows/)
-    assert.equal((await verifyDataset(reference, built)).identical, true)
+    assert.equal((await compareWithRebuild(reference, built)).identical, true)
   })
 })
 
 describe('verifyFiles', () => {
   test('judges the bytes it is given, not what the folder holds by then', async () => {
-    const rebuilt = await buildDataset(recipe, createMirrorFetcher(HUB), { lock })
+    const rebuilt = await buildFromSources(recipe, createMirrorFetcher(HUB), { lock })
     const read = new Map<string, Buffer | null>()
     for (const name of rebuilt.files.keys()) read.set(name, await readFile(join(reference, name)))
     assert.equal(verifyFiles(read, rebuilt).identical, true)
@@ -182,7 +182,7 @@ describe('verifyFiles', () => {
       ['val.jsonl'],
     )
     assert.equal(r.cause, 'out-edited')
-    assert.equal((await verifyDataset(reference, rebuilt)).identical, true)
+    assert.equal((await compareWithRebuild(reference, rebuilt)).identical, true)
     assert.equal(verifyFiles(new Map(read).set('README.md', null), rebuilt).files.find((f) => f.file === 'README.md')?.status, 'missing')
   })
 })

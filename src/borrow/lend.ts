@@ -63,7 +63,7 @@ export function similarLending(
     const out: Borrowed[] = []
     memo.set(c.id, out)
     if (limit === 0) return out
-    const { lenders, position, ties, isNegative } = (ready ??= sideOf(side, o))
+    const { lenders, position, ties, isNegative } = (ready ??= lendingSide(side, o))
     const at = position.get(c.id)
     if (at === undefined) return out
     if (index === null) {
@@ -133,7 +133,7 @@ interface Side {
   isNegative: (j: number) => boolean
 }
 
-function sideOf(side: readonly Candidate[], o: SimilarLendingOptions): Side {
+function lendingSide(side: readonly Candidate[], o: SimilarLendingOptions): Side {
   const lenders = [...side].sort((a, b) => compareStrings(a.id, b.id))
   const position = new Map(lenders.map((c, i) => [c.id, i]))
   const ties = Uint32Array.from(lenders, o.tieKey)

@@ -23,7 +23,7 @@ function isJapanese(cp: number): boolean {
 const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u
 const otherKinds = new Map<number, Kind>()
 
-function kindOf(cp: number): Kind {
+function charKind(cp: number): Kind {
   // normalised text is lower-cased: ASCII letters and digits are the common case
   if ((cp >= 0x61 && cp <= 0x7a) || (cp >= 0x30 && cp <= 0x39)) return Kind.Word
   if (cp < 0x80) return cp >= 0x41 && cp <= 0x5a ? Kind.Word : Kind.Other
@@ -54,7 +54,7 @@ export function addTokens(text: string, vocab: Vocabulary, sink: Sink): void {
     else {
       const cp = text.codePointAt(i)!
       if (cp > 0xffff) w = 2
-      kind = kindOf(cp)
+      kind = charKind(cp)
     }
     if (kind === Kind.Other) {
       i += w
@@ -75,7 +75,7 @@ export function addTokens(text: string, vocab: Vocabulary, sink: Sink): void {
         } else {
           const cp = text.codePointAt(i)!
           if (cp > 0xffff) w = 2
-          if (kindOf(cp) !== Kind.Word) break
+          if (charKind(cp) !== Kind.Word) break
         }
       }
       sink.push(vocab.idOf(text, from, i, h))

@@ -91,7 +91,7 @@ export async function readDataset(dir: string): Promise<ReadDataset> {
  * Checks a built output folder against the recipe's counts and the spec's
  * invariants; returns every problem found (empty when the folder is good).
  */
-export async function checkDataset(dir: string, recipe: Recipe): Promise<string[]> {
+export async function checkFolder(dir: string, recipe: Recipe): Promise<string[]> {
   const { raw, records, provenance, problems } = await readDataset(dir)
   problems.push(...checkRecords(records, recipe))
   if (provenance) problems.push(...checkProvenance(records, provenance, recipe))

@@ -71,7 +71,7 @@ function findCause(existing: ReadonlyMap<string, Buffer | null>, rebuilt: BuiltD
 }
 
 /** Compares an output folder with a fresh in-memory build, byte for byte. */
-export async function verifyDataset(outDir: string, rebuilt: BuiltDataset): Promise<VerifyResult> {
+export async function compareWithRebuild(outDir: string, rebuilt: BuiltDataset): Promise<VerifyResult> {
   const existing = new Map<string, Buffer | null>()
   for (const name of rebuilt.files.keys()) existing.set(name, await readOrNull(join(outDir, name)))
   return verifyFiles(existing, rebuilt, outDir)

@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { checkDataset, readDataset } from '../check/check.ts'
+import { checkFolder, readDataset } from '../check/check.ts'
 import { checkUpstream } from '../check/upstream.ts'
 import { OUTPUT_FILES } from '../emit/outputs.ts'
 import { JevError } from '../errors.ts'
@@ -68,7 +68,7 @@ export async function runCheck(
   // a FIFO in a file's place would block the check's read forever
   for (const name of OUTPUT_FILES) await refuseIrregular(join(dir, name))
   const recipe = await loadRecipe(values.recipe)
-  const problems = await checkDataset(dir, recipe)
+  const problems = await checkFolder(dir, recipe)
   if (problems.length === 0 && values.upstream) {
     const { records, provenance } = await readDataset(dir)
     if (!provenance) throw new JevError('CHECK', `${dir}/: no readable provenance.jsonl to check against the sources`, { file: dir })

@@ -1,4 +1,4 @@
-import { formatVerify, type VerifyResult, verifyDataset } from '../check/verify.ts'
+import { compareWithRebuild, formatVerify, type VerifyResult } from '../check/verify.ts'
 import { JevError } from '../errors.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
 import { rebuildFromLock, SOURCE_NOTES, SOURCE_OPTIONS } from './common/source-options.ts'
@@ -25,7 +25,7 @@ export async function runVerify(
   const rebuilt = await rebuildFromLock(values, env, io)
   const outDir = values.out.replace(/(.)\/+$/, '$1')
   io.progress?.stage(`comparing with ${outDir}/`)
-  return { outDir, result: await verifyDataset(outDir, rebuilt) }
+  return { outDir, result: await compareWithRebuild(outDir, rebuilt) }
 }
 
 export async function verifyDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {

@@ -187,7 +187,7 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
     if (op === 'commits' && method === 'GET') return read.commits(res, view, rev)
     if (op === 'preupload' && method === 'POST') return write.preupload(req, res, writable(view), rev, deps)
     if (op === 'commit' && method === 'POST') return write.commit(req, res, writable(view), rev, url, deps)
-    if (op === 'tag' && method === 'POST') return write.createTag(req, res, writable(view), rev)
+    if (op === 'tag' && method === 'POST') return write.handleCreateTag(req, res, writable(view), rev)
     if (op === 'tag' && method === 'DELETE') return write.deleteRef(res, writable(view), 'tags', rev)
     if (op === 'branch' && method === 'POST') return write.createBranch(req, res, writable(view), rev)
     if (op === 'branch' && method === 'DELETE') return write.deleteRef(res, writable(view), 'branches', rev)

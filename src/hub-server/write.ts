@@ -213,7 +213,7 @@ async function trackLfs(repo: StoreRepo, head: string, change: CommitChange, d: 
   change.put = [...change.put.filter((p) => p.path !== '.gitattributes'), { path: '.gitattributes', file: describe(bytes, false) }]
 }
 
-export async function createTag(req: IncomingMessage, res: ServerResponse, repo: StoreRepo, revision: string): Promise<void> {
+export async function handleCreateTag(req: IncomingMessage, res: ServerResponse, repo: StoreRepo, revision: string): Promise<void> {
   const target = commitOf(repo, revision)
   const b = await readJson<{ tag?: string }>(req)
   if (typeof b.tag !== 'string' || !isRefName(b.tag)) throw new HubHttpError(400, `invalid tag name: ${JSON.stringify(b.tag)}`)

@@ -16,7 +16,7 @@ export interface HubAccess {
   fetch?: typeof fetch
 }
 
-export const clientOf = (a: HubAccess) => ({
+export const hubClientOf = (a: HubAccess) => ({
   hubUrl: a.endpoint,
   ...(a.token ? { accessToken: a.token } : {}),
   ...(a.fetch ? { fetch: a.fetch } : {}),
@@ -56,7 +56,7 @@ export interface RemoteHead {
 }
 
 export async function resolveHead(repo: string, revision: string, a: HubAccess): Promise<RemoteHead> {
-  const info = (rev: string) => datasetInfo({ ...clientOf(a), name: repo, revision: rev, additionalFields: ['sha'] })
+  const info = (rev: string) => datasetInfo({ ...hubClientOf(a), name: repo, revision: rev, additionalFields: ['sha'] })
   try {
     const i = await info(revision)
     return { repoExists: true, branchExists: true, commit: i.sha, private: i.private }
@@ -92,7 +92,7 @@ export async function resolveHead(repo: string, revision: string, a: HubAccess):
 export async function remoteFiles(repo: string, commit: string, a: HubAccess): Promise<Map<string, ListFileEntry>> {
   const out = new Map<string, ListFileEntry>()
   try {
-    for await (const f of listFiles({ ...clientOf(a), repo: dataset(repo), revision: commit, recursive: true }))
+    for await (const f of listFiles({ ...hubClientOf(a), repo: dataset(repo), revision: commit, recursive: true }))
       if (f.type === 'file') out.set(f.path, f)
   } catch (e) {
     throw hubError(e, `list the files of ${repo}@${commit}`, a)
@@ -104,7 +104,7 @@ export async function remoteFiles(repo: string, commit: string, a: HubAccess): P
 export async function previousOutputs(repo: string, commit: string, a: HubAccess): Promise<string[] | null> {
   let text: string
   try {
-    const blob = await downloadFile({ ...clientOf(a), repo: dataset(repo), revision: commit, path: 'manifest.json', xet: false })
+    const blob = await downloadFile({ ...hubClientOf(a), repo: dataset(repo), revision: commit, path: 'manifest.json', xet: false })
     if (!blob) return null
     text = await blob.text()
   } catch (e) {
@@ -150,13 +150,13 @@ async function rest(a: HubAccess, method: 'GET' | 'POST', path: string, body?: u
   return parsed
 }
 
-export interface Refs {
+export interface RepoRefs {
   branches: Record<string, string>
   tags: Record<string, string>
 }
 
 /** `GET /api/datasets/{repo}/refs`: the client has no helper for it. */
-export async function listRefs(repo: string, a: HubAccess): Promise<Refs> {
+export async function listRefs(repo: string, a: HubAccess): Promise<RepoRefs> {
   try {
     const r = (await rest(a, 'GET', `/api/datasets/${repo}/refs`)) as {
       branches?: { name: string; targetCommit: string }[]
@@ -170,7 +170,7 @@ export async function listRefs(repo: string, a: HubAccess): Promise<Refs> {
 }
 
 /** `POST /api/datasets/{repo}/tag/{commit}`; 'exists' when the Hub says the tag is taken (409). */
-export async function createTag(repo: string, commit: string, tag: string, a: HubAccess): Promise<'created' | 'exists'> {
+export async function tagCommit(repo: string, commit: string, tag: string, a: HubAccess): Promise<'created' | 'exists'> {
   try {
     await rest(a, 'POST', `/api/datasets/${repo}/tag/${encodeURIComponent(commit)}`, { tag })
     return 'created'

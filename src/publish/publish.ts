@@ -6,7 +6,7 @@
 import { type CommitOperation, commit, createBranch, createRepo, type ListFileEntry } from '@huggingface/hub'
 import { JevError } from '../errors.ts'
 import type { LocalFile } from './files.ts'
-import { clientOf, createTag, type HubAccess, hubError, listRefs, previousOutputs, remoteFiles, resolveHead } from './hub.ts'
+import { type HubAccess, hubClientOf, hubError, listRefs, previousOutputs, remoteFiles, resolveHead, tagCommit } from './hub.ts'
 
 export interface PublishTarget {
   /** owner/name */
@@ -146,7 +146,7 @@ export async function executePublish(
   a: HubAccess,
   log: (line: string) => void = () => {},
 ): Promise<PublishResult> {
-  const client = clientOf(a)
+  const client = hubClientOf(a)
   if (!a.token) throw new JevError('AUTH', 'HF_TOKEN is not set; publishing needs a token with write access to the repo')
   let parent = p.parentCommit
   if (p.repoAction === 'create') {
@@ -201,7 +201,7 @@ export async function executePublish(
   let tagged: PublishResult['tagged'] = null
   if (p.tag?.action === 'exists') tagged = 'exists'
   else if (p.tag) {
-    tagged = await createTag(t.repo, sha, p.tag.name, a)
+    tagged = await tagCommit(t.repo, sha, p.tag.name, a)
     // Taken since the plan: fine only if it names this very commit.
     const at = tagged === 'exists' ? (await listRefs(t.repo, a)).tags[p.tag.name] : sha
     if (at !== sha)

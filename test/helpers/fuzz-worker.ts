@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { parentPort, workerData } from 'node:worker_threads'
-import { buildDataset } from '../../src/build-io.ts'
+import { buildFromSources } from '../../src/build-io.ts'
 import { type ErrorCode, isJevError } from '../../src/errors.ts'
 import { createMirrorFetcher } from '../../src/fetch/mirror.ts'
 import type { FileFetcher } from '../../src/fetch/types.ts'
@@ -43,7 +43,7 @@ const post = (m: FuzzMessage) => port.postMessage(m)
 
 const recipe = await loadRecipe(FIXTURE_RECIPE)
 const lock = (await readLock(join(ROOT, 'test/fixtures/recipe.lock.json')))!
-const reference = (await buildDataset(recipe, createMirrorFetcher(FIXTURE_HUB), { lock })).files
+const reference = (await buildFromSources(recipe, createMirrorFetcher(FIXTURE_HUB), { lock })).files
 const files: { repo: string; path: string; bytes: Uint8Array }[] = []
 for (const s of recipe.sources)
   for (const path of Object.values(s.files).flat())
@@ -87,7 +87,7 @@ async function run(c: Case): Promise<{ outcome: string } | { message: string }> 
   try {
     // a decoder that never finishes is stopped after 1 s instead of the default ~5 s: a fixture file decodes in
     // milliseconds, and a limit hit on a busy machine is a DATA error, an outcome the test accepts anyway
-    const built = await buildDataset(recipe, fetcherFor(c), { lock, decodeTimeoutMs: DECODE_LIMIT_MS })
+    const built = await buildFromSources(recipe, fetcherFor(c), { lock, decodeTimeoutMs: DECODE_LIMIT_MS })
     // the rows decoded are the locked ones, so the output must be the reference, byte for byte
     if ([...built.files.keys()].join() !== [...reference.keys()].join())
       return { message: `other output files: ${[...built.files.keys()].join(', ')}` }

@@ -5,7 +5,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { buildDataset } from '../../src/build-io.ts'
+import { buildFromSources } from '../../src/build-io.ts'
 import { OUTPUT_FILES } from '../../src/emit/outputs.ts'
 import { createMirrorFetcher } from '../../src/fetch/mirror.ts'
 import { loadRecipe } from '../../src/recipe/load.ts'
@@ -19,7 +19,7 @@ export const PIN_COMMAND = 'npm run pin-golden'
 /** file name → sha256, in OUTPUT_FILES order, of one in-process fixture build. */
 export async function fixtureHashes(): Promise<Record<string, string>> {
   const lock = (await readLock(join(ROOT, 'test/fixtures/recipe.lock.json')))!
-  const built = await buildDataset(await loadRecipe(FIXTURE_RECIPE), createMirrorFetcher(FIXTURE_HUB), { lock })
+  const built = await buildFromSources(await loadRecipe(FIXTURE_RECIPE), createMirrorFetcher(FIXTURE_HUB), { lock })
   return Object.fromEntries(OUTPUT_FILES.map((f) => [f, sha256Hex(built.files.get(f)!)]))
 }
 

@@ -2,7 +2,7 @@
 import { stat } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { type BuiltDataset, buildDataset } from '../../build-io.ts'
+import { type BuiltDataset, buildFromSources } from '../../build-io.ts'
 import { JevError } from '../../errors.ts'
 import { BOUND_SETTINGS, boundsFrom } from '../../fetch/bounds.ts'
 import { createMirrorFetcher } from '../../fetch/mirror.ts'
@@ -154,7 +154,7 @@ export async function rebuildFromLock(values: SourceValues, env: NodeJS.ProcessE
   const fetcher = await fetcherFor(values, env, io.err, lock, io.progress)
   // no cache of prepared sources: a verifying rebuild derives everything from the bytes again, independently of what a build left
   const options = { lock, ...(io.progress ? { progress: io.progress } : {}) }
-  const rebuilt = await buildDataset(recipe, fetcher, options).catch(async (e: unknown) => {
+  const rebuilt = await buildFromSources(recipe, fetcher, options).catch(async (e: unknown) => {
     throw await namedBadEntry(e, fetcher)
   })
   for (const w of rebuilt.warnings) io.err(`warning: ${w}`)
