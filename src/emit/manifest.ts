@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { LoadedSource } from '../load-sources.ts'
+import type { DropCounts } from '../prepare/prepare.ts'
 import { BuilderRef, Hex64, RecipeRef, type Split } from '../recipe/schema.ts'
-import type { DropCounts } from '../select/select.ts'
 import { setHash, sha256Hex } from '../util/hash.ts'
 import { Audit } from './audit.ts'
 import type { OutputFile } from './outputs.ts'

@@ -8,8 +8,8 @@
  */
 
 import type { Candidate } from '../prepare/eligibility.ts'
+import type { PreparedSource } from '../prepare/prepare.ts'
 import type { Split } from '../recipe/schema.ts'
-import type { PreparedSource } from '../select/select.ts'
 import { normalize } from '../util/canonical.ts'
 
 /** The part of a prepared source an entry holds (the spec comes from the recipe). */
