@@ -4,7 +4,7 @@ import { JevError } from '../errors.ts'
 import { loadRecipe } from '../recipe/load.ts'
 import { lockPathFor, readLock, writeLock } from '../recipe/lock.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
-import { fetcherFor, namedBadEntry, preparedCacheFor, SOURCE_NOTES, SOURCE_OPTIONS } from './common/source-options.ts'
+import { fetcherFor, namedBadEntry, preparedCacheFor, recipePathOf, SOURCE_NOTES, SOURCE_OPTIONS } from './common/source-options.ts'
 import type { Io } from './run.ts'
 
 export const buildCommand = defineCommand({
@@ -91,8 +91,8 @@ export interface BuildRun {
 
 /** The build itself, for parsed options: warnings on `io.err`, nothing on `io.out`. */
 export async function runBuild(values: BuildValues, env: NodeJS.ProcessEnv, io: Io): Promise<BuildRun> {
-  const lockPath = values.lock ?? lockPathFor(values.recipe)
-  const recipe = await loadRecipe(values.recipe)
+  const lockPath = values.lock ?? lockPathFor(recipePathOf(values))
+  const recipe = await loadRecipe(recipePathOf(values))
   if (values['update-lock'] && values.offline && !values.mirror)
     throw new JevError(
       'USAGE',

@@ -7,7 +7,7 @@ import { loadRecipe } from '../recipe/load.ts'
 import { lockPathFor, readLock } from '../recipe/lock.ts'
 import { refuseIrregular } from '../util/files.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
-import { fetcherFor, PROGRESS_NOTE, requireFolder, SOURCE_OPTIONS } from './common/source-options.ts'
+import { fetcherFor, PROGRESS_NOTE, recipePathOf, requireFolder, SOURCE_OPTIONS } from './common/source-options.ts'
 import type { Io } from './run.ts'
 
 export const checkCommand = defineCommand({
@@ -67,12 +67,12 @@ export async function runCheck(
   await requireFolder(dir)
   // a FIFO in a file's place would block the check's read forever
   for (const name of OUTPUT_FILES) await refuseIrregular(join(dir, name))
-  const recipe = await loadRecipe(values.recipe)
+  const recipe = await loadRecipe(recipePathOf(values))
   const problems = await checkFolder(dir, recipe)
   if (problems.length === 0 && values.upstream) {
     const { records, provenance } = await readDataset(dir)
     if (!provenance) throw new JevError('CHECK', `${dir}/: no readable provenance.jsonl to check against the sources`, { file: dir })
-    const lock = await readLock(values.lock ?? lockPathFor(values.recipe))
+    const lock = await readLock(values.lock ?? lockPathFor(recipePathOf(values)))
     const fetcher = await fetcherFor(values, env, io.err, undefined, io.progress)
     problems.push(...(await checkUpstream(records, provenance, recipe, fetcher, lock, io.progress)))
   }

@@ -11,6 +11,7 @@ import { dirPreparedCache, type PreparedCache } from '../../prepared-cache/cache
 import { loadRecipe } from '../../recipe/load.ts'
 import { type Lock, lockPathFor, readLock } from '../../recipe/lock.ts'
 import type { Progress } from '../../util/progress.ts'
+import { DEFAULT_RECIPE } from '../../version.ts'
 import type { Io } from '../run.ts'
 import { QUIET_OPTION } from './command.ts'
 
@@ -30,7 +31,7 @@ export const BOUND_FLAGS = Object.fromEntries(
 ) as Record<BoundFlag, BoundOption>
 
 export const SOURCE_OPTIONS = {
-  recipe: { type: 'string', arg: 'FILE', default: 'recipes/jev-bench.json', help: 'the recipe' },
+  recipe: { type: 'string', arg: 'FILE', help: "the recipe (default: this package's recipes/jev-bench.json)" },
   lock: { type: 'string', arg: 'FILE', help: 'the lock (default: next to the recipe, <recipe>.lock.json)' },
   mirror: { type: 'string', arg: 'DIR', help: 'read a local folder in Hub layout (DIR/datasets/<owner>/<name>/<path>) instead of the Hub' },
   offline: {
@@ -58,7 +59,7 @@ export const SOURCE_NOTES = [
 ] as const
 
 export interface SourceValues {
-  recipe: string
+  recipe?: string | undefined
   lock?: string | undefined
   mirror?: string | undefined
   offline: boolean
@@ -135,9 +136,14 @@ export async function namedBadEntry(e: unknown, fetcher: FileFetcher): Promise<u
   return fetcher.unvouched ? (await import('../../fetch/hub-cache.ts')).nameBadEntry(e, fetcher) : e
 }
 
+/** The recipe the options name, or the package's own. */
+export function recipePathOf(values: Pick<SourceValues, 'recipe'>): string {
+  return values.recipe ?? DEFAULT_RECIPE
+}
+
 /** The lock a rebuild needs, or LOCK with a hint that fits: there is none to check against yet. */
 export async function requireLock(values: SourceValues): Promise<Lock> {
-  const lockPath = values.lock ?? lockPathFor(values.recipe)
+  const lockPath = values.lock ?? lockPathFor(recipePathOf(values))
   const lock = await readLock(lockPath)
   if (!lock)
     throw new JevError('LOCK', `no lock at ${lockPath}`, {
@@ -150,7 +156,7 @@ export async function requireLock(values: SourceValues): Promise<Lock> {
 /** The in-memory rebuild from the lock that verify-dataset and publish-dataset compare a folder with. */
 export async function rebuildFromLock(values: SourceValues, env: NodeJS.ProcessEnv, io: Io): Promise<BuiltDataset> {
   const lock = await requireLock(values)
-  const recipe = await loadRecipe(values.recipe)
+  const recipe = await loadRecipe(recipePathOf(values))
   const fetcher = await fetcherFor(values, env, io.err, lock, io.progress)
   // no cache of prepared sources: a verifying rebuild derives everything from the bytes again, independently of what a build left
   const options = { lock, ...(io.progress ? { progress: io.progress } : {}) }
