@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net'
 import { JevError } from '../errors.ts'
 import { isHubNamePart } from '../repo-name.ts'
 import { validateYaml } from './card.ts'
+import { isOwnOrigin, loopbackHost } from './host.ts'
 import { type Fault, type FaultKind, fail, HubHttpError, isTrue, json } from './http.ts'
 import { findMirrorRepo, MirrorHashes } from './mirror.ts'
 import * as read from './read.ts'
@@ -77,6 +78,7 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
   const hashes = new MirrorHashes()
   const store = await Store.open(options.store)
   const secret = randomBytes(32)
+  let port = 0
 
   async function findRepo(owner: string, name: string): Promise<RepoView | null> {
     return store.repo(`${owner}/${name}`) ?? (await findMirrorRepo(options.root, owner, name, hashes))
@@ -94,6 +96,9 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
     const entry = { method, url: req.url ?? '', auth: auth !== undefined }
     requests.push(entry)
     options.onRequest?.(entry)
+    // Only this server's own loopback name is answered, so a rebound foreign name reaches nothing.
+    const ownHost = loopbackHost(req.headers.host, port)
+    if (!ownHost) return fail(res, 421, 'this local Hub answers only a loopback Host (localhost, 127.0.0.1, [::1]) with its own port')
     let seg: string[]
     try {
       seg = url.pathname.split('/').slice(1).map(decodeURIComponent)
@@ -126,7 +131,7 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
     if (options.token && !isCdn && !isLfsObject && auth !== `Bearer ${options.token}`)
       return fail(res, 401, 'Invalid credentials in Authorization header')
 
-    const base = `http://${req.headers.host ?? '127.0.0.1'}`
+    const base = `http://${ownHost}`
     const deps: write.WriteDeps = {
       store,
       secret,
@@ -135,6 +140,9 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
       inMirror: async (o, n) => (await findMirrorRepo(options.root, o, n, hashes)) !== null,
     }
     const isWrite = isCreate || isLfsBatch || (isApi && method !== 'GET' && seg[4] !== 'paths-info')
+    const origin = req.headers.origin
+    if ((isWrite || isLfsObject) && origin !== undefined && !isOwnOrigin(origin, port))
+      return fail(res, 403, 'writes from another origin are refused by this local Hub')
     if ((isWrite || isWhoami) && !auth?.startsWith('Bearer hf_'))
       return fail(res, 401, 'Authorization header with a token (Bearer hf_…) is required')
 
@@ -205,7 +213,9 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
     server.once('error', ko)
     server.listen(options.port ?? 0, host, () => ok())
   })
-  const { port, family } = server.address() as AddressInfo
+  const address = server.address() as AddressInfo
+  port = address.port
+  const family = address.family
 
   return {
     url: `http://${family === 'IPv6' ? '[::1]' : '127.0.0.1'}:${port}`,
