@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { JevError } from '../errors.ts'
 import { isHubNamePart } from '../repo-name.ts'
+import { BodyBudget, bindBody, endpointLimit } from './body-limit.ts'
 import { validateYaml } from './card.ts'
 import { isOwnOrigin, loopbackHost } from './host.ts'
 import { type Fault, type FaultKind, fail, HubHttpError, isTrue, json } from './http.ts'
@@ -42,6 +43,8 @@ export interface HubServerOptions {
   port?: number
   /** from this size on, uploads go through LFS (default 10 MiB, as on the Hub) */
   lfsThreshold?: number
+  /** request bodies held in memory at once, across requests (default 1 GiB); past it, 503 */
+  maxBodyBytesInFlight?: number
   /** called with each request as it arrives (serve-hub --log) */
   onRequest?: (r: HubRequest) => void
 }
@@ -79,6 +82,7 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
   const store = await Store.open(options.store)
   const secret = randomBytes(32)
   let port = 0
+  const bodies = new BodyBudget(options.maxBodyBytesInFlight ?? 1024 ** 3)
 
   async function findRepo(owner: string, name: string): Promise<RepoView | null> {
     return store.repo(`${owner}/${name}`) ?? (await findMirrorRepo(options.root, owner, name, hashes))
@@ -127,6 +131,10 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
     const isValidate = decoded === 'api/validate-yaml'
     if (!isApi && !isResolve && !isLfsBatch && !isCdn && !isLfsObject && !isCreate && !isWhoami && !isValidate)
       return fail(res, 404, "Sorry, we can't find the page you are looking for.")
+    // before any wait, so a body's room is taken in the order requests arrive
+    const route = isValidate ? 'validate' : seg[0] === 'lfs-upload' ? 'lfs-upload' : isApi && seg[4] === 'commit' ? 'commit' : 'other'
+    const refused = bindBody(req, res, endpointLimit(route), bodies)
+    if (refused) return failWith(res, refused)
     // CDN and LFS object URLs are presigned, as on the Hub: no Authorization header there, a signature instead.
     if (options.token && !isCdn && !isLfsObject && auth !== `Bearer ${options.token}`)
       return fail(res, 401, 'Invalid credentials in Authorization header')
@@ -202,10 +210,15 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
     return fail(res, 404, 'Not found')
   }
 
+  function failWith(res: ServerResponse, e: HubHttpError): void {
+    if (e.status === 503) res.setHeader('Retry-After', '1')
+    fail(res, e.status, e.message, e.errorCode)
+  }
+
   const server = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
       if (res.headersSent) return void res.destroy()
-      if (e instanceof HubHttpError) return fail(res, e.status, e.message, e.errorCode)
+      if (e instanceof HubHttpError) return failWith(res, e)
       fail(res, 500, `internal error: ${e instanceof Error ? e.message : String(e)}`)
     })
   })
