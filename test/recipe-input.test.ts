@@ -3,10 +3,12 @@
  * can backtrack catastrophically, "__proto__" as a key anywhere, and bytes that are not UTF-8.
  */
 import assert from 'node:assert/strict'
-import { readFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { test } from 'node:test'
 import { isJevError } from '../src/errors.ts'
-import { parseRecipe } from '../src/recipe.ts'
+import { loadRecipe, parseRecipe } from '../src/recipe.ts'
 import { backtrackingRisk } from '../src/regex-safety.ts'
 import { DEFAULT_NEGATION_PATTERNS } from '../src/schema.ts'
 import { FIXTURE_RECIPE } from './helpers/cli.ts'
@@ -60,4 +62,32 @@ test('nested or overlapping repetition is found; the default patterns and plain 
   ])
     assert.equal(backtrackingRisk(p), null, p)
   assert.doesNotThrow(() => parseRecipe(JSON.parse(REAL_TEXT)))
+})
+
+test('"__proto__" is refused as a key in negation patterns and in changesFrom.bySource, as "fr" is', () => {
+  const patterns = JSON.stringify(withPatterns({ en: ['\\bnot\\b'], zz: ['x'] })).replace('"zz"', '"__proto__"')
+  assert.throws(() => parseRecipe(JSON.parse(patterns)), recipeError(/\$\.distractors\.negatives\.patterns\.__proto__: .*reserved/))
+  const fr = withPatterns({ en: ['\\bnot\\b'], fr: ['pas'] })
+  assert.throws(() => parseRecipe(fr), recipeError(/patterns/))
+  const real = JSON.parse(REAL_TEXT) as { changesFrom: { bySource: Record<string, unknown> } }
+  const bySource = Object.keys(real.changesFrom.bySource)[0]!
+  const text = JSON.stringify(real).replace(`"${bySource}":`, '"__proto__":')
+  assert.throws(() => parseRecipe(JSON.parse(text)), recipeError(/\$\.changesFrom\.bySource\.__proto__: .*reserved/))
+})
+
+test('a recipe file that is not UTF-8 is a RECIPE error naming the byte, not read with U+FFFD', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'jev-recipe-utf8-'))
+  try {
+    const r = JSON.parse(FIXTURE_TEXT) as { exclude: { texts: string[] } }
+    r.exclude.texts = ['caf\u00e9 au lait']
+    const good = Buffer.from(JSON.stringify(r, null, 2), 'utf8')
+    // the é's second byte dropped: a lone lead byte
+    const at = good.indexOf(Buffer.from('caf\u00e9')) + 3
+    const bad = Buffer.concat([good.subarray(0, at + 1), good.subarray(at + 2)])
+    const file = join(dir, 'recipe.json')
+    await writeFile(file, bad)
+    await assert.rejects(loadRecipe(file), recipeError(new RegExp(`not valid UTF-8 \\(byte ${at}, line \\d+\\)`)))
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
 })
