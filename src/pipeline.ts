@@ -2,6 +2,7 @@ import { computeAudit } from './audit.ts'
 import { buildFromPrepared } from './build.ts'
 import { builderId } from './builder-id.ts'
 import { normalize } from './canonical.ts'
+import { unmatchedExclusions } from './exclusion-warnings.ts'
 import { renderFigures } from './figures.ts'
 import { toJsonl } from './jsonl.ts'
 import { checkAgainstLock, type Lock, lockedRevision, lockedSize, makeLock } from './lock.ts'
@@ -103,9 +104,7 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
   const warnings = lock ? checkAgainstLock(lock, sources) : []
   // an exclusion entry that matches nothing is most likely a typo
   const hits = new Set(prepared.flatMap((p) => [...p.excludedHits]))
-  for (const id of recipe.exclude.ids) if (!hits.has(id)) warnings.push(`exclusion list: no upstream question has the id ${id}`)
-  for (const text of recipe.exclude.texts)
-    if (!hits.has(normalize(text))) warnings.push(`exclusion list: no upstream question has the text ${JSON.stringify(text)}`)
+  warnings.push(...unmatchedExclusions(recipe.exclude, hits, normalize))
   progress.stage('selecting, borrowing distractors and reshaping')
   const lending = use ? await readLendingMemos(use.cache, recipe, keys) : null
   const { records, drops, origins } = buildFromPrepared(recipe, prepared, lending?.memos)
