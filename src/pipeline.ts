@@ -1,4 +1,4 @@
-import { computeAudit } from './audit.ts'
+import { type Audit, computeAudit } from './audit.ts'
 import { buildFromPrepared } from './build.ts'
 import { builderId } from './builder-id.ts'
 import { normalize } from './canonical.ts'
@@ -118,15 +118,22 @@ export async function buildDataset(recipe: Recipe, fetcher: FileFetcher, options
   const provenance = provenanceLines(records, origins, (source) => upstream.get(source)!)
   const provenanceText = provenanceJsonl(provenance)
   const hash = recipeHash(recipe)
-  const makeCard = async () => {
-    const audit = computeAudit(records, provenance, recipe)
-    // card.ts loads the YAML library: only where a card is rendered, not where the cache holds it
+  const render = async (audit: Audit) => {
+    // card.ts loads the YAML library: only where a card is rendered
     const { renderCard } = await import('./card.ts')
     const bytes = { test: Buffer.byteLength(jsonl.test), val: Buffer.byteLength(jsonl.val) }
-    return { audit, card: renderCard({ recipe, recipeHash: hash, builderVersion: BUILDER.version, stats, drops, audit, bytes }) }
+    return renderCard({ recipe, recipeHash: hash, builderVersion: BUILDER.version, stats, drops, audit, bytes })
+  }
+  const makeCard = async () => {
+    const audit = computeAudit(records, provenance, recipe)
+    return { audit, card: await render(audit) }
   }
   const outputs = [jsonl.test, jsonl.val, provenanceText]
-  const { audit, card } = use ? await cardCached(use, recipe, outputs, drops, makeCard) : await makeCard()
+  const foreign = (what: string) =>
+    warnings.push(
+      `prepared cache: ${what} holds a card that is not the one its audit gives (the cache folder was written by something other than a build); the card was rendered afresh`,
+    )
+  const { audit, card } = use ? await cardCached(use, recipe, outputs, drops, makeCard, render, foreign) : await makeCard()
   // every output of the registry (src/outputs.ts) but the manifest, which describes them
   const content = new Map<string, { content: OutputContent; rows?: number }>([
     ['test.jsonl', { content: jsonl.test, rows: records.test.length }],

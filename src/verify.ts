@@ -6,7 +6,7 @@ import { matchManifest } from './manifest-match.ts'
 import { outputBytes, outputSpec, outputText } from './outputs.ts'
 import type { BuiltDataset } from './pipeline.ts'
 
-export type Cause = 'out-edited' | 'sources-changed' | 'recipe-changed' | 'builder-changed'
+export type Cause = 'out-edited' | 'sources-changed' | 'recipe-changed' | 'builder-changed' | 'prepared-cache'
 
 export interface FileDiff {
   file: string
