@@ -52,8 +52,8 @@ async function craft(kind: 'prepared' | 'card', edit: (entry: Record<string, unk
 }
 
 test('a crafted card entry is not what a warm build writes: the card is rendered afresh, with a warning naming the entry', async () => {
-  const first = await build("cold")
-  assert.equal(first.status, 0, first.err.join("\n"))
+  const first = await build('cold')
+  assert.equal(first.status, 0, first.err.join('\n'))
   const cold = await readFile(join(tmp, 'cold', 'README.md'), 'utf8')
   const crafted = await craft('card', (e) => {
     e.card = `${e.card as string}\n# PWNED\n`

@@ -38,26 +38,17 @@ test('a negation pattern with nested quantifiers is a RECIPE error naming the pa
 })
 
 test('nested or overlapping repetition is found; the default patterns and plain ones pass', () => {
-  for (const p of [
-    String.raw`(a+)+`,
-    String.raw`(?:a*)*b`,
-    String.raw`(\d+|x)*y`,
-    String.raw`(a|ab)+c`,
-    String.raw`(?:\w|\d)+$`,
-    String.raw`((ab)*c)*`,
-    String.raw`(a|a?)+`,
-    String.raw`(a+){20}`,
-  ])
+  for (const p of ['(a+)+', '(?:a*)*b', String.raw`(\d+|x)*y`, '(a|ab)+c', String.raw`(?:\w|\d)+$`, '((ab)*c)*', '(a|a?)+', '(a+){20}'])
     assert.notEqual(backtrackingRisk(p), null, p)
   for (const p of [
     ...Object.values(DEFAULT_NEGATION_PATTERNS).flat(),
     String.raw`\b(not|never)\b`,
-    String.raw`(?:ab|cd)+`,
+    '(?:ab|cd)+',
     String.raw`\w+\s\w+`,
-    String.raw`[a-z]+`,
+    '[a-z]+',
     String.raw`(?:\w+\s){0,3}not`,
-    String.raw`a{2,5}b*`,
-    String.raw`[(+*]+`,
+    'a{2,5}b*',
+    '[(+*]+',
     String.raw`\(\w+\)+`,
   ])
     assert.equal(backtrackingRisk(p), null, p)
