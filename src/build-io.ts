@@ -1,6 +1,6 @@
 import type { UpstreamQuestion } from './adapt/adapter.ts'
 import { buildFromPrepared } from './build.ts'
-import { computeAudit } from './emit/audit.ts'
+import { type Audit, computeAudit } from './emit/audit.ts'
 import { renderFigures } from './emit/figures.ts'
 import { toJsonl } from './emit/jsonl.ts'
 import { buildManifest, type Manifest, manifestJson } from './emit/manifest.ts'
@@ -9,6 +9,7 @@ import { provenanceJsonl, provenanceLines } from './emit/provenance.ts'
 import { computeStats, type DatasetStats } from './emit/stats.ts'
 import type { FileFetcher } from './fetch/types.ts'
 import { fetchSource, idFromOf, type LoadedSource, loadSource } from './load-sources.ts'
+import { unmatchedExclusions } from './prepare/exclusion-warnings.ts'
 import { type DropCounts, type PreparedSource, SourcePreparer } from './prepare/prepare.ts'
 import { builderId } from './prepared-cache/builder-id.ts'
 import type { PreparedCache } from './prepared-cache/cache.ts'
@@ -93,9 +94,7 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
   const warnings = lock ? checkAgainstLock(lock, sources) : []
   // an exclusion entry that matches nothing is most likely a typo
   const hits = new Set(prepared.flatMap((p) => [...p.excludedHits]))
-  for (const id of recipe.exclude.ids) if (!hits.has(id)) warnings.push(`exclusion list: no upstream question has the id ${id}`)
-  for (const text of recipe.exclude.texts)
-    if (!hits.has(normalize(text))) warnings.push(`exclusion list: no upstream question has the text ${JSON.stringify(text)}`)
+  warnings.push(...unmatchedExclusions(recipe.exclude, hits, normalize))
   progress.stage('selecting, borrowing distractors and reshaping')
   const lending = use ? await readLendingMemos(use.cache, recipe, keys) : null
   const { records, drops, origins } = buildFromPrepared(recipe, prepared, lending?.memos)
@@ -109,15 +108,22 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
   const provenance = provenanceLines(records, origins, (source) => upstream.get(source)!)
   const provenanceText = provenanceJsonl(provenance)
   const hash = recipeHash(recipe)
-  const makeCard = async () => {
-    const audit = computeAudit(records, provenance, recipe)
-    // card.ts loads the YAML library: only where a card is rendered, not where the cache holds it
+  const render = async (audit: Audit) => {
+    // card.ts loads the YAML library: only where a card is rendered
     const { renderCard } = await import('./emit/card/card.ts')
     const bytes = { test: Buffer.byteLength(jsonl.test), val: Buffer.byteLength(jsonl.val) }
-    return { audit, card: renderCard({ recipe, recipeHash: hash, builderVersion: BUILDER.version, stats, drops, audit, bytes }) }
+    return renderCard({ recipe, recipeHash: hash, builderVersion: BUILDER.version, stats, drops, audit, bytes })
+  }
+  const makeCard = async () => {
+    const audit = computeAudit(records, provenance, recipe)
+    return { audit, card: await render(audit) }
   }
   const outputs = [jsonl.test, jsonl.val, provenanceText]
-  const { audit, card } = use ? await cardCached(use, recipe, outputs, drops, makeCard) : await makeCard()
+  const foreign = (what: string) =>
+    warnings.push(
+      `prepared cache: ${what} holds a card that is not the one its audit gives (the cache folder was written by something other than a build); the card was rendered afresh`,
+    )
+  const { audit, card } = use ? await cardCached(use, recipe, outputs, drops, makeCard, render, foreign) : await makeCard()
   // every output of the registry (src/outputs.ts) but the manifest, which describes them
   const content = new Map<string, { content: OutputContent; rows?: number }>([
     ['test.jsonl', { content: jsonl.test, rows: records.test.length }],

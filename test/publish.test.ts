@@ -142,6 +142,7 @@ test('a commit by someone else between plan and commit makes publish fail with C
   const plan = await planPublish(second, t, access)
   const e = await rejectsWith(executePublish(plan, second, t, { ...access, fetch: racing }), 'CONFLICT')
   assert.match(e.message, /HTTP 412/)
+  assert.doesNotMatch(e.message, /\.\./, "one full stop between the Hub's words and the URL")
   assert.ok(raced)
   const after = await commitIds(server.url, 'someone/race')
   assert.deepEqual(after.slice(1), before, 'only their commit landed')

@@ -6,7 +6,7 @@ import { readRegular } from '../util/files.ts'
 import { diffRecords, type RecordDiff } from './compare.ts'
 import { matchManifest } from './manifest-match.ts'
 
-export type Cause = 'out-edited' | 'sources-changed' | 'recipe-changed' | 'builder-changed'
+export type Cause = 'out-edited' | 'sources-changed' | 'recipe-changed' | 'builder-changed' | 'prepared-cache'
 
 export interface FileDiff {
   file: string

@@ -5,7 +5,7 @@ import { isJevError, JevError } from '../errors.ts'
 import { boundsFrom } from '../fetch/bounds.ts'
 import { boundedFetch } from '../fetch/guarded-fetch.ts'
 import { hubOptionsFromEnv } from '../fetch/hub.ts'
-import { checkOwnManifest, dataFileFacts, type LocalFile, readPublishFiles } from '../publish/files.ts'
+import { checkOwnManifest, dataFileFacts, type LocalFile, PUBLISHED_FILES, readPublishFiles } from '../publish/files.ts'
 import type { HubAccess } from '../publish/hub.ts'
 import { executePublish, formatPlan, type PublishPlan, type PublishResult, type PublishTarget, planPublish } from '../publish/publish.ts'
 import { formatBytes } from '../util/progress.ts'
@@ -16,7 +16,9 @@ import type { Io } from './run.ts'
 
 export const publishCommand = defineCommand({
   name: 'publish-dataset',
-  about: ['Uploads test.jsonl, val.jsonl, README.md and manifest.json from the output folder to a Hub dataset repo in one commit.'],
+  about: [
+    `Uploads the ${PUBLISHED_FILES.length} files of the output folder (${PUBLISHED_FILES.join(', ')}) to a Hub dataset repo in one commit.`,
+  ],
   options: {
     repo: { type: 'string', arg: 'OWNER/NAME', help: 'the dataset repo (required); created when it does not exist' },
     revision: { type: 'string', arg: 'BRANCH', default: 'main', help: 'branch to commit to; created from the default branch when missing' },

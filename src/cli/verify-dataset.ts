@@ -1,14 +1,16 @@
 import { compareWithRebuild, formatVerify, type VerifyResult } from '../check/verify.ts'
+import { blameCache } from '../check/verify-cache.ts'
 import { JevError } from '../errors.ts'
+import { dirPreparedCache } from '../prepared-cache/cache.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
-import { rebuildFromLock, SOURCE_NOTES, SOURCE_OPTIONS } from './common/source-options.ts'
+import { preparedCacheDir, rebuildFromLock, SOURCE_NOTES, SOURCE_OPTIONS } from './common/source-options.ts'
 import type { Io } from './run.ts'
 
 export const verifyCommand = defineCommand({
   name: 'verify-dataset',
   about: [
     'Rebuilds from the lock in memory and compares with the output folder byte for byte.',
-    'Exit 0 when identical; otherwise a record-level diff and "cause: out-edited | sources-changed | recipe-changed | builder-changed".',
+    'Exit 0 when identical; otherwise a record-level diff and "cause: out-edited | sources-changed | recipe-changed | builder-changed | prepared-cache".',
   ],
   options: { out: { type: 'string', arg: 'DIR', default: 'out', help: 'the folder to verify' }, ...SOURCE_OPTIONS, ...JSON_OPTION },
   notes: SOURCE_NOTES,
@@ -25,7 +27,15 @@ export async function runVerify(
   const rebuilt = await rebuildFromLock(values, env, io)
   const outDir = values.out.replace(/(.)\/+$/, '$1')
   io.progress?.stage(`comparing with ${outDir}/`)
-  return { outDir, result: await compareWithRebuild(outDir, rebuilt) }
+  const result = await compareWithRebuild(outDir, rebuilt)
+  const cacheDir = preparedCacheDir(false, env)
+  if (result.identical || result.cause !== 'builder-changed' || cacheDir === undefined) return { outDir, result }
+  // same inputs, other output: the cache of prepared sources is the one input the manifest does not record
+  const printed = new Set(rebuilt.warnings.map((w) => `warning: ${w}`))
+  const quiet: Io = { ...io, err: (line) => void (printed.has(line) || io.err(line)) }
+  const cached = await rebuildFromLock(values, env, quiet, dirPreparedCache(cacheDir))
+  const outIsCached = (await compareWithRebuild(outDir, cached)).identical
+  return { outDir, result: blameCache(result, rebuilt, cached, outIsCached, cacheDir, outDir) }
 }
 
 export async function verifyDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {

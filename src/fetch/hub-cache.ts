@@ -8,7 +8,7 @@ import { readdir, readFile, readlink, rm } from 'node:fs/promises'
 import { basename, dirname, join, relative, resolve } from 'node:path'
 import { isJevError, JevError } from '../errors.ts'
 import { removeStaleTemps, symlinkAtomic, writeAtomic } from '../util/atomic.ts'
-import { withFileLock } from '../util/file-lock.ts'
+import { LOCK_TEMP_SUFFIX, removeIfStale, withFileLock } from '../util/file-lock.ts'
 import { makeDirs, readRegular } from '../util/files.ts'
 import { gitBlobSha1, sha256Hex } from '../util/hash.ts'
 import type { FileFetcher } from './types.ts'
@@ -114,6 +114,27 @@ export async function linkSnapshot(pointer: string, blobPath: string): Promise<v
   await makeDirs(dirname(pointer))
   await removeStaleTemps(dirname(pointer), 'incomplete')
   await symlinkAtomic(target, pointer, 'incomplete')
+}
+
+/**
+ * What killed builds left in a repo's cache folder: temp blobs and lock temps, locks of dead
+ * processes (a later build that finds the blob done never takes its lock, so none would remove
+ * it), and temp links and refs. Returns what it removed.
+ */
+export async function sweepRepoDir(repoDir: string): Promise<string[]> {
+  const blobs = join(repoDir, 'blobs')
+  const removed = [...(await removeStaleTemps(blobs, 'incomplete')), ...(await removeStaleTemps(blobs, LOCK_TEMP_SUFFIX))]
+  for (const name of await readdir(blobs).catch(() => [] as string[]))
+    if (name.endsWith('.lock') && (await removeIfStale(join(blobs, name)))) removed.push(join(blobs, name))
+  for (const top of ['snapshots', 'refs']) {
+    const dirs = await readdir(join(repoDir, top), { recursive: true, withFileTypes: true }).catch(() => [])
+    const folders = [
+      join(repoDir, top),
+      ...dirs.filter((d) => d.isDirectory()).map((d) => join(d.parentPath ?? (d as { path?: string }).path ?? '', d.name)),
+    ]
+    for (const dir of folders) removed.push(...(await removeStaleTemps(dir, 'incomplete')))
+  }
+  return removed
 }
 
 export interface LockOptions {

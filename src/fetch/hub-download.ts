@@ -4,8 +4,6 @@
  */
 import { join } from 'node:path'
 import type { ErrorContext } from '../errors.ts'
-import { removeStaleTemps } from '../util/atomic.ts'
-import { LOCK_TEMP_SUFFIX } from '../util/file-lock.ts'
 import { sha256Hex } from '../util/hash.ts'
 import { type BodyWatcher, Deadline } from './guarded-fetch.ts'
 import {
@@ -16,6 +14,7 @@ import {
   readVerifiedBlob,
   SHA1_RE,
   SHA256_RE,
+  sweepRepoDir,
   withBlobLock,
 } from './hub-cache.ts'
 import { downloadVerified, lookupFile, resolveCommit } from './hub-requests.ts'
@@ -52,12 +51,12 @@ const barFor = (s: HubSession, label: string, size: number): BodyWatcher | undef
   }
 }
 
-/** Once per repo per session: temp files of builds that were killed go. */
-async function sweep(s: HubSession, repoDir: string): Promise<void> {
+/** Once per repo per session, before its cache is read: temp files and locks of builds that were killed go. */
+export async function sweep(s: HubSession, repoDir: string): Promise<void> {
   if (s.swept.has(repoDir)) return
   s.swept.add(repoDir)
-  for (const suffix of ['incomplete', LOCK_TEMP_SUFFIX])
-    for (const p of await removeStaleTemps(join(repoDir, 'blobs'), suffix)) say(s, `hub: removed ${p}, left by a build that was killed`)
+  for (const p of await sweepRepoDir(repoDir))
+    say(s, `hub: removed ${p.endsWith('.lock') ? 'stale lock ' : ''}${p}, left by a build that was killed`)
 }
 
 /**

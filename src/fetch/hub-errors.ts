@@ -15,6 +15,7 @@ function httpError(
   ctx: ErrorContext,
   after: string,
   retryAfterMs?: number,
+  deadlineLeftMs?: number,
 ): JevError {
   const where = `${ctx.repo}@${ctx.revision} ${ctx.file}`
   const words = statusWords(status)
@@ -47,11 +48,14 @@ function httpError(
   if (retryAfterMs !== undefined) {
     const secs = Math.ceil(retryAfterMs / 1000)
     const at = new Date(s.policy.now() + retryAfterMs).toISOString().replace(/\.\d+Z$/, 'Z')
-    return new JevError(
-      'NETWORK',
-      `${head} for ${where}${after} and asked to wait ${secs} s, longer than the ${s.policy.maxRetryAfterMs / 1000} s this builder waits (${settingOf('maxRetryAfterMs')} to wait longer); try again after ${at}`,
-      { ...c, retryAfter: at },
-    )
+    const limit =
+      deadlineLeftMs !== undefined
+        ? `more than the ${Math.floor(deadlineLeftMs / 1000)} s left of the ${s.policy.fileDeadlineMs / 1000} s allowed for one file (${settingOf('fileDeadlineMs')} to wait longer)`
+        : `longer than the ${s.policy.maxRetryAfterMs / 1000} s this builder waits (${settingOf('maxRetryAfterMs')} to wait longer)`
+    return new JevError('NETWORK', `${head} for ${where}${after} and asked to wait ${secs} s, ${limit}; try again after ${at}`, {
+      ...c,
+      retryAfter: at,
+    })
   }
   // Signed CDN URLs carry credentials in their query; the path is enough to say where.
   const why =
@@ -80,7 +84,8 @@ export function hubFetchError(s: HubSession, caught: unknown, ctx: ErrorContext)
       )
     return withCtx(new JevError('NETWORK', `could not fetch ${where} from ${s.endpoint}${after}: ${e.message}`, c))
   }
-  if (isHubApiError(e)) return withCtx(httpError(s, e.statusCode, failed?.note, e.message, ctx, after, failed?.retryAfterMs))
+  if (isHubApiError(e))
+    return withCtx(httpError(s, e.statusCode, failed?.note, e.message, ctx, after, failed?.retryAfterMs, failed?.deadlineLeftMs))
   const err = e instanceof Error ? e : new Error(String(e))
   if (err instanceof TypeError && err.message.includes("must start with 'hf_'")) {
     return new JevError('AUTH', 'the Hugging Face token is malformed: it must start with hf_', ctx)

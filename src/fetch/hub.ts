@@ -10,7 +10,7 @@ import { isRepoId } from '../util/repo-name.ts'
 import { DEFAULT_BOUNDS, type NetBounds } from './bounds.ts'
 import type { Fetch } from './guarded-fetch.ts'
 import { type CacheEntry, readCacheEntry } from './hub-cache.ts'
-import { download, sourceFile } from './hub-download.ts'
+import { download, sourceFile, sweep } from './hub-download.ts'
 import { hubFetchError } from './hub-errors.ts'
 import { type HubSession, say } from './hub-session.ts'
 import type { RetryPolicy } from './retry.ts'
@@ -111,6 +111,7 @@ export function createHubFetcher(options: HubFetcherOptions): FileFetcher {
       const ctx: ErrorContext = { repo, revision, file: path }
       const repoDir = join(s.cacheDir, `datasets--${repo.replace('/', '--')}`)
       try {
+        await sweep(s, repoDir)
         const cached = await readCached(repoDir, revision, path, ctx)
         if (cached) {
           // readCached checked the bytes against the blob's name

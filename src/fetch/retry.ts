@@ -23,14 +23,17 @@ export const BACKOFF_CAP_MS = 30_000
 export class AttemptsFailed extends Error {
   readonly attempts: number
   readonly note: ResponseNote | undefined
-  /** set when the server asked to wait longer than the policy's maxRetryAfterMs */
+  /** set when the server asked to wait longer than the policy's maxRetryAfterMs, or than the deadline leaves */
   readonly retryAfterMs: number | undefined
-  constructor(cause: unknown, attempts: number, note: ResponseNote | undefined, retryAfterMs?: number) {
+  /** with retryAfterMs: the deadline's time left, when that (not the cap) is what the wait exceeds */
+  readonly deadlineLeftMs: number | undefined
+  constructor(cause: unknown, attempts: number, note: ResponseNote | undefined, retryAfterMs?: number, deadlineLeftMs?: number) {
     super(cause instanceof Error ? cause.message : String(cause), { cause })
     this.name = 'AttemptsFailed'
     this.attempts = attempts
     this.note = note
     this.retryAfterMs = retryAfterMs
+    this.deadlineLeftMs = deadlineLeftMs
   }
 }
 
@@ -110,6 +113,8 @@ export async function withRetries<T>(
       const v = judge(e, note, policy.now())
       if (!v.retry || n >= total) throw new AttemptsFailed(e, n, note)
       if (v.waitMs !== undefined && v.waitMs > policy.maxRetryAfterMs) throw new AttemptsFailed(e, n, note, v.waitMs)
+      // the Hub's own wait past the deadline is reported as that, not as a deadline spent
+      if (v.waitMs !== undefined && v.waitMs >= deadline.left()) throw new AttemptsFailed(e, n, note, v.waitMs, deadline.left())
       const waitMs = Math.max(v.waitMs ?? 0, backoffMs(n - 1, policy.random))
       // a wait that would end past the deadline is not begun
       if (waitMs >= deadline.left()) throw new AttemptsFailed(deadlineError(deadline), n, note)

@@ -7,7 +7,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { parse } from 'yaml'
 import { z } from 'zod'
 import { checkCardYaml, frontMatter } from '../check/card.ts'
-import { HubHttpError, json, readJson } from './http.ts'
+import { json, readJson } from './http.ts'
+import { HubHttpError } from './http-error.ts'
 import type { RepoView } from './repo.ts'
 
 const ValidateBody = z.object({ content: z.string(), repoType: z.string().optional() })

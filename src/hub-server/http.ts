@@ -1,17 +1,7 @@
 /** Small HTTP helpers shared by the local Hub's read and write handlers. */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-
-/** A failure a handler wants sent as the Hub sends it: status, `{"error": …}` and an X-Error-Code. */
-export class HubHttpError extends Error {
-  readonly status: number
-  readonly errorCode: string | undefined
-
-  constructor(status: number, message: string, errorCode?: string) {
-    super(message)
-    this.status = status
-    this.errorCode = errorCode
-  }
-}
+import { admit } from './body-limit.ts'
+import { HubHttpError } from './http-error.ts'
 
 export function fail(res: ServerResponse, status: number, error: string, code?: string): void {
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', ...(code ? { 'X-Error-Code': code } : {}) })
@@ -23,16 +13,32 @@ export function json(res: ServerResponse, body: unknown, status = 200, contentTy
   res.end(JSON.stringify(body))
 }
 
-/** Reads a whole request body; refuses bodies over `limit` bytes so a stray client cannot fill memory. */
-export async function readBody(req: IncomingMessage, limit = 256 * 1024 * 1024): Promise<Buffer> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const c of req) {
-    size += (c as Buffer).length
-    if (size > limit) throw new HubHttpError(413, `request body over ${limit} bytes`)
-    chunks.push(c as Buffer)
-  }
-  return Buffer.concat(chunks)
+/**
+ * Reads a whole request body; refuses bodies over `limit` bytes, or over the endpoint's and
+ * the server's bounds (body-limit.ts), so a stray client cannot fill memory. Past a bound the
+ * rest is read and dropped, so the refusal is answered while the client is still sending.
+ */
+export function readBody(req: IncomingMessage, limit = 256 * 1024 * 1024): Promise<Buffer> {
+  return new Promise((ok, ko) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    let refused = false
+    req.on('data', (c: Buffer) => {
+      if (refused) return
+      size += c.length
+      try {
+        admit(req, size, limit)
+      } catch (e) {
+        refused = true
+        chunks.length = 0
+        return ko(e)
+      }
+      chunks.push(c)
+    })
+    req.once('end', () => refused || ok(Buffer.concat(chunks)))
+    req.once('error', ko)
+    req.once('close', () => req.readableEnded || refused || ko(new HubHttpError(400, 'the request body was cut short')))
+  })
 }
 
 export async function readJson<T>(req: IncomingMessage): Promise<T> {

@@ -9,8 +9,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { JevError } from '../errors.ts'
 import { isHubNamePart } from '../util/repo-name.ts'
+import { BodyBudget, bindBody, endpointLimit } from './body-limit.ts'
 import { validateYaml } from './card.ts'
-import { type Fault, type FaultKind, fail, HubHttpError, isTrue, json } from './http.ts'
+import { isOwnOrigin, loopbackHost } from './host.ts'
+import { type Fault, type FaultKind, fail, isTrue, json } from './http.ts'
+import { HubHttpError } from './http-error.ts'
 import { findMirrorRepo, MirrorHashes } from './mirror.ts'
 import * as read from './read.ts'
 import type { RepoView } from './repo.ts'
@@ -41,6 +44,8 @@ export interface HubServerOptions {
   port?: number
   /** from this size on, uploads go through LFS (default 10 MiB, as on the Hub) */
   lfsThreshold?: number
+  /** request bodies held in memory at once, across requests (default 1 GiB); past it, 503 */
+  maxBodyBytesInFlight?: number
   /** called with each request as it arrives (serve-hub --log) */
   onRequest?: (r: HubRequest) => void
 }
@@ -77,6 +82,8 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
   const hashes = new MirrorHashes()
   const store = await Store.open(options.store)
   const secret = randomBytes(32)
+  let port = 0
+  const bodies = new BodyBudget(options.maxBodyBytesInFlight ?? 1024 ** 3)
 
   async function findRepo(owner: string, name: string): Promise<RepoView | null> {
     return store.repo(`${owner}/${name}`) ?? (await findMirrorRepo(options.root, owner, name, hashes))
@@ -94,6 +101,9 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
     const entry = { method, url: req.url ?? '', auth: auth !== undefined }
     requests.push(entry)
     options.onRequest?.(entry)
+    // Only this server's own loopback name is answered, so a rebound foreign name reaches nothing.
+    const ownHost = loopbackHost(req.headers.host, port)
+    if (!ownHost) return fail(res, 421, 'this local Hub answers only a loopback Host (localhost, 127.0.0.1, [::1]) with its own port')
     let seg: string[]
     try {
       seg = url.pathname.split('/').slice(1).map(decodeURIComponent)
@@ -122,11 +132,15 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
     const isValidate = decoded === 'api/validate-yaml'
     if (!isApi && !isResolve && !isLfsBatch && !isCdn && !isLfsObject && !isCreate && !isWhoami && !isValidate)
       return fail(res, 404, "Sorry, we can't find the page you are looking for.")
+    // before any wait, so a body's room is taken in the order requests arrive
+    const route = isValidate ? 'validate' : seg[0] === 'lfs-upload' ? 'lfs-upload' : isApi && seg[4] === 'commit' ? 'commit' : 'other'
+    const refused = bindBody(req, res, endpointLimit(route), bodies)
+    if (refused) return failWith(res, refused)
     // CDN and LFS object URLs are presigned, as on the Hub: no Authorization header there, a signature instead.
     if (options.token && !isCdn && !isLfsObject && auth !== `Bearer ${options.token}`)
       return fail(res, 401, 'Invalid credentials in Authorization header')
 
-    const base = `http://${req.headers.host ?? '127.0.0.1'}`
+    const base = `http://${ownHost}`
     const deps: write.WriteDeps = {
       store,
       secret,
@@ -135,6 +149,9 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
       inMirror: async (o, n) => (await findMirrorRepo(options.root, o, n, hashes)) !== null,
     }
     const isWrite = isCreate || isLfsBatch || (isApi && method !== 'GET' && seg[4] !== 'paths-info')
+    const origin = req.headers.origin
+    if ((isWrite || isLfsObject) && origin !== undefined && !isOwnOrigin(origin, port))
+      return fail(res, 403, 'writes from another origin are refused by this local Hub')
     if ((isWrite || isWhoami) && !auth?.startsWith('Bearer hf_'))
       return fail(res, 401, 'Authorization header with a token (Bearer hf_…) is required')
 
@@ -194,10 +211,15 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
     return fail(res, 404, 'Not found')
   }
 
+  function failWith(res: ServerResponse, e: HubHttpError): void {
+    if (e.status === 503) res.setHeader('Retry-After', '1')
+    fail(res, e.status, e.message, e.errorCode)
+  }
+
   const server = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
       if (res.headersSent) return void res.destroy()
-      if (e instanceof HubHttpError) return fail(res, e.status, e.message, e.errorCode)
+      if (e instanceof HubHttpError) return failWith(res, e)
       fail(res, 500, `internal error: ${e instanceof Error ? e.message : String(e)}`)
     })
   })
@@ -205,7 +227,9 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
     server.once('error', ko)
     server.listen(options.port ?? 0, host, () => ok())
   })
-  const { port, family } = server.address() as AddressInfo
+  const address = server.address() as AddressInfo
+  port = address.port
+  const family = address.family
 
   return {
     url: `http://${family === 'IPv6' ? '[::1]' : '127.0.0.1'}:${port}`,

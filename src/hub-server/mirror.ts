@@ -4,7 +4,7 @@
  * full commit id names the same files, so recipes pinned to upstream commits resolve.
  */
 import { readdir, readFile, realpath, stat } from 'node:fs/promises'
-import { join, sep } from 'node:path'
+import { isAbsolute, join, relative, sep } from 'node:path'
 import { gitBlobSha1, sha1Hex, sha256Hex } from '../util/hash.ts'
 import { isHubNamePart } from '../util/repo-name.ts'
 import { DEFAULT_GITATTRIBUTES, lfsPatterns, tracksAsLfs } from './gitattributes.ts'
@@ -15,6 +15,12 @@ const LFS = lfsPatterns(DEFAULT_GITATTRIBUTES)
 const MIRROR_DATE = '2024-01-01T00:00:00.000Z'
 
 type Info = Omit<RepoFile, 'read' | 'path'>
+
+/** True when the real path `real` is `root` or below it. */
+function within(root: string, real: string): boolean {
+  const rel = relative(root, real)
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))
+}
 
 /** Hashes by absolute path, recomputed only when size or mtime change. */
 export class MirrorHashes {
@@ -69,11 +75,19 @@ export class MirrorRepo implements RepoView {
       for (const d of dirents) {
         const p = rel ? `${rel}/${d.name}` : d.name
         if (d.isDirectory()) await walk(p)
-        else if (d.isFile() || d.isSymbolicLink()) out.push(p)
+        else if (d.isFile()) out.push(p)
+        // a link is listed only when it is a regular file inside the mirror, as file() serves it (links to folders are not followed)
+        else if (d.isSymbolicLink() && (await this.inside(join(this.dir, ...p.split('/'))))) out.push(p)
       }
     }
     await walk('')
     return out.sort((a, b) => (a < b ? -1 : 1))
+  }
+
+  /** Whether `abs` is a regular file whose real path is inside the mirror. */
+  private async inside(abs: string): Promise<boolean> {
+    const real = await realpath(abs).catch(() => null)
+    return real !== null && within(this.root, real) && (await stat(real).catch(() => null))?.isFile() === true
   }
 
   async file(_commit: string, path: string): Promise<RepoFile | null> {
@@ -81,8 +95,7 @@ export class MirrorRepo implements RepoView {
     if (!safeRepoPath(path)) return null
     const abs = join(this.dir, ...path.split('/'))
     // Links may not lead out of the mirror.
-    const real = await realpath(abs).catch(() => null)
-    if (!real || !(real === this.root || real.startsWith(this.root + sep))) return null
+    if (!(await this.inside(abs))) return null
     const info = await this.hashes.info(abs, path)
     return info ? { ...info, path, read: () => readFile(abs) } : null
   }
@@ -107,5 +120,8 @@ export async function findMirrorRepo(
   if (!root || !isHubNamePart(owner) || !isHubNamePart(name)) return null
   const dir = join(root, 'datasets', owner, name)
   if (!(await stat(dir).catch(() => null))?.isDirectory()) return null
-  return new MirrorRepo(`${owner}/${name}`, dir, await realpath(root), hashes)
+  // a repo folder that is (or passes through) a link out of the mirror is no repo of it
+  const [realRoot, realDir] = await Promise.all([realpath(root), realpath(dir)])
+  if (!within(realRoot, realDir)) return null
+  return new MirrorRepo(`${owner}/${name}`, dir, realRoot, hashes)
 }

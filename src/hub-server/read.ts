@@ -7,7 +7,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { sha1Hex } from '../util/hash.ts'
 import { cardDataOf } from './card.ts'
-import { type Fault, HubHttpError, isTrue, json, readBody } from './http.ts'
+import { type Fault, isTrue, json, readBody } from './http.ts'
+import { HubHttpError } from './http-error.ts'
 import { type RepoFile, type RepoView, treeOf } from './repo.ts'
 
 export function commitOf(view: RepoView, revision: string): string {

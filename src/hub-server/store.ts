@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { writeAtomic } from '../util/atomic.ts'
 import { sha1Hex, sha256Hex } from '../util/hash.ts'
 import { DEFAULT_GITATTRIBUTES } from './gitattributes.ts'
-import { HubHttpError } from './http.ts'
+import { HubHttpError } from './http-error.ts'
 import { type CommitSummary, describe, isCommitId, type RepoFile, type RepoView } from './repo.ts'
 
 export interface StoredFile {

@@ -124,13 +124,18 @@ const isKind: { [K in keyof EntryKinds]: (v: unknown) => boolean } = {
 }
 
 export function dirPreparedCache(dir: string): PreparedCache {
+  // once, on the first use: temp files of builds killed mid-write go even when this build writes nothing
+  let swept: Promise<unknown> | undefined
+  const sweep = () => (swept ??= removeStaleTemps(dir, 'tmp').catch(() => []))
   return {
     async get(kind, key, source) {
+      await sweep()
       const bytes = await readRegular(join(dir, entryName(kind, key, source))).catch(() => null)
       const got = bytes && decodeEntry(bytes, key)
       return got !== null && isKind[kind](got) ? (got as EntryKinds[typeof kind]) : null
     },
     async put(kind, key, source, entry) {
+      await sweep()
       try {
         await writeAtomic(join(dir, entryName(kind, key, source)), encodeEntry(key, entry))
         await prune(dir, entryName(kind, key, source), entryName(kind, '', source).slice(0, -'.v8'.length))

@@ -120,9 +120,10 @@ export async function writeLendingMemos(
 }
 
 /**
- * The card and audit of these outputs under this recipe, from an earlier build that made the same bytes, or
- * made now and stored: the audit tokenizes every record's texts, and the card loads the YAML library, the
- * most a warm build did otherwise.
+ * The card and audit of these outputs under this recipe. The audit (it tokenizes every record's texts) comes
+ * from an earlier build that made the same bytes, or is made now and stored; the card is rendered from it
+ * either way, so a warm build's card is exactly what a cold one's would be for that audit, and a stored card
+ * text that is not is reported through `onForeign` (someone wrote the cache folder) and not used.
  */
 export async function cardCached(
   use: CacheUse,
@@ -130,10 +131,16 @@ export async function cardCached(
   outputs: readonly string[],
   drops: ReadonlyMap<string, DropCounts>,
   make: () => Promise<CardEntry>,
+  render: (audit: CardEntry['audit']) => Promise<string>,
+  onForeign: (what: string) => void,
 ): Promise<CardEntry> {
   const key = cardKey(use.builder, BUILDER, recipe, outputs, drops)
   const hit = await use.cache.get('card', key, recipe.name)
-  if (hit) return hit
+  if (hit) {
+    const card = await render(hit.audit)
+    if (card !== hit.card) onForeign(`the card entry ${key.slice(0, 12)}… of ${recipe.name}`)
+    return { audit: hit.audit, card }
+  }
   const made = await make()
   await use.cache.put('card', key, recipe.name, made)
   return made

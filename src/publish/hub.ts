@@ -38,7 +38,9 @@ export function hubError(e: unknown, what: string, a: HubAccess): JevError {
           : s === 412
             ? ' (someone committed to the branch since it was read; nothing was changed)'
             : ''
-    return new JevError(code, scrub(`Hub answered HTTP ${s} to ${what}${why}: ${e.message}`), { status: s })
+    // the client appends ". URL: …" to the Hub's words, which often end in a full stop already
+    const words = e.message.replace(/([.!?])\. URL: /, '$1 URL: ')
+    return new JevError(code, scrub(`Hub answered HTTP ${s} to ${what}${why}: ${words}`), { status: s })
   }
   const err = e instanceof Error ? e : new Error(String(e))
   if (err instanceof TypeError && err.message.includes("must start with 'hf_'"))

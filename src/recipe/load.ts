@@ -4,30 +4,32 @@ import { canonicalJson } from '../util/canonical.ts'
 import { readRegular } from '../util/files.ts'
 import { sha256Hex } from '../util/hash.ts'
 import { notReserved, Recipe, type SourceSpec } from './schema.ts'
+import { invalidUtf8 } from './utf8.ts'
 
 /** Every problem, one per line, each with its JSON path. */
 export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
   return issues.map((i) => `  at ${i.path.length ? `$.${i.path.join('.')}` : '$'}: ${i.message}`).join('\n')
 }
 
-/** `files` keys such as "__proto__" or "constructor", which zod would drop or keep as a split; from the raw JSON. */
-function reservedKeys(value: unknown): z.core.$ZodIssue[] {
-  const sources = (value as { sources?: unknown } | null)?.sources
-  if (!Array.isArray(sources)) return []
-  return sources.flatMap((s: unknown, i) => {
-    const files = (s as { files?: unknown } | null)?.files
-    const keys = typeof files === 'object' && files !== null ? Object.keys(files) : []
-    return keys
-      .filter((k) => !notReserved(k))
-      .map(
-        (k) =>
-          ({
-            code: 'custom',
-            input: k,
-            path: ['sources', i, 'files', k],
-            message: `"${k}" is a reserved name, not a split`,
-          }) as z.core.$ZodIssue,
-      )
+/**
+ * Keys such as "__proto__" or "constructor" anywhere in the raw JSON: zod drops or keeps them
+ * unchecked (a record's "__proto__", a `files` split), and recipe keys become object keys.
+ */
+function reservedKeys(value: unknown, path: (string | number)[] = []): z.core.$ZodIssue[] {
+  if (typeof value !== 'object' || value === null) return []
+  if (Array.isArray(value)) return value.flatMap((v, i) => reservedKeys(v, [...path, i]))
+  return Object.keys(value).flatMap((k) => {
+    const here = [...path, k]
+    if (notReserved(k)) return reservedKeys((value as Record<string, unknown>)[k], here)
+    const split = path.length === 3 && path[0] === 'sources' && path[2] === 'files'
+    return [
+      {
+        code: 'custom',
+        input: k,
+        path: here,
+        message: `"${k}" is a reserved name, not ${split ? 'a split' : 'a key'}`,
+      } as z.core.$ZodIssue,
+    ]
   })
 }
 
@@ -44,12 +46,16 @@ export function parseRecipe(value: unknown, file = '<recipe>'): Recipe {
 }
 
 export async function loadRecipe(file: string): Promise<Recipe> {
-  let text: string
+  let bytes: Buffer
   try {
-    text = (await readRegular(file)).toString('utf8')
+    bytes = await readRegular(file)
   } catch (e) {
     throw new JevError('IO', `cannot read recipe ${file}: ${(e as Error).message}`, { file }, { cause: e })
   }
+  // read with U+FFFD in its place, a bad byte would change the recipe (and its hash) unseen
+  const bad = invalidUtf8(bytes)
+  if (bad) throw new JevError('RECIPE', `recipe ${file} is not valid UTF-8 (byte ${bad.byte}, line ${bad.line})`, { file, ...bad })
+  const text = bytes.toString('utf8')
   let json: unknown
   try {
     json = JSON.parse(text)

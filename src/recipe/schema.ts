@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { descriptorIssues, LANGUAGES, type Language, Mapping, SourceCard } from '../adapt/descriptor.ts'
 import { KIND_NAMES } from '../adapt/kinds.ts'
 import { REPO_ID_RE as REPO } from '../util/repo-name.ts'
+import { backtrackingRisk } from './regex-safety.ts'
 
 export { LANGUAGES, type Language }
 
@@ -36,6 +37,10 @@ const pattern = z
     },
     { message: 'must be a valid regular expression (u flag)' },
   )
+  .superRefine((p, ctx) => {
+    const why = backtrackingRisk(p)
+    if (why) ctx.addIssue({ code: 'custom', message: `pattern ${JSON.stringify(p)} can backtrack catastrophically: ${why}` })
+  })
 
 /** Amendment 1.1's defaults, matched against the normalised (lower-cased) question. */
 export const DEFAULT_NEGATION_PATTERNS: Record<Language, string[]> = {

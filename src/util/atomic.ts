@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { rmSync } from 'node:fs'
-import { readdir, rename, rm, stat, symlink, writeFile } from 'node:fs/promises'
+import { lstat, readdir, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { JevError } from '../errors.ts'
 import { makeDirs } from './files.ts'
@@ -73,7 +73,8 @@ export async function removeStaleTemps(dir: string, suffix: string, now = Date.n
   for (const name of names) {
     const m = /\.(\d+)\.[0-9a-f]{12}\.([a-z]+)$/.exec(name)
     if (!m || m[2] !== suffix || pidAlive(Number(m[1]))) continue
-    const st = await stat(join(dir, name)).catch(() => null)
+    // lstat: a temp link's own age, not its target's
+    const st = await lstat(join(dir, name)).catch(() => null)
     if (!st || now - st.mtimeMs < STALE_TEMP_MS) continue
     await rm(join(dir, name), { force: true })
     removed.push(join(dir, name))

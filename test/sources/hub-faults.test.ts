@@ -221,6 +221,21 @@ test('a Retry-After longer than the cap (default 60 s) ends the retries at once,
     assert.deepEqual(sleeps, [120_000])
   }))
 
+test('a Retry-After within the cap but past the file deadline ends at once, saying how long the Hub asked for', () =>
+  withRig(async ({ proxy, cacheDir, sleeps, fetcher }) => {
+    const now = Date.UTC(2024, 0, 1, 12)
+    const rule = proxy.addFault({ match: 'paths-info', fault: 'status:429', retryAfter: '50' })
+    const e = await rejectsWith(fetcher({ now: () => now, fileDeadlineMs: 30_000 }).fetchFile(ARC, ARC_REV, FILE), 'NETWORK', {
+      oneLine: true,
+    })
+    assert.match(e.message, /HTTP 429 for allenai\/ai2_arc@210d026\S+ \S+ and asked to wait 50 s, more than the \d+ s left of the 30 s/)
+    assert.match(e.message, /set JEV_FILE_DEADLINE or --file-deadline to wait longer/)
+    assert.ok(e.message.includes(`try again after ${new Date(now + 50_000).toISOString().replace('.000Z', 'Z')}`), e.message)
+    assert.equal(rule.applied, 1)
+    assert.deepEqual(sleeps, [])
+    await assertClean(cacheDir, true)
+  }))
+
 test('retries: 0 makes one attempt', () =>
   withRig(async ({ proxy, sleeps, fetcher }) => {
     const rule = proxy.addFault({ match: FILE, fault: 'status:503', times: 1 })

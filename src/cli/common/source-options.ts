@@ -124,11 +124,17 @@ export async function fetcherFor(
  * by default XDG_CACHE_HOME/jev-bench/prepared, else ~/.cache/jev-bench/prepared.
  */
 export function preparedCacheFor(off: boolean, env: NodeJS.ProcessEnv): PreparedCache | undefined {
+  const dir = preparedCacheDir(off, env)
+  return dir === undefined ? undefined : dirPreparedCache(dir)
+}
+
+/** The folder preparedCacheFor uses, absolute, or undefined when it is off. */
+export function preparedCacheDir(off: boolean, env: NodeJS.ProcessEnv): string | undefined {
   const setting = (env.JEV_PREPARED_CACHE ?? '').trim()
   if (off || /^(0|off|no|false)$/i.test(setting)) return undefined
   // 1, on, yes, true: the default place, not a folder of that name
   const dir = /^(1|on|yes|true)?$/i.test(setting) ? join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'jev-bench', 'prepared') : setting
-  return dirPreparedCache(resolve(dir))
+  return resolve(dir)
 }
 
 /** `e`, naming the Hub cache entry it came from where it came from one (sources/hub-cache.ts's nameBadEntry; only a Hub fetcher has such entries). */
@@ -154,12 +160,18 @@ export async function requireLock(values: SourceValues): Promise<Lock> {
 }
 
 /** The in-memory rebuild from the lock that verify-dataset and publish-dataset compare a folder with. */
-export async function rebuildFromLock(values: SourceValues, env: NodeJS.ProcessEnv, io: Io): Promise<BuiltDataset> {
+export async function rebuildFromLock(
+  values: SourceValues,
+  env: NodeJS.ProcessEnv,
+  io: Io,
+  preparedCache?: PreparedCache,
+): Promise<BuiltDataset> {
   const lock = await requireLock(values)
   const recipe = await loadRecipe(recipePathOf(values))
   const fetcher = await fetcherFor(values, env, io.err, lock, io.progress)
   // no cache of prepared sources: a verifying rebuild derives everything from the bytes again, independently of what a build left
-  const options = { lock, ...(io.progress ? { progress: io.progress } : {}) }
+  // (`preparedCache` only for verify-dataset's second rebuild, which asks whether the cache made a difference)
+  const options = { lock, ...(io.progress ? { progress: io.progress } : {}), ...(preparedCache ? { preparedCache } : {}) }
   const rebuilt = await buildFromSources(recipe, fetcher, options).catch(async (e: unknown) => {
     throw await namedBadEntry(e, fetcher)
   })

@@ -1,0 +1,84 @@
+/**
+ * Recipe input the builder refuses with a RECIPE error naming where: negation patterns that
+ * can backtrack catastrophically, "__proto__" as a key anywhere, and bytes that are not UTF-8.
+ */
+import assert from 'node:assert/strict'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { isJevError } from '../src/errors.ts'
+import { loadRecipe, parseRecipe } from '../src/recipe/load.ts'
+import { backtrackingRisk } from '../src/recipe/regex-safety.ts'
+import { DEFAULT_NEGATION_PATTERNS } from '../src/recipe/schema.ts'
+import { FIXTURE_RECIPE } from './helpers/cli.ts'
+
+const FIXTURE_TEXT = await readFile(FIXTURE_RECIPE, 'utf8')
+const REAL_TEXT = await readFile(new URL('../recipes/jev-bench.json', import.meta.url), 'utf8')
+const recipeError = (says: RegExp) => (e: unknown) => isJevError(e) && e.code === 'RECIPE' && says.test(e.message)
+
+/** The fixture with its own negation patterns. */
+function withPatterns(patterns: Record<string, string[]>): unknown {
+  const r = JSON.parse(FIXTURE_TEXT) as Record<string, unknown>
+  r.distractors = { negatives: { patterns } }
+  return r
+}
+
+test('a negation pattern with nested quantifiers is a RECIPE error naming the pattern and its path, without running it', () => {
+  const evil = String.raw`^(\w+\s?)+!$`
+  const started = process.hrtime.bigint()
+  assert.throws(
+    () => parseRecipe(withPatterns({ en: ['\\bnot\\b', evil] })),
+    (e: unknown) =>
+      recipeError(/\$\.distractors\.negatives\.patterns\.en\.1: pattern .* can backtrack catastrophically/)(e) &&
+      (e as Error).message.includes(JSON.stringify(evil)),
+  )
+  // the check is static: it does not take the seconds the pattern itself would on a long question
+  assert.ok(process.hrtime.bigint() - started < 2_000_000_000n)
+})
+
+test('nested or overlapping repetition is found; the default patterns and plain ones pass', () => {
+  for (const p of ['(a+)+', '(?:a*)*b', String.raw`(\d+|x)*y`, '(a|ab)+c', String.raw`(?:\w|\d)+$`, '((ab)*c)*', '(a|a?)+', '(a+){20}'])
+    assert.notEqual(backtrackingRisk(p), null, p)
+  for (const p of [
+    ...Object.values(DEFAULT_NEGATION_PATTERNS).flat(),
+    String.raw`\b(not|never)\b`,
+    '(?:ab|cd)+',
+    String.raw`\w+\s\w+`,
+    '[a-z]+',
+    String.raw`(?:\w+\s){0,3}not`,
+    'a{2,5}b*',
+    '[(+*]+',
+    String.raw`\(\w+\)+`,
+  ])
+    assert.equal(backtrackingRisk(p), null, p)
+  assert.doesNotThrow(() => parseRecipe(JSON.parse(REAL_TEXT)))
+})
+
+test('"__proto__" is refused as a key in negation patterns and in changesFrom.bySource, as "fr" is', () => {
+  const patterns = JSON.stringify(withPatterns({ en: ['\\bnot\\b'], zz: ['x'] })).replace('"zz"', '"__proto__"')
+  assert.throws(() => parseRecipe(JSON.parse(patterns)), recipeError(/\$\.distractors\.negatives\.patterns\.__proto__: .*reserved/))
+  const fr = withPatterns({ en: ['\\bnot\\b'], fr: ['pas'] })
+  assert.throws(() => parseRecipe(fr), recipeError(/patterns/))
+  const real = JSON.parse(REAL_TEXT) as { changesFrom: { bySource: Record<string, unknown> } }
+  const bySource = Object.keys(real.changesFrom.bySource)[0]!
+  const text = JSON.stringify(real).replace(`"${bySource}":`, '"__proto__":')
+  assert.throws(() => parseRecipe(JSON.parse(text)), recipeError(/\$\.changesFrom\.bySource\.__proto__: .*reserved/))
+})
+
+test('a recipe file that is not UTF-8 is a RECIPE error naming the byte, not read with U+FFFD', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'jev-recipe-utf8-'))
+  try {
+    const r = JSON.parse(FIXTURE_TEXT) as { exclude: { texts: string[] } }
+    r.exclude.texts = ['caf\u00e9 au lait']
+    const good = Buffer.from(JSON.stringify(r, null, 2), 'utf8')
+    // the é's second byte dropped: a lone lead byte
+    const at = good.indexOf(Buffer.from('caf\u00e9')) + 3
+    const bad = Buffer.concat([good.subarray(0, at + 1), good.subarray(at + 2)])
+    const file = join(dir, 'recipe.json')
+    await writeFile(file, bad)
+    await assert.rejects(loadRecipe(file), recipeError(new RegExp(`not valid UTF-8 \\(byte ${at}, line \\d+\\)`)))
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+})
