@@ -46,18 +46,20 @@ export function argmax(p: readonly number[]): number {
 /** The bin of a confidence: the count of inner edges i/15 at or below it, as np.digitize counts them. */
 export function binOf(conf: number): number {
   let idx = 0
-  for (let i = 1; i < ECE_BINS; i++) if (i * (1 / ECE_BINS) <= conf) idx = i
+  for (let i = 1; i < ECE_BINS; i++) if (EDGES[i]! <= conf) idx = i
   return idx
 }
+// np.linspace(0, 1, 16): i times the step 1/15
+const EDGES = Array.from({ length: ECE_BINS + 1 }, (_, i) => i * (1 / ECE_BINS))
 
 export function ece(conf: readonly number[], correct: readonly number[]): number {
-  const idx = conf.map(binOf)
+  // each bin's items in their order, so its means are summed as numpy sums them
+  const bins: number[][] = Array.from({ length: ECE_BINS }, () => [])
+  for (let i = 0; i < conf.length; i++) bins[binOf(conf[i]!)]!.push(i)
   let total = 0
-  for (let b = 0; b < ECE_BINS; b++) {
-    const inBin: number[] = []
-    for (let i = 0; i < idx.length; i++) if (idx[i] === b) inBin.push(i)
+  for (const inBin of bins) {
     if (inBin.length === 0) continue
-    const share = inBin.length / idx.length
+    const share = inBin.length / conf.length
     total += share * Math.abs(npMean(inBin.map((i) => conf[i]!)) - npMean(inBin.map((i) => correct[i]!)))
   }
   return total

@@ -151,7 +151,7 @@ export async function runEvaluation(data: EvalData, s: RunSettings, io: RunIo): 
       if (s.fromJournal && todo.length) throw missing(s.journal!, todo.length)
       const total = splits[split].length
       let done = total - todo.length
-      if (done && todo.length) io.log(`${split}: ${done} of ${total} answers from the journal, ${todo.length} to ask`)
+      if (content && done && todo.length) io.log(`${split}: ${done} of ${total} answers from the journal, ${todo.length} to ask`)
       io.progress?.rows(`${split} answers`, done, total)
       let next = 0
       // after a failure no worker starts another request; those in flight are let finish (and journaled)
