@@ -5,13 +5,16 @@
 import { z } from 'zod'
 import { type BuildRun, parseBuild, runBuild } from './cli/build-dataset.ts'
 import { parseCheck, runCheck } from './cli/check-dataset.ts'
+import { parseCompareResults, runCompareResults } from './cli/compare-results.ts'
 import { parseDiff, runDiff } from './cli/diff-dataset.ts'
+import { type EvalRun, parseEval, runEval } from './cli/eval-model.ts'
 import { type PublishRun, parsePublish, runPublish } from './cli/publish-dataset.ts'
 import type { Io } from './cli/run.ts'
 import { parseServe, startServe } from './cli/serve-hub.ts'
 import { parseVerify, runVerify } from './cli/verify-dataset.ts'
 import type { DatasetDiff } from './diff.ts'
 import { JevError } from './errors.ts'
+import type { Comparison } from './eval/compare.ts'
 import type { HubServer } from './hub-server/index.ts'
 import type { Progress } from './progress.ts'
 import { scrub } from './secrets.ts'
@@ -19,7 +22,7 @@ import type { VerifyResult } from './verify.ts'
 
 export { ERROR_CODES, type ErrorCode, isJevError, JevError } from './errors.ts'
 export { type FileProgress, NO_PROGRESS, type Progress, progressFor, type TerminalOptions, terminalProgress } from './progress.ts'
-export type { BuildRun, DatasetDiff, HubServer, PublishRun, VerifyResult }
+export type { BuildRun, Comparison, DatasetDiff, EvalRun, HubServer, PublishRun, VerifyResult }
 
 const str = z.string().min(1)
 const PROGRESS_METHODS = ['stage', 'file', 'rows', 'log', 'above', 'end'] as const
@@ -88,6 +91,38 @@ export const ServeOptions = z.strictObject({
   requireToken: z.boolean().optional(),
   log: z.boolean().optional(),
 })
+const count = z.int().nonnegative()
+/** eval-model's flags in camelCase; numbers as numbers, seconds for `timeout` and `maxRetryAfter` */
+export const EvalOptions = z.strictObject({
+  ...Common,
+  url: str.optional(),
+  data: str.optional(),
+  repo: str.optional(),
+  revision: str.optional(),
+  api: z.enum(['systemone', 'openai']).optional(),
+  model: str.optional(),
+  /** sent as a Bearer token; never in a line, the journal or the result */
+  apiKey: str.optional(),
+  mode: z.enum(['auto', 'logits', 'probabilities']).optional(),
+  assistantPrefix: str.optional(),
+  workers: count.optional(),
+  timeout: z.number().positive().optional(),
+  retries: count.optional(),
+  maxRetryAfter: z.number().positive().optional(),
+  limit: count.optional(),
+  out: str.optional(),
+  journal: str.optional(),
+  fromJournal: str.optional(),
+  bootstrap: count.optional(),
+  seed: count.optional(),
+  offline: z.boolean().optional(),
+  cacheDir: str.optional(),
+  quiet: z.boolean().optional(),
+})
+/** `a` and `b`: two eval-model result files */
+export const CompareResultsOptions = z.strictObject({ ...Common, a: str, b: str, bootstrap: count.optional(), seed: count.optional() })
+export type EvalOptions = z.input<typeof EvalOptions>
+export type CompareResultsOptions = z.input<typeof CompareResultsOptions>
 export type BuildOptions = z.input<typeof BuildOptions>
 export type CheckOptions = z.input<typeof CheckOptions>
 export type VerifyOptions = z.input<typeof VerifyOptions>
@@ -158,4 +193,20 @@ export async function publishDataset(options: PublishOptions): Promise<PublishRu
 export async function serveHub(options: ServeOptions = {}): Promise<HubServer> {
   const { argv, env, io } = prepare(ServeOptions, options)
   return startServe(parsedOrThrow(parseServe(argv, io)).values, env, io)
+}
+
+/** eval-model: the data checked against its manifest, the server asked (what the journal lacks), the result (and, with `out`, its files). */
+export async function evaluateModel(options: EvalOptions): Promise<EvalRun> {
+  const { argv, env, io } = prepare(EvalOptions, options)
+  return runEval(parsedOrThrow(parseEval(argv, io)).values, env, io)
+}
+
+/** compare-results: B − A for each score on the items both scored, with paired bootstrap intervals. */
+export async function compareResults(options: CompareResultsOptions): Promise<Comparison> {
+  const { argv, io } = prepare(
+    CompareResultsOptions,
+    options,
+    [options?.a, options?.b].filter((p): p is string => typeof p === 'string'),
+  )
+  return runCompareResults(parsedOrThrow(parseCompareResults(argv, io)))
 }

@@ -2,7 +2,6 @@ import { homedir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
 import { writeAtomic } from '../atomic.ts'
 import { JevError } from '../errors.ts'
-import { isRepoId } from '../repo-name.ts'
 import type { Api, Mode } from '../eval/answers.ts'
 import { DEFAULT_RESAMPLES, DEFAULT_SEED } from '../eval/bootstrap.ts'
 import { type EvalData, folderFiles, hubFiles, loadEvalData } from '../eval/data.ts'
@@ -11,6 +10,7 @@ import { SYSTEMONE_MODEL } from '../eval/prompt.ts'
 import { byNSvg, reliabilitySvg, reportMarkdown } from '../eval/report.ts'
 import type { EvalResult } from '../eval/result.ts'
 import { type RunSettings, runEvaluation } from '../eval/run.ts'
+import { isRepoId } from '../repo-name.ts'
 import { defineCommand, JSON_OPTION, QUIET_OPTION } from './common/command.ts'
 import { offlineFromEnv, requireFolder } from './common/source-options.ts'
 import { type Io, isMain, runMain, stdio } from './run.ts'
@@ -22,21 +22,38 @@ export const evalCommand = defineCommand({
     'Answers go to a journal beside --out as they come: a rerun sends only what is missing, and --from-journal scores with no server at all.',
   ],
   options: {
-    url: { type: 'string', arg: 'URL', help: 'the server, e.g. http://127.0.0.1:8080 (with --from-journal: the journal\'s)' },
+    url: { type: 'string', arg: 'URL', help: "the server, e.g. http://127.0.0.1:8080 (with --from-journal: the journal's)" },
     data: { type: 'string', arg: 'DIR', help: 'a built folder (test.jsonl, val.jsonl, manifest.json, …)' },
-    repo: { type: 'string', arg: 'OWNER/NAME', help: 'a Hub dataset repo instead of --data (HF_ENDPOINT, HF_TOKEN, the Hugging Face cache)' },
+    repo: {
+      type: 'string',
+      arg: 'OWNER/NAME',
+      help: 'a Hub dataset repo instead of --data (HF_ENDPOINT, HF_TOKEN, the Hugging Face cache)',
+    },
     revision: { type: 'string', arg: 'REV', help: 'the revision of --repo (a tag or commit: pin it)' },
-    api: { type: 'string', arg: 'API', help: 'systemone (POST /v1/systemone; the default) or openai (POST /v1/chat/completions, logprobs)' },
+    api: {
+      type: 'string',
+      arg: 'API',
+      help: 'systemone (POST /v1/systemone; the default) or openai (POST /v1/chat/completions, logprobs)',
+    },
     model: { type: 'string', arg: 'NAME', help: `openai: the model name sent (default ${SYSTEMONE_MODEL})` },
     'api-key': { type: 'string', arg: 'KEY', help: 'sent as a Bearer token, never printed or written (JEV_API_KEY does the same)' },
     mode: { type: 'string', arg: 'MODE', default: 'auto', help: 'systemone: auto (one probe), logits or probabilities' },
     'assistant-prefix': { type: 'string', arg: 'TEXT', help: 'systemone: text the model writes before the label' },
     workers: { type: 'string', arg: 'N', default: '8', help: 'parallel requests' },
     timeout: { type: 'string', arg: 'S', default: '600', help: 'seconds one request may take' },
-    retries: { type: 'string', arg: 'N', default: '4', help: 'extra attempts for 408, 429, 5xx, a dropped connection or a body that is not JSON' },
-    'max-retry-after': { type: 'string', arg: 'S', default: '60', help: "the longest Retry-After waited out" },
+    retries: {
+      type: 'string',
+      arg: 'N',
+      default: '4',
+      help: 'extra attempts for 408, 429, 5xx, a dropped connection or a body that is not JSON',
+    },
+    'max-retry-after': { type: 'string', arg: 'S', default: '60', help: 'the longest Retry-After waited out' },
     limit: { type: 'string', arg: 'N', help: 'only the first N questions of each split (a quick check)' },
-    out: { type: 'string', arg: 'FILE', help: 'the result JSON; beside it FILE minus .json plus .journal.jsonl, .report.md, .reliability.svg, .by-n.svg' },
+    out: {
+      type: 'string',
+      arg: 'FILE',
+      help: 'the result JSON; beside it FILE minus .json plus .journal.jsonl, .report.md, .reliability.svg, .by-n.svg',
+    },
     journal: { type: 'string', arg: 'FILE', help: 'the journal (default beside --out; none without --out)' },
     'from-journal': { type: 'string', arg: 'FILE', help: 'score the answers of this journal; no request is sent' },
     bootstrap: { type: 'string', arg: 'N', default: String(DEFAULT_RESAMPLES), help: 'bootstrap resamples for the 95 % intervals' },
@@ -63,7 +80,8 @@ export interface EvalRun {
 
 const count = (v: string, flag: string, min: number) => {
   const n = /^\d+$/.test(v.trim()) ? Number(v) : NaN
-  if (!Number.isSafeInteger(n) || n < min) throw new JevError('USAGE', `--${flag} ${JSON.stringify(v)} is not a whole number of at least ${min}`)
+  if (!Number.isSafeInteger(n) || n < min)
+    throw new JevError('USAGE', `--${flag} ${JSON.stringify(v)} is not a whole number of at least ${min}`)
   return n
 }
 const seconds = (v: string, flag: string) => {
@@ -181,12 +199,16 @@ export function formatEval(r: EvalResult): string[] {
       `95 % intervals: accuracy [${f3(ci.acc[0])}, ${f3(ci.acc[1])}]  ECE [${f3(ci.ece[0])}, ${f3(ci.ece[1])}]  NLL [${f3(ci.nll[0])}, ${f3(ci.nll[1])}]`,
     )
     if (r.gold_rounded_to_zero)
-      lines.push(`  NLL and Brier are inflated: the right option was rounded to 0.0 on ${r.gold_rounded_to_zero} of ${r.items.length} questions.`)
+      lines.push(
+        `  NLL and Brier are inflated: the right option was rounded to 0.0 on ${r.gold_rounded_to_zero} of ${r.items.length} questions.`,
+      )
   }
   if (r.invalid.count) lines.push(`invalid answers (not scored, listed in the result): ${r.invalid.count}`)
   if (r.normalised) lines.push(`probabilities normalised (their sum was off 1 by more than 1e-9): ${r.normalised}`)
   if (r.labels_missing?.labels)
-    lines.push(`labels missing from top_logprobs (given probability 1e-12): ${r.labels_missing.labels} on ${r.labels_missing.items} questions`)
+    lines.push(
+      `labels missing from top_logprobs (given probability 1e-12): ${r.labels_missing.labels} on ${r.labels_missing.items} questions`,
+    )
   lines.push(`always guessing would give ${f3(r.chance)}`)
   return lines
 }

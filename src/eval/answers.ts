@@ -16,9 +16,7 @@ export const SUM_TOLERANCE = 0.01
 /** Sums closer to 1 than this are used as they are (as the reference evaluator uses every sum). */
 const EXACT = 1e-9
 
-export type Extracted =
-  | { ok: true; values: number[]; missing: number; normalised: boolean }
-  | { ok: false; why: string }
+export type Extracted = { ok: true; values: number[]; missing: number; normalised: boolean } | { ok: false; why: string }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
@@ -43,7 +41,8 @@ function perOption(item: EvalItem, map: unknown, name: string): number[] | strin
   const out: number[] = []
   for (const c of item.choices) {
     const v = Object.hasOwn(map, c) ? map[c] : undefined
-    if (typeof v !== 'number' || !Number.isFinite(v)) return `${name} for option ${JSON.stringify(c)} is ${v === undefined ? 'missing' : `not a finite number (${JSON.stringify(v)})`}`
+    if (typeof v !== 'number' || !Number.isFinite(v))
+      return `${name} for option ${JSON.stringify(c)} is ${v === undefined ? 'missing' : `not a finite number (${JSON.stringify(v)})`}`
     out.push(v)
   }
   if (Object.keys(map).length !== item.choices.length) return `${Object.keys(map).length} ${name} for ${item.choices.length} options`

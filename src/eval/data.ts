@@ -79,7 +79,12 @@ function parseRecords(origin: string, file: string, body: string, split: EvalSpl
   const lines = body.split('\n')
   lines.forEach((line, i) => {
     if (line.trim() === '') return
-    const bad = (why: string) => new JevError('DATA', `${origin}${file} line ${i + 1}: ${why}`, { file, row: i + 1, hint: 'the record does not have the fields the protocol reads' })
+    const bad = (why: string) =>
+      new JevError('DATA', `${origin}${file} line ${i + 1}: ${why}`, {
+        file,
+        row: i + 1,
+        hint: 'the record does not have the fields the protocol reads',
+      })
     let r: Record<string, unknown>
     try {
       r = JSON.parse(line) as Record<string, unknown>
@@ -87,12 +92,14 @@ function parseRecords(origin: string, file: string, body: string, split: EvalSpl
       throw bad('not JSON')
     }
     const { id, source, question, context, choices, answer_idx, n_choices } = r
-    if (typeof id !== 'string' || typeof source !== 'string' || typeof question !== 'string') throw bad('id, source or question is not a string')
+    if (typeof id !== 'string' || typeof source !== 'string' || typeof question !== 'string')
+      throw bad('id, source or question is not a string')
     if (context !== null && typeof context !== 'string') throw bad('context is neither a string nor null')
     if (!Array.isArray(choices) || !choices.every((c) => typeof c === 'string')) throw bad('choices is not a list of strings')
     if (!Number.isInteger(n_choices) || n_choices !== choices.length || choices.length < 2 || choices.length > 8)
       throw bad('n_choices is not the number of choices (2 to 8)')
-    if (!Number.isInteger(answer_idx) || (answer_idx as number) < 0 || (answer_idx as number) >= choices.length) throw bad('answer_idx is not an index into choices')
+    if (!Number.isInteger(answer_idx) || (answer_idx as number) < 0 || (answer_idx as number) >= choices.length)
+      throw bad('answer_idx is not an index into choices')
     // a question whose options are not all distinct has no single right answer: skipped, as the protocol does
     if (new Set(choices).size !== choices.length) {
       skipped.push(id)
@@ -149,7 +156,11 @@ export async function loadEvalData(origin: string, read: ReadFile): Promise<Eval
     if (f.sha256 === null) throw changed(origin, `${f.path} is listed in manifest.json but missing`, f.path)
     if (!f.sameContent) {
       const o = manifest.outputs.find((x) => x.path === f.path)!
-      throw changed(origin, `${f.path} has sha256 ${f.sha256} (${f.bytes} bytes), manifest.json says ${o.sha256} (${o.bytes} bytes)`, f.path)
+      throw changed(
+        origin,
+        `${f.path} has sha256 ${f.sha256} (${f.bytes} bytes), manifest.json says ${o.sha256} (${o.bytes} bytes)`,
+        f.path,
+      )
     }
   }
   for (const split of ['test.jsonl', 'val.jsonl'])

@@ -33,7 +33,10 @@ const jitter = () => randomInt(2 ** 32) / 2 ** 32
 export async function postJson(url: string, body: string, o: PostOptions): Promise<PostResult> {
   const total = Math.max(0, Math.floor(o.retries)) + 1
   const sleep = o.sleep ?? realSleep
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}) }
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}),
+  }
   for (let n = 1; ; n++) {
     let why: string
     let waitMs: number | null = null

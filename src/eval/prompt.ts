@@ -13,8 +13,7 @@ export const SYSTEMONE_MODEL = 'jev-latest'
  */
 export type PyJson = null | boolean | number | string | PyJson[] | { entries: [string, PyJson][] }
 
-const pyString = (s: string) =>
-  JSON.stringify(s).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+const pyString = (s: string) => JSON.stringify(s).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 
 export function pyJson(v: PyJson): string {
   if (v === null) return 'null'

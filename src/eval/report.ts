@@ -70,7 +70,11 @@ export function reliabilitySvg(r: EvalResult): string {
   const ticks = [0, 0.2, 0.4, 0.6, 0.8, 1]
     .map((v) => `<text x="${px(X(v))}" y="${px(Y(0) + 16)}" text-anchor="middle">${v.toFixed(1)}</text>`)
     .join('')
-  const out = frame(`Reliability (${r.mode === 'logits' ? 'calibrated' : 'as reported'}, ${r.items.length} test items)`, 'top-option confidence', ticks)
+  const out = frame(
+    `Reliability (${r.mode === 'logits' ? 'calibrated' : 'as reported'}, ${r.items.length} test items)`,
+    'top-option confidence',
+    ticks,
+  )
   out.push(`<line x1="${px(X(0))}" y1="${px(Y(0))}" x2="${px(X(1))}" y2="${px(Y(1))}" stroke="#888888" stroke-dasharray="4 4"/>`)
   bins.forEach((b, i) => {
     if (!b.count) return
@@ -89,7 +93,9 @@ export function reliabilitySvg(r: EvalResult): string {
 export function byNSvg(r: EvalResult): string {
   const keys = Object.keys(r.by_n).sort((a, b) => Number(a) - Number(b))
   const step = 1 / Math.max(1, keys.length)
-  const ticks = keys.map((k, i) => `<text x="${px(X((i + 0.5) * step))}" y="${px(Y(0) + 16)}" text-anchor="middle">${esc(k)}</text>`).join('')
+  const ticks = keys
+    .map((k, i) => `<text x="${px(X((i + 0.5) * step))}" y="${px(Y(0) + 16)}" text-anchor="middle">${esc(k)}</text>`)
+    .join('')
   const out = frame('Accuracy by option count (test)', 'number of options (dashes: chance, 1/n)', ticks)
   keys.forEach((k, i) => {
     const s = r.by_n[k]!
@@ -101,7 +107,9 @@ export function byNSvg(r: EvalResult): string {
     )
     const chance = 1 / Number(k)
     if (Number.isFinite(chance))
-      out.push(`<line x1="${px(x0)}" y1="${px(Y(chance))}" x2="${px(x0 + w)}" y2="${px(Y(chance))}" stroke="#c0392b" stroke-dasharray="4 3"/>`)
+      out.push(
+        `<line x1="${px(x0)}" y1="${px(Y(chance))}" x2="${px(x0 + w)}" y2="${px(Y(chance))}" stroke="#c0392b" stroke-dasharray="4 3"/>`,
+      )
   })
   out.push('</svg>', '')
   return out.join('\n')
@@ -133,14 +141,18 @@ export function reportMarkdown(r: EvalResult, figures: { reliability: string; by
     `- server: ${r.url} (${r.api}${r.model ? `, model ${r.model}` : ''}), mode ${r.mode}${r.assistant_prefix ? `, assistant prefix ${JSON.stringify(r.assistant_prefix)}` : ''}`,
     `- data: ${r.dataset.recipe}, dataset hash ${r.dataset.datasetHash.slice(0, 16)}…`,
     `- scored: ${r.items.length} test items; invalid answers: ${r.invalid.count}; probabilities normalised: ${r.normalised}${r.labels_missing ? `; labels missing from top_logprobs: ${r.labels_missing.labels} (on ${r.labels_missing.items} items)` : ''}`,
-    ...(r.gold_rounded_to_zero ? [`- the right option was rounded to 0.0 on ${r.gold_rounded_to_zero} items: NLL and Brier are inflated`] : []),
+    ...(r.gold_rounded_to_zero
+      ? [`- the right option was rounded to 0.0 on ${r.gold_rounded_to_zero} items: NLL and Brier are inflated`]
+      : []),
     `- always guessing would give ${f3(r.chance)}`,
     '',
     `Scores on test, with 95 % bootstrap intervals (${r.bootstrap.resamples} resamples, seed ${r.bootstrap.seed}):`,
     '',
     '| scores | accuracy | ECE | NLL | Brier | mean confidence |',
     '| --- | ---: | ---: | ---: | ---: | ---: |',
-    ...blocks.map(([name, s], i) => `| ${name} | ${SCORE_COLS.map((c) => `${f3(s[c])} [${f3(ciOf[i]![c][0])}, ${f3(ciOf[i]![c][1])}]`).join(' | ')} |`),
+    ...blocks.map(
+      ([name, s], i) => `| ${name} | ${SCORE_COLS.map((c) => `${f3(s[c])} [${f3(ciOf[i]![c][0])}, ${f3(ciOf[i]![c][1])}]`).join(' | ')} |`,
+    ),
     '',
     `![Reliability diagram](${figures.reliability})`,
     '',

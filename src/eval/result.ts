@@ -129,7 +129,14 @@ export function buildResult(
     intervals: probsMode ? { reported: ci(1) } : { raw: ci(1), calibrated: ci(T) },
     by_upstream_kept: byKey((it) => (it.upstreamKept === null ? 'unknown' : String(it.upstreamKept))),
     by_grown: byKey((it) => (it.upstreamKept === null ? 'unknown' : it.upstreamKept < it.n ? 'grown' : 'not_grown')),
-    items: test.map((it) => ({ id: it.id, source: it.source, n: it.n, gold: it.gold, upstream_kept: it.upstreamKept, values: [...it.values] })),
+    items: test.map((it) => ({
+      id: it.id,
+      source: it.source,
+      n: it.n,
+      gold: it.gold,
+      upstream_kept: it.upstreamKept,
+      values: [...it.values],
+    })),
   }
 }
 

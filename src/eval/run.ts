@@ -6,7 +6,7 @@
 import { JevError } from '../errors.ts'
 import { sha256Hex } from '../hash.ts'
 import type { Progress } from '../progress.ts'
-import { answerPart, type Api, hasLogits, type Mode } from './answers.ts'
+import { type Api, answerPart, hasLogits, type Mode } from './answers.ts'
 import type { EvalData, EvalItem, EvalSplit } from './data.ts'
 import { postJson } from './http.ts'
 import { type AnswerLine, headerMismatch, type JournalContent, type JournalHeader, JournalWriter, readJournal } from './journal.ts'
@@ -90,7 +90,10 @@ export async function runEvaluation(data: EvalData, s: RunSettings, io: RunIo): 
   let content: JournalContent | null = s.journal ? readJournal(s.journal) : null
   if (content && !content.header) content = null
   if (s.fromJournal && !content)
-    throw new JevError('IO', `no journal at ${s.journal}`, { file: s.journal, hint: 'name the journal a run wrote with --from-journal FILE' })
+    throw new JevError('IO', `no journal at ${s.journal}`, {
+      file: s.journal,
+      hint: 'name the journal a run wrote with --from-journal FILE',
+    })
   if (content?.header) {
     const why = headerMismatch(content.header, header)
     if (why)

@@ -127,7 +127,14 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
         id: 'cmpl-test',
         object: 'chat.completion',
         model: parsed.model,
-        choices: [{ index: 0, message: { role: 'assistant', content: top[0]!.token }, logprobs: { content: [{ token: top[0]!.token, logprob: top[0]!.logprob, top_logprobs: top }] }, finish_reason: 'length' }],
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: top[0]!.token },
+            logprobs: { content: [{ token: top[0]!.token, logprob: top[0]!.logprob, top_logprobs: top }] },
+            finish_reason: 'length',
+          },
+        ],
       })
     }
     return send(res, 404, { error: 'not found' })
