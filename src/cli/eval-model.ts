@@ -204,7 +204,10 @@ export function formatEval(r: EvalResult): string[] {
       )
   }
   if (r.invalid.count) lines.push(`invalid answers (not scored, listed in the result): ${r.invalid.count}`)
-  if (r.normalised) lines.push(`probabilities normalised (their sum was off 1 by more than 1e-9): ${r.normalised}`)
+  if (r.normalised)
+    lines.push(
+      `probabilities summing to 1 only within 0.01: ${r.normalised}; normalised, accuracy=${f3(r.reported_normalised?.acc)}  ECE=${f3(r.reported_normalised?.ece)}  NLL=${f3(r.reported_normalised?.nll)}`,
+    )
   if (r.labels_missing?.labels)
     lines.push(
       `labels missing from top_logprobs (given probability 1e-12): ${r.labels_missing.labels} on ${r.labels_missing.items} questions`,

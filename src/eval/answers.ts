@@ -1,7 +1,9 @@
 /**
  * From a server's answer to the values scored, under the validity rules: one finite value per
  * option; probabilities in [0, 1] summing to 1 within 0.01 (then normalised). An answer that breaks
- * them makes its item invalid: counted and listed in the result, never silently dropped.
+ * them makes its item invalid: counted and listed in the result, never silently dropped. Valid
+ * probabilities are kept as sent (the reference evaluator's scores); result.ts scores them
+ * normalised too.
  */
 import type { EvalItem } from './data.ts'
 import { LABELS } from './prompt.ts'
@@ -13,7 +15,7 @@ export type Mode = 'logits' | 'probabilities'
 export const LOGPROB_FLOOR = Math.log(1e-12)
 /** How far from 1 probabilities may sum and still be normalised. */
 export const SUM_TOLERANCE = 0.01
-/** Sums closer to 1 than this are used as they are (as the reference evaluator uses every sum). */
+/** Sums off 1 by more than this are counted as normalised. */
 const EXACT = 1e-9
 
 export type Extracted = { ok: true; values: number[]; missing: number; normalised: boolean } | { ok: false; why: string }
@@ -80,6 +82,13 @@ export function extract(item: EvalItem, api: Api, mode: Mode, part: unknown): Ex
   let s = 0
   for (const x of p) s += x
   if (Math.abs(s - 1) > SUM_TOLERANCE) return { ok: false, why: `probabilities sum to ${s}, not 1 within ${SUM_TOLERANCE}` }
-  if (Math.abs(s - 1) <= EXACT) return { ok: true, values: p, missing: 0, normalised: false }
-  return { ok: true, values: p.map((x) => x / s), missing: 0, normalised: true }
+  // the values as sent are what the reference evaluator scores; `normalised` says a normalised copy scores differently
+  return { ok: true, values: p, missing: 0, normalised: Math.abs(s - 1) > EXACT }
+}
+
+/** Probabilities divided by their sum. */
+export function normalise(p: readonly number[]): number[] {
+  let s = 0
+  for (const x of p) s += x
+  return p.map((x) => x / s)
 }

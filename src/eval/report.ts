@@ -133,14 +133,17 @@ export function reportMarkdown(r: EvalResult, figures: { reliability: string; by
           ['raw (T = 1)', r.raw!],
           [`calibrated (T = ${f3(r.temperature!)})`, r.calibrated!],
         ]
-      : [['as reported', r.reported!]]
+      : [
+          ['as reported', r.reported!],
+          ...(r.normalised ? ([['normalised (no interval)', r.reported_normalised!]] as [string, Scores][]) : []),
+        ]
   const ciOf = r.mode === 'logits' ? [r.intervals.raw!, r.intervals.calibrated!] : [r.intervals.reported!]
   const lines = [
     '# jev-bench evaluation',
     '',
     `- server: ${r.url} (${r.api}${r.model ? `, model ${r.model}` : ''}), mode ${r.mode}${r.assistant_prefix ? `, assistant prefix ${JSON.stringify(r.assistant_prefix)}` : ''}`,
     `- data: ${r.dataset.recipe}, dataset hash ${r.dataset.datasetHash.slice(0, 16)}…`,
-    `- scored: ${r.items.length} test items; invalid answers: ${r.invalid.count}; probabilities normalised: ${r.normalised}${r.labels_missing ? `; labels missing from top_logprobs: ${r.labels_missing.labels} (on ${r.labels_missing.items} items)` : ''}`,
+    `- scored: ${r.items.length} test items; invalid answers: ${r.invalid.count}; probabilities summing to 1 only within 0.01: ${r.normalised}${r.labels_missing ? `; labels missing from top_logprobs: ${r.labels_missing.labels} (on ${r.labels_missing.items} items)` : ''}`,
     ...(r.gold_rounded_to_zero
       ? [`- the right option was rounded to 0.0 on ${r.gold_rounded_to_zero} items: NLL and Brier are inflated`]
       : []),
@@ -151,7 +154,8 @@ export function reportMarkdown(r: EvalResult, figures: { reliability: string; by
     '| scores | accuracy | ECE | NLL | Brier | mean confidence |',
     '| --- | ---: | ---: | ---: | ---: | ---: |',
     ...blocks.map(
-      ([name, s], i) => `| ${name} | ${SCORE_COLS.map((c) => `${f3(s[c])} [${f3(ciOf[i]![c][0])}, ${f3(ciOf[i]![c][1])}]`).join(' | ')} |`,
+      ([name, s], i) =>
+        `| ${name} | ${SCORE_COLS.map((c) => (ciOf[i] ? `${f3(s[c])} [${f3(ciOf[i][c][0])}, ${f3(ciOf[i][c][1])}]` : f3(s[c]))).join(' | ')} |`,
     ),
     '',
     `![Reliability diagram](${figures.reliability})`,

@@ -4,7 +4,7 @@
  * function of the data, the journaled answers and the settings only, so a rerun, a resumed run
  * and a run from the journal write the same bytes.
  */
-import { type Api, extract, type Mode } from './answers.ts'
+import { type Api, extract, type Mode, normalise } from './answers.ts'
 import { DEFAULT_RESAMPLES, DEFAULT_SEED, type Intervals, intervals, resampleIndices } from './bootstrap.ts'
 import type { EvalData, EvalItem, EvalSplit } from './data.ts'
 import type { AnswerLine } from './journal.ts'
@@ -41,7 +41,10 @@ export interface EvalResult {
   /** always guessing: the mean of 1/n over the test items scored */
   chance: number
   invalid: { count: number; items: { split: EvalSplit; id: string; why: string }[] }
+  /** probabilities mode: items whose probabilities summed to 1 only within 0.01 */
   normalised: number
+  /** probabilities mode: the scores with each item's probabilities divided by their sum */
+  reported_normalised?: Scores
   labels_missing?: { items: number; labels: number }
   bootstrap: { resamples: number; seed: number }
   intervals: Record<string, Intervals>
@@ -124,6 +127,15 @@ export function buildResult(
     chance: npMean(test.map((it) => 1 / it.n)),
     invalid: { count: invalid.length, items: invalid },
     normalised,
+    ...(probsMode
+      ? {
+          reported_normalised: scores(
+            test.map((it) => ({ ...it, values: normalise(it.values) })),
+            1,
+            true,
+          ),
+        }
+      : {}),
     ...(s.api === 'openai' ? { labels_missing: { items: missingItems, labels: missingLabels } } : {}),
     bootstrap: { resamples, seed },
     intervals: probsMode ? { reported: ci(1) } : { raw: ci(1), calibrated: ci(T) },

@@ -24,6 +24,8 @@ export interface ModelServerOptions {
   fault?: (r: { path: string; body: string; seen: number }) => Fault | undefined
   /** the key a request must carry as `authorization: Bearer …` */
   apiKey?: string
+  /** requests after this many are held unanswered until release() (a run to kill mid-way) */
+  holdAfter?: number
   /** openai: how many labels the top_logprobs list holds at most (default all) */
   topLabels?: number
 }
@@ -37,6 +39,10 @@ export interface ModelRequest {
 export interface ModelServer {
   url: string
   requests: ModelRequest[]
+  /** the bodies of requests answered (2xx) */
+  answered: string[]
+  /** answers the requests held by holdAfter (and every later one) */
+  release(): void
   close(): Promise<void>
 }
 
@@ -72,8 +78,13 @@ function parsePrompt(prompt: string): { question: string; choices: string[] } {
 
 export async function startModelServer(options: ModelServerOptions = {}): Promise<ModelServer> {
   const requests: ModelRequest[] = []
+  const answered: string[] = []
+  let released = false
+  const waiting: (() => void)[] = []
   const seen = new Map<string, number>()
+  const bodyOf = new WeakMap<ServerResponse, string>()
   const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+    if (status < 300) answered.push(bodyOf.get(res) ?? '')
     res.writeHead(status, { 'content-type': 'application/json', ...headers })
     res.end(typeof body === 'string' ? body : JSON.stringify(body))
   }
@@ -81,10 +92,13 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     const chunks: Buffer[] = []
     for await (const c of req) chunks.push(c as Buffer)
     const body = Buffer.concat(chunks).toString('utf8')
+    bodyOf.set(res, body)
     const path = req.url ?? ''
     requests.push({ path, body, authorization: req.headers.authorization })
     const n = seen.get(body) ?? 0
     seen.set(body, n + 1)
+    if (options.holdAfter !== undefined && requests.length > options.holdAfter && !released)
+      await new Promise<void>((ok) => waiting.push(ok))
     if (options.delayMs) await new Promise((ok) => setTimeout(ok, options.delayMs))
     if (options.apiKey && req.headers.authorization !== `Bearer ${options.apiKey}`) return send(res, 401, { error: 'bad key' })
     const fault = options.fault?.({ path, body, seen: n })
@@ -147,6 +161,11 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    answered,
+    release() {
+      released = true
+      for (const go of waiting.splice(0)) go()
+    },
     close: () =>
       new Promise<void>((ok) => {
         server.closeAllConnections()
