@@ -49,7 +49,9 @@ async function both(name: string, server: ModelServerOptions, extra: string[] = 
     const tsOut = join(tmp, `${name}.ts.json`)
     const p = await python(['--url', py.url, '--data', OUT, '--out', pyOut, '--api-key', KEY, '--workers', '4', ...extra])
     assert.equal(p.status, 0, p.stderr)
-    const t = await runNode('eval-model', ['--url', ts.url, '--data', OUT, '--out', tsOut, '--workers', '4', ...extra], { JEV_API_KEY: KEY })
+    const t = await runNode('eval-model', ['--url', ts.url, '--data', OUT, '--out', tsOut, '--workers', '4', ...extra], {
+      JEV_API_KEY: KEY,
+    })
     assert.equal(t.status, 0, t.stderr)
     // the same bodies: eval.py sends its probe's twice (once to probe, once to ask), eval-model once
     const bodies = (s: typeof py) => [...new Set(s.requests.map((r) => r.body))].sort()
@@ -80,7 +82,7 @@ describe('eval-model against the reference eval.py', { skip }, () => {
   })
 
   test('probabilities mode (the server refuses return_logits): reported scores, breakdowns and gold_rounded_to_zero agree', async () => {
-    const { ref, got, checked } = await both('probs', { logits: 'reject', round: 4 })
+    const { ref, got, checked } = await both('probs', { logits: 'reject', round: 3, scale: 3 })
     assert.equal(ref.mode, 'probabilities')
     assert.equal(got.mode, 'probabilities')
     assert.ok((ref.gold_rounded_to_zero as number) > 0, 'rounding sends some right options to 0.0')

@@ -16,6 +16,8 @@ export interface ModelServerOptions {
   gold?: (question: string) => string | undefined
   /** 'reject': return_logits gets HTTP 400; 'ignore': only probabilities come back; default: logits served */
   logits?: 'serve' | 'reject' | 'ignore'
+  /** the logits multiplied by this (a sharper, more confident model; default 1) */
+  scale?: number
   /** probabilities rounded to this many decimals (as hosted APIs do) */
   round?: number
   /** milliseconds before each answer */
@@ -112,7 +114,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       const q = parsed.questions?.q
       // each option's logit depends on its text alone, so the criteria's order does not matter here
       const choices = Object.keys(q.criteria)
-      const logits = modelLogits(q.instructions, choices, options.gold?.(q.instructions))
+      const logits = modelLogits(q.instructions, choices, options.gold?.(q.instructions)).map((x) => x * (options.scale ?? 1))
       const wantsLogits = parsed.options?.return_logits === true
       if (wantsLogits && options.logits === 'reject') return send(res, 400, { error: 'unknown option return_logits' })
       if (fault === 'malformed') {
