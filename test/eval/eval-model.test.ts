@@ -71,12 +71,15 @@ test('a run killed mid-way resumes without asking an answered question again, an
   const r2 = await runNode('eval-model', ['--from-journal', journal, '--out', again, ...args])
   assert.equal(r2.status, 0, r2.stderr)
   assert.equal(await readFile(again, 'utf8'), await readFile(out, 'utf8'))
-  assert.equal(await readFile(join(tmp, 'again.report.md'), 'utf8'), await readFile(join(tmp, 'killed.report.md'), 'utf8'))
+  assert.equal(
+    (await readFile(join(tmp, 'again.report.md'), 'utf8')).replaceAll('again.', 'killed.'),
+    await readFile(join(tmp, 'killed.report.md'), 'utf8'),
+  )
   assert.equal(await readFile(join(tmp, 'again.reliability.svg'), 'utf8'), await readFile(join(tmp, 'killed.reliability.svg'), 'utf8'))
   // a journal lacking answers says so rather than scoring fewer items
   const r3 = await runNode('eval-model', ['--from-journal', journal, '--data', OUT, '--limit', '41'])
   assert.equal(r3.status, 3)
-  assert.match(r3.stderr, /lacks 2 answers/)
+  assert.match(r3.stderr, /lacks 1 answer this evaluation needs/)
 })
 
 test('one changed byte of test.jsonl is refused before any request, naming the file', async () => {
@@ -295,7 +298,7 @@ test('the report: Markdown linking the reliability diagram and accuracy by optio
     const svg = await readFile(join(tmp, f), 'utf8')
     assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[^>]*>\n[\s\S]*<\/svg>\n$/)
     // well formed as far as the tags go: every opened element is closed
-    const opened = (svg.match(/<(rect|text|title|svg)\b[^>]*[^/]>/g) ?? []).length
+    const opened = (svg.match(/<(rect|text|title|svg)\b([^>]*[^/])?>/g) ?? []).length
     const closed = (svg.match(/<\/(rect|text|title|svg)>/g) ?? []).length
     assert.equal(opened, closed, f)
   }

@@ -15,10 +15,11 @@ for (const f of ['test.jsonl', 'val.jsonl'])
   }
 export const gold = (q: string) => golds.get(q)
 
-/** A result file without `seconds`, the one field that is the server's timing rather than its answers. */
+/** A result file without `seconds` (the server's timing, not its answers) and `url` (each test server has its own port). */
 export function withoutTimes(path: string): Record<string, unknown> {
   const r = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>
   delete r.seconds
+  delete r.url
   return r
 }
 
