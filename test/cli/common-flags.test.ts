@@ -8,7 +8,9 @@ import { test } from 'node:test'
 import { buildCommand, buildDatasetCli } from '../../src/cli/build-dataset.ts'
 import { checkCommand } from '../../src/cli/check-dataset.ts'
 import type { Command, Options } from '../../src/cli/common/command.ts'
+import { compareResultsCommand } from '../../src/cli/compare-results.ts'
 import { diffCommand } from '../../src/cli/diff-dataset.ts'
+import { evalCommand } from '../../src/cli/eval-model.ts'
 import { publishCommand } from '../../src/cli/publish-dataset.ts'
 import { recipeSchemaCommand } from '../../src/cli/recipe-schema.ts'
 import { runCli } from '../../src/cli/run.ts'
@@ -23,14 +25,16 @@ const COMMANDS = (await readdir(join(ROOT, 'src/cli')))
   .map((f) => f.slice(0, -3))
   .sort()
 /** The commands that fetch sources, and so print hub: progress lines. */
-const QUIET = ['build-dataset', 'check-dataset', 'publish-dataset', 'verify-dataset']
+const QUIET = ['build-dataset', 'check-dataset', 'eval-model', 'publish-dataset', 'verify-dataset']
 const jev = (...args: string[]) => spawnSync(process.execPath, ['bin/jev.mjs', ...args], { cwd: ROOT, encoding: 'utf8' })
 
 /** Each command's declaration, to ask it for --help and --version in-process (the same code the bin runs). */
 const DECLARED: Record<string, Pick<Command<Options>, 'parse'>> = {
   'build-dataset': buildCommand,
   'check-dataset': checkCommand,
+  'compare-results': compareResultsCommand,
   'diff-dataset': diffCommand,
+  'eval-model': evalCommand,
   'publish-dataset': publishCommand,
   'recipe-schema': recipeSchemaCommand,
   'serve-hub': serveCommand,

@@ -15,7 +15,7 @@ test('bin/jev.mjs: an unknown command, or the helper module run, is a USAGE erro
     assert.equal(r.stderr.split('\n')[0], `error[USAGE]: unknown command ${JSON.stringify(command)}`)
     assert.match(
       r.stderr,
-      /^hint: one of build-dataset, check-dataset, diff-dataset, publish-dataset, recipe-schema, serve-hub, verify-dataset$/m,
+      /^hint: one of build-dataset, check-dataset, compare-results, diff-dataset, eval-model, publish-dataset, recipe-schema, serve-hub, verify-dataset$/m,
     )
   }
 })
