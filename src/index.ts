@@ -8,19 +8,22 @@ import type { VerifyResult } from './check/verify.ts'
 import { type BuildRun, buildCommand, runBuild } from './cli/build-dataset.ts'
 import { checkCommand, runCheck } from './cli/check-dataset.ts'
 import type { Command, Options, Values } from './cli/common/command.ts'
+import { compareResultsCommand, runCompareResults } from './cli/compare-results.ts'
 import { diffCommand, runDiff } from './cli/diff-dataset.ts'
+import { type EvalRun, evalCommand, runEval } from './cli/eval-model.ts'
 import { type PublishRun, publishCommand, runPublish } from './cli/publish-dataset.ts'
 import type { Io } from './cli/run.ts'
 import { serveCommand, startServe } from './cli/serve-hub.ts'
 import { runVerify, verifyCommand } from './cli/verify-dataset.ts'
 import { JevError } from './errors.ts'
+import type { Comparison } from './eval/compare.ts'
 import type { HubServer } from './hub-server/index.ts'
 import type { Progress } from './util/progress.ts'
 import { scrub } from './util/secrets.ts'
 
 export { ERROR_CODES, type ErrorCode, isJevError, JevError } from './errors.ts'
 export { type FileProgress, NO_PROGRESS, type Progress, progressFor, type TerminalOptions, terminalProgress } from './util/progress.ts'
-export type { BuildRun, DatasetDiff, HubServer, PublishRun, VerifyResult }
+export type { BuildRun, Comparison, DatasetDiff, EvalRun, HubServer, PublishRun, VerifyResult }
 
 const str = z.string().min(1)
 const PROGRESS_METHODS = ['stage', 'file', 'rows', 'log', 'above', 'end'] as const
@@ -89,6 +92,38 @@ export const ServeOptions = z.strictObject({
   requireToken: z.boolean().optional(),
   log: z.boolean().optional(),
 })
+const count = z.int().nonnegative()
+/** eval-model's flags in camelCase; numbers as numbers, seconds for `timeout` and `maxRetryAfter` */
+export const EvalOptions = z.strictObject({
+  ...Common,
+  url: str.optional(),
+  data: str.optional(),
+  repo: str.optional(),
+  revision: str.optional(),
+  api: z.enum(['systemone', 'openai']).optional(),
+  model: str.optional(),
+  /** sent as a Bearer token; never in a line, the journal or the result */
+  apiKey: str.optional(),
+  mode: z.enum(['auto', 'logits', 'probabilities']).optional(),
+  assistantPrefix: str.optional(),
+  workers: count.optional(),
+  timeout: z.number().positive().optional(),
+  retries: count.optional(),
+  maxRetryAfter: z.number().positive().optional(),
+  limit: count.optional(),
+  out: str.optional(),
+  journal: str.optional(),
+  fromJournal: str.optional(),
+  bootstrap: count.optional(),
+  seed: count.optional(),
+  offline: z.boolean().optional(),
+  cacheDir: str.optional(),
+  quiet: z.boolean().optional(),
+})
+/** `a` and `b`: two eval-model result files */
+export const CompareResultsOptions = z.strictObject({ ...Common, a: str, b: str, bootstrap: count.optional(), seed: count.optional() })
+export type EvalOptions = z.input<typeof EvalOptions>
+export type CompareResultsOptions = z.input<typeof CompareResultsOptions>
 export type BuildOptions = z.input<typeof BuildOptions>
 export type CheckOptions = z.input<typeof CheckOptions>
 export type VerifyOptions = z.input<typeof VerifyOptions>
@@ -166,4 +201,21 @@ export async function publishDataset(options: PublishOptions): Promise<PublishRu
 export async function serveHub(options: ServeOptions = {}): Promise<HubServer> {
   const { parsed, env, io } = prepare(ServeOptions, serveCommand, options)
   return startServe(parsed.values, env, io)
+}
+
+/** eval-model: the data checked against its manifest, the server asked (what the journal lacks), the result (and, with `out`, its files). */
+export async function evaluateModel(options: EvalOptions): Promise<EvalRun> {
+  const { parsed, env, io } = prepare(EvalOptions, evalCommand, options)
+  return runEval(parsed.values, env, io)
+}
+
+/** compare-results: B − A for each score on the items both scored, with paired bootstrap intervals. */
+export async function compareResults(options: CompareResultsOptions): Promise<Comparison> {
+  const { parsed } = prepare(
+    CompareResultsOptions,
+    compareResultsCommand,
+    options,
+    [options?.a, options?.b].filter((p): p is string => typeof p === 'string'),
+  )
+  return runCompareResults(parsed)
 }

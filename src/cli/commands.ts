@@ -6,7 +6,9 @@ export type Cli = (argv: string[], env: NodeJS.ProcessEnv, io: Io) => Promise<nu
 export const COMMANDS: Record<string, () => Promise<Cli>> = {
   'build-dataset': async () => (await import('./build-dataset.ts')).buildDatasetCli,
   'check-dataset': async () => (await import('./check-dataset.ts')).checkDatasetCli,
+  'compare-results': async () => (await import('./compare-results.ts')).compareResultsCli,
   'diff-dataset': async () => (await import('./diff-dataset.ts')).diffDatasetCli,
+  'eval-model': async () => (await import('./eval-model.ts')).evalModelCli,
   'publish-dataset': async () => (await import('./publish-dataset.ts')).publishDatasetCli,
   'recipe-schema': async () => (await import('./recipe-schema.ts')).recipeSchemaCli,
   'serve-hub': async () => (await import('./serve-hub.ts')).serveHubCli,

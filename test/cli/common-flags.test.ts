@@ -9,7 +9,9 @@ import { buildCommand, buildDatasetCli } from '../../src/cli/build-dataset.ts'
 import { checkCommand } from '../../src/cli/check-dataset.ts'
 import { COMMANDS as ALL_COMMANDS } from '../../src/cli/commands.ts'
 import type { Command, Options } from '../../src/cli/common/command.ts'
+import { compareResultsCommand } from '../../src/cli/compare-results.ts'
 import { diffCommand } from '../../src/cli/diff-dataset.ts'
+import { evalCommand } from '../../src/cli/eval-model.ts'
 import { publishCommand } from '../../src/cli/publish-dataset.ts'
 import { recipeSchemaCommand } from '../../src/cli/recipe-schema.ts'
 import { runCli } from '../../src/cli/run.ts'
@@ -21,14 +23,16 @@ import { startHubServer } from '../helpers/hub-server.ts'
 const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string }
 const COMMANDS = Object.keys(ALL_COMMANDS).sort()
 /** The commands that fetch sources, and so print hub: progress lines. */
-const QUIET = ['build-dataset', 'check-dataset', 'publish-dataset', 'verify-dataset']
+const QUIET = ['build-dataset', 'check-dataset', 'eval-model', 'publish-dataset', 'verify-dataset']
 const jev = (...args: string[]) => spawnSync(process.execPath, ['dist/cli/main.js', ...args], { cwd: ROOT, encoding: 'utf8' })
 
 /** Each command's declaration, to ask it for --help and --version in-process (the same code the bin runs). */
 const DECLARED: Record<string, Pick<Command<Options>, 'parse'>> = {
   'build-dataset': buildCommand,
   'check-dataset': checkCommand,
+  'compare-results': compareResultsCommand,
   'diff-dataset': diffCommand,
+  'eval-model': evalCommand,
   'publish-dataset': publishCommand,
   'recipe-schema': recipeSchemaCommand,
   'serve-hub': serveCommand,

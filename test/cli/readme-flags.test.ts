@@ -5,13 +5,25 @@ import { test } from 'node:test'
 import { buildCommand } from '../../src/cli/build-dataset.ts'
 import { checkCommand } from '../../src/cli/check-dataset.ts'
 import type { Options } from '../../src/cli/common/command.ts'
+import { compareResultsCommand } from '../../src/cli/compare-results.ts'
 import { diffCommand } from '../../src/cli/diff-dataset.ts'
+import { evalCommand } from '../../src/cli/eval-model.ts'
 import { publishCommand } from '../../src/cli/publish-dataset.ts'
 import { recipeSchemaCommand } from '../../src/cli/recipe-schema.ts'
 import { serveCommand } from '../../src/cli/serve-hub.ts'
 import { verifyCommand } from '../../src/cli/verify-dataset.ts'
 
-const COMMANDS = [buildCommand, checkCommand, diffCommand, publishCommand, recipeSchemaCommand, serveCommand, verifyCommand]
+const COMMANDS = [
+  buildCommand,
+  checkCommand,
+  compareResultsCommand,
+  diffCommand,
+  evalCommand,
+  publishCommand,
+  recipeSchemaCommand,
+  serveCommand,
+  verifyCommand,
+]
 
 test('every option a command declares is in the README, and a placeholder written after it is the one --help shows', async () => {
   const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8')

@@ -1,0 +1,84 @@
+/**
+ * Two results on the same items, compared: each headline score's difference (B − A) with a
+ * paired bootstrap interval, resampling the shared test items together, so whether a difference
+ * is noise is a number per comparison.
+ */
+import { z } from 'zod'
+import { JevError } from '../errors.ts'
+import { diffIntervals, type Interval, resampleIndices } from './bootstrap.ts'
+import { probabilitiesOf, SCORE_NAMES, type ScoreName, scoresOf } from './metrics.ts'
+
+/** What compare-results reads of a result: its mode, temperature and items. */
+const ResultItems = z.object({
+  mode: z.enum(['logits', 'probabilities']),
+  temperature: z.number().optional(),
+  dataset: z.object({ datasetHash: z.string() }),
+  items: z.array(z.object({ id: z.string(), gold: z.int(), n: z.int(), values: z.array(z.number()) })),
+})
+export type ResultItems = z.infer<typeof ResultItems>
+
+export function parseResultItems(text: string, file: string): ResultItems {
+  let v: unknown
+  try {
+    v = JSON.parse(text)
+  } catch {
+    throw new JevError('DATA', `${file} is not JSON`, { file, hint: 'give two result files eval-model --out wrote' })
+  }
+  const r = ResultItems.safeParse(v)
+  if (!r.success)
+    throw new JevError('DATA', `${file} is not an eval-model result: ${r.error.issues[0]?.path.join('.')}: ${r.error.issues[0]?.message}`, {
+      file,
+      hint: "give two result files eval-model --out wrote (eval.py's have no items to pair)",
+    })
+  return r.data
+}
+
+export interface Comparison {
+  /** items scored in both, and in only one */
+  shared: number
+  onlyA: number
+  onlyB: number
+  resamples: number
+  seed: number
+  scores: Record<ScoreName, { a: number; b: number; diff: number; interval: Interval; significant: boolean }>
+}
+
+export function compareResults(a: ResultItems, b: ResultItems, resamples: number, seed: number): Comparison {
+  if (a.dataset.datasetHash !== b.dataset.datasetHash)
+    throw new JevError('USAGE', 'the two results are of different data (their datasetHash differs)', {
+      hint: 'compare results of the same dataset build',
+    })
+  const inB = new Map(b.items.map((it) => [it.id, it]))
+  const inA = new Set(a.items.map((it) => it.id))
+  // the shared items in A's order (the dataset's): paired item by item
+  const pairs = a.items.filter((it) => inB.has(it.id)).map((it) => [it, inB.get(it.id)!] as const)
+  if (pairs.length === 0) throw new JevError('USAGE', 'the two results share no scored item')
+  const probsOf = (r: ResultItems, items: ResultItems['items']) => probabilitiesOf(items, r.temperature ?? 1, r.mode === 'probabilities')
+  const pa = probsOf(
+    a,
+    pairs.map(([x]) => x),
+  )
+  const pb = probsOf(
+    b,
+    pairs.map(([, y]) => y),
+  )
+  const gold = pairs.map(([x]) => x.gold)
+  const sa = scoresOf(pa, gold)
+  const sb = scoresOf(pb, gold)
+  const draws = resampleIndices(pairs.length, resamples, seed, `${a.dataset.datasetHash}\u0000compare`)
+  const ci = diffIntervals(pa, gold, pb, draws)
+  const scores = Object.fromEntries(
+    SCORE_NAMES.map((s) => {
+      const [lo, hi] = ci[s]
+      return [s, { a: sa[s], b: sb[s], diff: sb[s] - sa[s], interval: ci[s], significant: lo > 0 || hi < 0 }]
+    }),
+  ) as Comparison['scores']
+  return {
+    shared: pairs.length,
+    onlyA: a.items.length - pairs.length,
+    onlyB: b.items.filter((it) => !inA.has(it.id)).length,
+    resamples,
+    seed,
+    scores,
+  }
+}
