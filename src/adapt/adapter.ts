@@ -34,8 +34,6 @@ export interface Adapter<Row> {
   idFrom: 'column' | 'content'
   columns: readonly string[]
   row: z.ZodType<Row>
-  /** what `row` parses a row to, without zod, or null where `row` must be asked (zod is several times slower on every row) */
-  check?(raw: unknown): Row | null
   /** `canonical`: the raw row's canonical JSON (the rows hash's), whose parts a content id can reuse */
   toQuestion(row: Row, at: RowAt, canonical?: CanonicalRow): AdaptedRow
 }
@@ -98,8 +96,6 @@ export function dataError(at: RowAt, field: string, message: string): JevError {
 
 /** Parses one row with the adapter's schema, naming the first bad field. */
 export function adaptRow<Row>(adapter: Adapter<Row>, raw: unknown, at: RowAt, canonical?: CanonicalRow): AdaptedRow {
-  const checked = adapter.check?.(raw)
-  if (checked) return adapter.toQuestion(checked, at, canonical)
   const parsed = adapter.row.safeParse(raw)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]

@@ -96,50 +96,15 @@ export type SourceDescriptor = z.infer<typeof SourceDescriptor>
 
 type Row = Record<string, unknown>
 
-type Check = (v: unknown) => unknown
-const FAIL = Symbol('fails')
-const isString: Check = (v) => (typeof v === 'string' ? v : FAIL)
-const isNonEmptyString: Check = (v) => (typeof v === 'string' && v.length > 0 ? v : FAIL)
-/** a new plain array, as zod's parse gives; every index read (a hole is undefined, as zod reads it, not skipped as `every` would) */
-const isStringList: Check = (v) => {
-  if (!Array.isArray(v) || v.length === 0) return FAIL
-  const out = new Array<string>(v.length)
-  for (let i = 0; i < v.length; i++) {
-    const x: unknown = v[i]
-    if (typeof x !== 'string') return FAIL
-    out[i] = x
-  }
-  return out
-}
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
-
-/**
- * What a column must hold: its zod schema, and the same rule without zod (`check`: the value zod's parse gives,
- * or FAIL where zod must be asked, to name what is wrong). test/sources/descriptor.test.ts checks each pair agrees.
- */
-interface Rule {
-  schema: z.ZodType
-  check: Check
-}
-const STRING: Rule = { schema: z.string(), check: isString }
-const NON_EMPTY: Rule = { schema: z.string().min(1), check: isNonEmptyString }
-const STRING_LIST: Rule = { schema: z.array(z.string()).min(1), check: isStringList }
-// IntColumn: a bigint, or a number in the safe integer range (z.int()), as a bigint
-const INTEGER: Rule = {
-  schema: IntColumn,
-  check: (v) => (typeof v === 'bigint' ? v : typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : FAIL),
-}
-const BOOLEAN: Rule = { schema: z.boolean(), check: (v) => (typeof v === 'boolean' ? v : FAIL) }
+/** What a column must hold. */
+type Rule = z.ZodType
+const STRING: Rule = z.string()
+const NON_EMPTY: Rule = z.string().min(1)
+const STRING_LIST = z.array(z.string()).min(1)
+const INTEGER: Rule = IntColumn
+const BOOLEAN: Rule = z.boolean()
 /** a struct of two lists; zod drops its other keys */
-const labelled = (text: string, label: string): Rule => ({
-  schema: z.object({ [text]: STRING_LIST.schema, [label]: STRING_LIST.schema }),
-  check: (v) => {
-    if (!isObject(v)) return FAIL
-    const t = isStringList(v[text])
-    const l = isStringList(v[label])
-    return t === FAIL || l === FAIL ? FAIL : { [text]: t, [label]: l }
-  },
-})
+const labelled = (text: string, label: string): Rule => z.object({ [text]: STRING_LIST, [label]: STRING_LIST })
 
 /**
  * Every column the mapping reads, with its rule, in the order they are checked and parsed. Bound by mappedAdapter's
@@ -153,7 +118,7 @@ function columnRules(m: Mapping): [string, Rule][] {
     [m.question, STRING],
     ...(m.context === undefined ? [] : [[m.context, STRING] as [string, Rule]]),
     ...(o.from === 'list'
-      ? [[o.column, STRING_LIST] as [string, Rule]]
+      ? [[o.column, STRING_LIST as Rule] as [string, Rule]]
       : o.from === 'labelled'
         ? [[o.column, labelled(o.text, o.label)] as [string, Rule]]
         : o.from === 'columns'
@@ -169,21 +134,7 @@ function roleColumns(m: Mapping): string[] {
 }
 
 function rowSchema(rules: readonly [string, Rule][]): z.ZodType<Row> {
-  return z.object(Object.fromEntries(rules.map(([c, r]) => [c, r.schema]))) as z.ZodType<Row>
-}
-
-/** The rules without zod, for the rows that meet them (nearly all): the shape's keys only, as zod's parse gives; null where zod must be asked. */
-function rowCheck(rules: readonly [string, Rule][]): (raw: unknown) => Row | null {
-  return (raw) => {
-    if (!isObject(raw)) return null
-    const out: Row = {}
-    for (const [key, { check }] of rules) {
-      const v = check(raw[key])
-      if (v === FAIL) return null
-      out[key] = v
-    }
-    return out
-  }
+  return z.object(Object.fromEntries(rules)) as z.ZodType<Row>
 }
 
 /** The one generic adapter: a mapping interpreted row by row. */
@@ -198,7 +149,6 @@ export function mappedAdapter(m: Mapping): Adapter<Row> {
     idFrom: m.id.from,
     columns: rules.map(([c]) => c),
     row: rowSchema(rules),
-    check: rowCheck(rules),
     toQuestion(row, at, canonical) {
       let options: string[]
       let labels: string[] = []

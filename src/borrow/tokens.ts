@@ -1,7 +1,7 @@
 /**
  * Tokens for lexical similarity (Amendment 1.1): lower-cased NFKC words for
  * Latin-script text, character bigrams for Japanese, whichever a run of text
- * is written in; term ids over a vocabulary, without slicing every token out.
+ * is written in; term ids over a vocabulary.
  */
 
 enum Kind {
@@ -40,8 +40,7 @@ const ASCII_WORD = Uint8Array.from({ length: 128 }, (_, c) =>
 
 /**
  * Appends the term ids of a normalised text's tokens to `sink`: words, and
- * character bigrams inside Japanese runs. One pass over the code units,
- * hashing as it goes, so no token is sliced out unless it is new.
+ * character bigrams inside Japanese runs, in one pass over the code units.
  */
 export function addTokens(text: string, vocab: Vocabulary, sink: Sink): void {
   const len = text.length
@@ -62,10 +61,7 @@ export function addTokens(text: string, vocab: Vocabulary, sink: Sink): void {
     }
     const from = i
     if (kind === Kind.Word) {
-      let h = FNV_OFFSET
       for (;;) {
-        h = Math.imul(h ^ c, FNV_PRIME)
-        if (w === 2) h = Math.imul(h ^ text.charCodeAt(i + 1), FNV_PRIME)
         i += w
         if (i >= len) break
         c = text.charCodeAt(i)
@@ -78,7 +74,7 @@ export function addTokens(text: string, vocab: Vocabulary, sink: Sink): void {
           if (charKind(cp) !== Kind.Word) break
         }
       }
-      sink.push(vocab.idOf(text, from, i, h))
+      sink.push(vocab.idOf(text, from, i))
       continue
     }
     // a Japanese run: its bigrams, or the lone character
@@ -89,12 +85,12 @@ export function addTokens(text: string, vocab: Vocabulary, sink: Sink): void {
       const cp = text.codePointAt(i)!
       if (!isJapanese(cp)) break
       const next = i + (cp > 0xffff ? 2 : 1)
-      sink.push(vocab.idOf(text, prev, next, hashOf(text, prev, next)))
+      sink.push(vocab.idOf(text, prev, next))
       pairs++
       prev = i
       i = next
     }
-    if (pairs === 0) sink.push(vocab.idOf(text, from, i, hashOf(text, from, i)))
+    if (pairs === 0) sink.push(vocab.idOf(text, from, i))
   }
 }
 
@@ -115,7 +111,7 @@ export class Sink {
 
 /** Term ids of normalised texts, over one vocabulary: equal tokens get equal ids. */
 export class Tokenizer {
-  private readonly vocab = new Vocabulary(256)
+  private readonly vocab = new Vocabulary()
   private readonly sink = new Sink()
 
   /** the term ids of `norm`'s tokens, in order */
@@ -136,72 +132,24 @@ export function tokens(norm: string): string[] {
   return Array.from(t.ids(norm), (id) => t.word(id))
 }
 
-/**
- * Term ids for tokens given as bounds in a text, without slicing the text for
- * every token: an open-addressing table over the tokens' code units.
- */
+/** Term ids of words: equal words get equal ids, in order of first appearance. */
 export class Vocabulary {
-  private slots: Int32Array
-  /** each word's hash, as an int32 (a plain array would box the values over 2^30) */
-  private hashes = new Int32Array(1024)
+  private readonly ids = new Map<string, number>()
   readonly words: string[] = []
 
-  /** `capacity`: a power of two, the number of slots to start with */
-  constructor(capacity = 1 << 12) {
-    this.slots = new Int32Array(capacity).fill(-1)
-  }
-
-  /** `h`: the FNV-1a hash of the token's code units, as an int32 */
-  idOf(text: string, from: number, to: number, h: number): number {
-    const mask = this.slots.length - 1
-    for (let at = h & mask; ; at = (at + 1) & mask) {
-      const id = this.slots[at]!
-      if (id < 0) return this.add(text.slice(from, to), h, at)
-      if (this.hashes[id] === h && same(this.words[id]!, text, from, to)) return id
+  /** the id of the token text[from, to) */
+  idOf(text: string, from: number, to: number): number {
+    const word = text.slice(from, to)
+    let id = this.ids.get(word)
+    if (id === undefined) {
+      id = this.words.length
+      this.ids.set(word, id)
+      this.words.push(word)
     }
+    return id
   }
 
   get size(): number {
     return this.words.length
   }
-
-  private add(word: string, h: number, at: number): number {
-    const id = this.words.length
-    this.words.push(word)
-    if (id === this.hashes.length) {
-      const grown = new Int32Array(id * 2)
-      grown.set(this.hashes)
-      this.hashes = grown
-    }
-    this.hashes[id] = h
-    this.slots[at] = id
-    if (this.words.length * 2 > this.slots.length) this.grow()
-    return id
-  }
-
-  private grow(): void {
-    this.slots = new Int32Array(this.slots.length * 2).fill(-1)
-    const mask = this.slots.length - 1
-    for (let id = 0; id < this.words.length; id++) {
-      let at = this.hashes[id]! & mask
-      while (this.slots[at]! >= 0) at = (at + 1) & mask
-      this.slots[at] = id
-    }
-  }
-}
-
-const FNV_OFFSET = 0x811c9dc5 | 0
-const FNV_PRIME = 0x01000193
-
-/** FNV-1a over code units */
-function hashOf(text: string, from: number, to: number): number {
-  let h = FNV_OFFSET
-  for (let k = from; k < to; k++) h = Math.imul(h ^ text.charCodeAt(k), FNV_PRIME)
-  return h
-}
-
-function same(word: string, text: string, from: number, to: number): boolean {
-  if (word.length !== to - from) return false
-  for (let k = 0; k < word.length; k++) if (word.charCodeAt(k) !== text.charCodeAt(from + k)) return false
-  return true
 }
