@@ -6,14 +6,13 @@ import { parseArgs } from 'node:util'
 import { type Vocabulary, writeSynthetic } from './synth.ts'
 
 /**
- * npm run bench [-- --runs N] [--mirror DIR] [--scales 1,10,100] [--vocab zipf|uniform] [--check]
- * Times whole processes (wall clock, peak RSS) so start-up counts as a user feels it.
- * Targets (issue #18), each a ratio to a floor measured in the same run, since
- * this machine's speed moves by ±10–20 % between sessions, and drifts within a run
- * (so jobs are timed in rounds, each round running every job once):
- *   warm build ≤ 2.0× the decode-only floor, peak RSS ≤ 200 MB;
- *   cold verify (empty HF cache, through serve-hub on loopback) ≤ 3.0× (decode floor + plain-HTTP fetch of the same files);
- *   synthetic ×100 ≤ 11× the ×10 time, peak RSS ≤ 1.5 GB (both first builds: no lock, no prepared cache).
+ * npm run bench [-- --runs N] [--mirror DIR] [--scales 1,10,100] [--vocab zipf|uniform] [--against DIR] [--check]
+ * Times whole processes (wall clock, peak RSS) so start-up counts as a user feels it, in rounds (each
+ * round runs every job once), since this machine's speed drifts by 10–20 % within a run.
+ * The one target, a ratio to a floor measured in the same run: a warm build ≤ 2.0× the decode-only
+ * floor, peak RSS ≤ 200 MB. The cold verify and the synthetic scales are reported, not targets.
+ * --against DIR: another checkout of the builder (compiled), whose warm and uncached builds run in the
+ * same rounds, side by side with this one's.
  */
 const { values } = parseArgs({
   options: {
@@ -22,6 +21,7 @@ const { values } = parseArgs({
     scales: { type: 'string', default: '1,10,100' },
     // the synthetic sources' words: Zipf-like as real questions (default), or uniform, the bench's worst case before
     vocab: { type: 'string', default: 'zipf' },
+    against: { type: 'string' },
     check: { type: 'boolean', default: false },
   },
 })
@@ -48,12 +48,12 @@ interface Stat {
   wallMs: number[]
 }
 
-function runOnce(args: string[], env: Record<string, string> = {}): Promise<Sample> {
+function runOnce(args: string[], env: Record<string, string> = {}, cwd = root): Promise<Sample> {
   const file = join(work, `rusage-${process.hrtime.bigint()}.json`)
   return new Promise((done, fail) => {
     const start = process.hrtime.bigint()
     const child = spawn(process.execPath, [...RUSAGE, ...args], {
-      cwd: root,
+      cwd,
       env: { ...process.env, ...env, BENCH_RUSAGE_FILE: file },
       stdio: ['ignore', 'ignore', 'pipe'],
     })
@@ -73,6 +73,8 @@ interface Job {
   args: string[]
   env?: () => Record<string, string>
   after?: () => void
+  /** where it runs (default this checkout) */
+  cwd?: string
 }
 
 /**
@@ -85,7 +87,7 @@ async function measureRounds(jobs: readonly Job[], runs = RUNS, warmup = 1): Pro
   const samples: Sample[][] = jobs.map(() => [])
   for (let round = 0; round < warmup + runs; round++) {
     for (const [j, job] of jobs.entries()) {
-      const sample = await runOnce(job.args, job.env?.() ?? {})
+      const sample = await runOnce(job.args, job.env?.() ?? {}, job.cwd)
       job.after?.()
       if (round >= warmup) samples[j]!.push(sample)
     }
@@ -160,6 +162,18 @@ function serveHub(mirror: string): Promise<{ url: string; child: ChildProcess }>
   })
 }
 
+/** The other checkout's warm and uncached builds (--against), each with a prepared cache of its own. */
+function againstJobs(recipe: string, lock: string, mirror: string): Job[] {
+  if (!values.against) return []
+  const dir = resolve(values.against)
+  const jev = existsSync(join(dir, 'dist/cli/main.js')) ? ['dist/cli/main.js'] : ['bin/jev.mjs']
+  const args = [...jev, 'build-dataset', '--recipe', recipe, '--lock', lock, '--mirror', mirror, '--out', join(work, 'out-against')]
+  return [
+    { name: `against: build-dataset (warm)`, args, cwd: dir, env: () => ({ JEV_PREPARED_CACHE: join(work, 'prepared-against') }) },
+    { name: `against: build-dataset (uncached)`, args, cwd: dir, env: () => ({ JEV_PREPARED_CACHE: '0' }) },
+  ]
+}
+
 const fmt = (s: Stat) => [s.name, s.medianMs.toFixed(0), `${s.minMs.toFixed(0)}–${s.maxMs.toFixed(0)}`, s.maxRssMb.toFixed(0)]
 
 try {
@@ -182,7 +196,7 @@ try {
         { name: 'build-dataset (warm)', args: buildArgs(recipe, lock, mirror, join(work, 'out')) },
         // what the cache of prepared sources buys: the same warm build without it
         {
-          name: 'build-dataset (warm, no prepared cache)',
+          name: 'build-dataset (uncached)',
           args: buildArgs(recipe, lock, mirror, join(work, 'out')),
           env: () => ({ JEV_PREPARED_CACHE: '0' }),
         },
@@ -198,12 +212,22 @@ try {
           }),
           after: () => rmSync(cache, { recursive: true, force: true }),
         },
+        ...againstJobs(recipe, lock, mirror),
       ])
     } finally {
       hub.child.kill('SIGTERM')
     }
     for (const stat of stats) report(stat)
-    const [read, decode, fetchFloor, build, uncached, verify, cold] = stats as [Stat, Stat, Stat, Stat, Stat, Stat, Stat]
+    const [read, decode, fetchFloor, build, uncached, verify, cold, ...other] = stats as [
+      Stat,
+      Stat,
+      Stat,
+      Stat,
+      Stat,
+      Stat,
+      Stat,
+      ...Stat[],
+    ]
     const coldFloor = decode.medianMs + fetchFloor.medianMs
     rows.push(fmt(read), fmt(decode), fmt(fetchFloor), fmt(build), fmt(uncached), fmt(verify), fmt(cold))
     results.real = {
@@ -226,11 +250,21 @@ try {
       roundRatios(cold, decode, fetchFloor),
       '',
     ])
+    if (other.length === 2) {
+      const [otherBuild, otherUncached] = other as [Stat, Stat]
+      rows.push(fmt(otherBuild), fmt(otherUncached))
+      rows.push(['warm build / against', `${(build.medianMs / otherBuild.medianMs).toFixed(2)}×`, roundRatios(build, otherBuild), ''])
+      rows.push([
+        'uncached build / against',
+        `${(uncached.medianMs / otherUncached.medianMs).toFixed(2)}×`,
+        roundRatios(uncached, otherUncached),
+        '',
+      ])
+      results.against = { dir: values.against, build: otherBuild, uncached: otherUncached }
+    }
     if (build.maxRssMb > 200) failures.push(`warm build peak RSS ${build.maxRssMb.toFixed(0)} MB > 200 MB`)
     if (build.medianMs > 2 * decode.medianMs)
       failures.push(`warm build ${(build.medianMs / decode.medianMs).toFixed(1)}× the decode floor > 2.0×`)
-    if (cold.medianMs > 3 * coldFloor)
-      failures.push(`cold verify ${(cold.medianMs / coldFloor).toFixed(1)}× the decode + fetch floors > 3.0×`)
   } else {
     process.stderr.write(`no ${mirror}: skipping the real-data part\n`)
   }
@@ -244,9 +278,8 @@ try {
     process.stderr.write(`synthetic ×${scale} (${VOCAB} words): generating…\n`)
     const recipe = writeSynthetic(join(dir, 'hub'), scale, base, VOCAB)
     writeFileSync(join(dir, 'recipe.json'), JSON.stringify(recipe))
-    // every run a first build (--update-lock: no lock vouches for the files, so they decode through the worker): ×100
-    // gets no warm-up to write a lock, and ×10 must be measured the same way for the ratio to mean anything;
-    // without the cache of prepared sources: these measure how the builder's own work grows
+    // every run a first build (--update-lock): ×100 gets no warm-up to write a lock, and ×10 is measured the same
+    // way for the ratio to mean anything; without the cache of prepared sources: how the builder's own work grows
     return {
       name: `synthetic ×${scale}`,
       args: [...buildArgs(join(dir, 'recipe.json'), join(dir, 'recipe.lock.json'), join(dir, 'hub'), join(dir, 'out')), '--update-lock'],
@@ -287,9 +320,7 @@ try {
       : `${each(before[k]!.wallMs)}× (each ×10 run, all before it)`
     rows.push(['growth ×10 → ×100', `${growth.toFixed(1)}×`, apart, ''])
     results.growth10to100 = growth
-    if (growth > 11) failures.push(`×100 took ${growth.toFixed(1)}× the ×10 time > 11×`)
   }
-  if (scaled[100] && scaled[100].maxRssMb > 1536) failures.push(`×100 peak RSS ${scaled[100].maxRssMb.toFixed(0)} MB > 1.5 GB`)
   results.synthetic = scaled
   results.vocabulary = VOCAB
 } finally {
