@@ -10,7 +10,9 @@ import type { TfIdfIndex } from './similarity.ts'
 export function* ranked(index: TfIdfIndex, self: number, ties: Uint32Array, nearCopy: number): Generator<number> {
   const scores = index.similarities(self)
   const mine = ties[self]!
-  const before = (a: number, b: number) => scores[b]! - scores[a]! || mix32(mine ^ ties[a]!) - mix32(mine ^ ties[b]!) || a - b
+  // each lender's keyed mix with the item, worked out once rather than in every comparison
+  const mix = Uint32Array.from(ties, (t) => mix32(mine ^ t))
+  const before = (a: number, b: number) => scores[b]! - scores[a]! || mix[a]! - mix[b]! || a - b
   const scoring: number[] = []
   const zeros: number[] = []
   for (let j = 0; j < scores.length; j++) {

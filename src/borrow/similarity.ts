@@ -105,20 +105,20 @@ function countTerms(documents: readonly (readonly string[])[]) {
   const headEnd = new Int32Array(documents.length)
   const terms: number[] = []
   const counts: number[] = []
-  // where each term stands in the current document's list
-  const at = new Map<number, number>()
+  // by term id: the last document it was seen in (plus 1), and where it stands in that document's list
+  const seenIn: number[] = []
+  const at: number[] = []
   for (let d = 0; d < documents.length; d++) {
-    at.clear()
     headEnd[d] = -1
     for (const text of documents[d]!) {
       sink.n = 0
       addTokens(text, vocab, sink)
       for (let k = 0; k < sink.n; k++) {
         const id = sink.buf[k]!
-        const i = at.get(id)
-        if (i !== undefined) counts[i]!++
+        if (seenIn[id] === d + 1) counts[at[id]!]!++
         else {
-          at.set(id, terms.length)
+          seenIn[id] = d + 1
+          at[id] = terms.length
           terms.push(id)
           counts.push(1)
         }
