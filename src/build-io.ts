@@ -51,6 +51,7 @@ export interface SourceBuildOptions {
 export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, options: SourceBuildOptions = {}): Promise<BuiltDataset> {
   const lock = options.lock ?? null
   const progress = options.progress ?? NO_PROGRESS
+  const trusted = new Set(lock?.sources.flatMap((s) => s.files.map((f) => f.sha256)) ?? [])
   const sources: LoadedSource[] = []
   const prepared: PreparedSource[] = []
   // every source's files download at once, while the sources are loaded one at a time, each question
@@ -71,6 +72,7 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
     const fetching = downloads[i]!
     const load = (take: (q: UpstreamQuestion) => void, files = fetching) =>
       loadSource(spec, lockedRevision(lock, spec), fetcher, {
+        trusted,
         onQuestion: take,
         prefetched: files,
         progress,

@@ -35,6 +35,8 @@ export function fetchSource(spec: SourceSpec, revision: string, fetcher: FileFet
 }
 
 export interface LoadOptions {
+  /** sha256 of bytes known to decode (the lock's); others are decoded in isolation */
+  trusted?: ReadonlySet<string>
   /** takes each question as it is decoded; without it they are collected in `questions` */
   onQuestion?: (q: UpstreamQuestion) => void
   /** the files, when fetchSource was started earlier */
@@ -51,7 +53,7 @@ export async function loadSource(
   fetcher: FileFetcher,
   options: LoadOptions = {},
 ): Promise<LoadedSource> {
-  const { onQuestion, prefetched, progress = NO_PROGRESS, decodeTimeoutMs } = options
+  const { trusted = new Set<string>(), onQuestion, prefetched, progress = NO_PROGRESS, decodeTimeoutMs } = options
   const { adapter } = kindOf(spec)
   const jobs = sourceFiles(spec)
   const fetched = await (prefetched ?? fetchSource(spec, revision, fetcher))
@@ -74,7 +76,7 @@ export async function loadSource(
       file.bytes,
       { source: spec.name, file: job.path },
       // its bytes are not read again: the worker may take them over
-      { handOver: true, ...(decodeTimeoutMs === undefined ? {} : { timeoutMs: decodeTimeoutMs }) },
+      { trusted: trusted.has(file.sha256), handOver: true, ...(decodeTimeoutMs === undefined ? {} : { timeoutMs: decodeTimeoutMs }) },
       {
         columns(columns) {
           for (const c of adapter.columns) {

@@ -1,6 +1,6 @@
 /**
  * The hyparquet calls, once: the footer and column names, the codec check, a range of rows.
- * The decode worker (parquet-worker.ts) makes them.
+ * The decode worker (parquet-worker.ts) and the trusted path on the main thread (parquet.ts) share them.
  */
 import { type FileMetaData, parquetMetadata, parquetReadObjects, parquetSchema } from 'hyparquet'
 import { compressors } from 'hyparquet-compressors'

@@ -1,10 +1,11 @@
 /**
  * The Parquet boundary: bytes in, rows or a DATA error naming source and file out, a row group at a
- * time. Every file is decoded in a worker (parquet-decoder.ts), where corrupt bytes can neither hang
- * nor crash the build.
+ * time. Bytes the lock vouches for are read on this thread; anything else is decoded in a worker
+ * (parquet-decoder.ts), where corrupt bytes can neither hang nor crash the build.
  */
 import { JevError } from '../errors.ts'
 import { type DecoderFailure, streamInWorker } from './parquet-decoder.ts'
+import { type Footer, readFooter, readRows, rowGroupSizes } from './parquet-read.ts'
 
 export interface DecodedFile {
   columns: string[]
@@ -37,6 +38,37 @@ const wholeBuffer = (bytes: Uint8Array) =>
   bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer
     ? bytes.buffer
     : ownBuffer(bytes)
+
+/**
+ * Bytes whose sha256 the lock recorded were decoded before, when the lock was written: read
+ * here, which saves the worker's start-up and the copy of every row across threads.
+ */
+async function streamTrusted(bytes: Uint8Array, at: At, sink: RowSink): Promise<void> {
+  // only read: a file's bytes are decoded where they lie, not copied first
+  const buffer = wholeBuffer(bytes)
+  const fail = (e: unknown) => new JevError('DATA', `${at.source}: cannot decode ${at.file}: ${(e as Error).message}`, { ...at })
+  let footer: Footer
+  try {
+    footer = readFooter(buffer)
+  } catch (e) {
+    throw fail(e)
+  }
+  sink.columns(footer.columns)
+  sink.total?.(Number(footer.metadata.num_rows))
+  let start = 0
+  for (const size of rowGroupSizes(footer.metadata)) {
+    const end = start + size
+    let rows: Record<string, unknown>[]
+    try {
+      rows = await readRows(buffer, footer.metadata, { rowStart: start, rowEnd: end })
+    } catch (e) {
+      throw fail(e)
+    }
+    // outside the try: a sink's own error passes through unchanged
+    sink.rows(rows, start)
+    start = end
+  }
+}
 
 /** What a failed isolated decode means for the build: a DATA error (naming the column, for a codec that cannot be read). */
 function failureError(r: DecoderFailure, at: At): Error {
@@ -82,28 +114,33 @@ async function streamIsolated(
 }
 
 /**
- * Rows into `sink` a row group at a time, so a big file's rows are never all held, through the
- * worker (its work on the file bounded by `timeoutMs`, the decoded rows by `maxBytes`, default
- * parquet-decoder.ts's heap cap).
+ * Rows into `sink` a row group at a time, so a big file's rows are never all held: trusted bytes on
+ * this thread, anything else through the worker (its work on the file bounded by `timeoutMs`, the
+ * decoded rows by `maxBytes`, default parquet-decoder.ts's heap cap).
  * Either way the columns reach the sink first and each group's rows before the next is read, so a
  * sink's error (a missing column, a bad row) comes before a later group's decode error; it passes
  * through unchanged, and rows of a file that fails part way may have reached the sink (the build then fails).
  * `handOver`: the caller is done with `bytes`, so the worker may take their buffer over instead of a
- * copy; when it does (bytes that are a whole buffer) they read as empty after.
+ * copy; when it does (untrusted bytes that are a whole buffer) they read as empty after.
  */
 export async function streamParquet(
   bytes: Uint8Array,
   at: At,
-  options: { timeoutMs?: number; maxBytes?: number; handOver?: boolean },
+  options: { trusted?: boolean; timeoutMs?: number; maxBytes?: number; handOver?: boolean },
   sink: RowSink,
 ): Promise<void> {
+  if (options.trusted) return streamTrusted(bytes, at, sink)
   const timeoutMs = options.timeoutMs ?? decodeTimeoutMs(bytes.byteLength)
   const limits = options.maxBytes === undefined ? { timeoutMs } : { timeoutMs, maxBytes: options.maxBytes }
   return streamIsolated(bytes, at, limits, options.handOver === true, sink)
 }
 
 /** Decodes a whole Parquet file to row objects; int64 stays bigint. */
-export async function decodeParquet(bytes: Uint8Array, at: At, options: { timeoutMs?: number } = {}): Promise<DecodedFile> {
+export async function decodeParquet(
+  bytes: Uint8Array,
+  at: At,
+  options: { timeoutMs?: number; trusted?: boolean } = {},
+): Promise<DecodedFile> {
   let columns: string[] = []
   const rows: Record<string, unknown>[] = []
   await streamParquet(bytes, at, options, {

@@ -52,20 +52,23 @@ async function writeGroups(rows: Row[], size: number): Promise<string> {
   return sha256Hex(bytes)
 }
 
-const load = () => loadSource(spec, spec.revision, createMirrorFetcher(hub))
+const load = (trusted: Set<string>) => loadSource(spec, spec.revision, createMirrorFetcher(hub), { trusted })
 
-test('a file in several row groups loads to the same questions and rows hash as in one', async () => {
+test('a file in several row groups loads to the same questions and rows hash as in one, trusted or not', async () => {
   const rows = await readRows(join(FIXTURE_HUB, 'datasets', TEST_FILE))
   assert.ok(rows.length > 10)
   await writeGroups(rows, rows.length)
-  const whole = await load()
-  await writeGroups(rows, 4)
-  const streamed = await load()
-  assert.deepEqual(streamed.questions, whole.questions)
-  assert.deepEqual(
-    streamed.files.map((f) => [f.path, f.rows, f.rowsHash]),
-    whole.files.map((f) => [f.path, f.rows, f.rowsHash]),
-  )
+  const whole = await load(new Set())
+  const sha = await writeGroups(rows, 4)
+  const streamed = await load(new Set([sha]))
+  const isolated = await load(new Set())
+  for (const got of [streamed, isolated]) {
+    assert.deepEqual(got.questions, whole.questions)
+    assert.deepEqual(
+      got.files.map((f) => [f.path, f.rows, f.rowsHash]),
+      whole.files.map((f) => [f.path, f.rows, f.rowsHash]),
+    )
+  }
   // row numbers run on across groups
   assert.deepEqual(
     streamed.questions.filter((q) => q.file === PATH).map((q) => q.row),
@@ -77,21 +80,23 @@ test('a bad row in a later row group is named by its row in the file', async () 
   const rows = await readRows(join(FIXTURE_HUB, 'datasets', TEST_FILE))
   const bad = 9
   rows[bad] = { ...rows[bad]!, answer: 7n }
-  await writeGroups(rows, 4)
-  const e = await rejectsWith(load(), 'DATA')
+  const sha = await writeGroups(rows, 4)
+  const e = await rejectsWith(load(new Set([sha])), 'DATA')
   assert.deepEqual([e.context.file, e.context.row, e.context.field], [PATH, bad, 'answer'])
   assert.match(e.message, new RegExp(`${PATH} row ${bad}, field answer`))
 })
 
-test('rows are reported per file as they are decoded, of the total the Parquet metadata gives, a row group at a time', async () => {
+test('rows are reported per file as they are decoded, of the total the Parquet metadata gives, a row group at a time, trusted or through the worker', async () => {
   const rows = await readRows(join(FIXTURE_HUB, 'datasets', TEST_FILE))
-  await writeGroups(rows, 4)
-  const seen: [string, number, number | undefined][] = []
-  const progress: Progress = { ...NO_PROGRESS, rows: (label, n, total) => void seen.push([label, n, total]) }
-  await loadSource(spec, spec.revision, createMirrorFetcher(hub), { progress })
-  const test = seen.filter(([label]) => label === 'mmlu test')
-  assert.deepEqual(test[0], ['mmlu test', 0, rows.length], 'the total first, before any row')
-  assert.deepEqual(test.at(-1), ['mmlu test', rows.length, rows.length])
-  assert.equal(test.length, 1 + Math.ceil(rows.length / 4), 'one update per row group')
-  assert.ok(seen.some(([label, n, total]) => label === 'mmlu validation' && n === total && n > 0))
+  const sha = await writeGroups(rows, 4)
+  for (const trusted of [new Set([sha]), new Set<string>()]) {
+    const seen: [string, number, number | undefined][] = []
+    const progress: Progress = { ...NO_PROGRESS, rows: (label, n, total) => void seen.push([label, n, total]) }
+    await loadSource(spec, spec.revision, createMirrorFetcher(hub), { trusted, progress })
+    const test = seen.filter(([label]) => label === 'mmlu test')
+    assert.deepEqual(test[0], ['mmlu test', 0, rows.length], 'the total first, before any row')
+    assert.deepEqual(test.at(-1), ['mmlu test', rows.length, rows.length])
+    assert.equal(test.length, 1 + Math.ceil(rows.length / 4), `one update per row group (${trusted.size ? 'trusted' : 'worker'})`)
+    assert.ok(seen.some(([label, n, total]) => label === 'mmlu validation' && n === total && n > 0))
+  }
 })
