@@ -4,8 +4,8 @@ import type { TfIdfIndex } from './similarity.ts'
  * An item's lenders, most similar first: higher score, then the smaller keyed
  * mix of both tie keys, then position (id order); the item itself and
  * near-copies (score ≥ `nearCopy`) left out. Lenders that share no weighted
- * term score 0 and come last, in the same order; they are sorted only when a
- * walk gets that far.
+ * term score 0 and come last, in the same order. A walk usually reads only the
+ * first few, so each part is put in order lazily.
  */
 export function* ranked(index: TfIdfIndex, self: number, ties: Uint32Array, nearCopy: number): Generator<number> {
   const scores = index.similarities(self)
@@ -19,8 +19,27 @@ export function* ranked(index: TfIdfIndex, self: number, ties: Uint32Array, near
     if (j === self || scores[j]! >= nearCopy) continue
     ;(scores[j]! > 0 ? scoring : zeros).push(j)
   }
-  yield* scoring.sort(before)
-  yield* zeros.sort(before)
+  yield* sortedLazily(scoring, before)
+  yield* sortedLazily(zeros, before)
+}
+
+/** How many of a list one pass puts in order before the rest is sorted: a walk rarely reads more. */
+const FIRST = 32
+
+/** `list` in the order of `before`: the first FIRST by one insertion pass, the rest sorted only if the walk gets there. */
+function* sortedLazily(list: number[], before: (a: number, b: number) => number): Generator<number> {
+  const first: number[] = []
+  for (const j of list) {
+    if (first.length === FIRST && before(j, first[FIRST - 1]!) > 0) continue
+    let at = first.length === FIRST ? FIRST - 1 : first.length
+    while (at > 0 && before(j, first[at - 1]!) < 0) at--
+    if (first.length === FIRST) first.pop()
+    first.splice(at, 0, j)
+  }
+  yield* first
+  if (first.length < FIRST) return
+  const last = first[FIRST - 1]!
+  yield* list.filter((j) => before(j, last) > 0).sort(before)
 }
 
 /** MurmurHash3's finaliser: spreads the bits of a 32-bit key. */
