@@ -5,6 +5,7 @@
  * dependency; all this builder needs of citty and the like.
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util'
+import { didYouMean } from '../../did-you-mean.ts'
 import { hintOf, isJevError, JevError } from '../../errors.ts'
 import { NO_PROGRESS, progressFor } from '../../progress.ts'
 import { BUILDER } from '../../version.ts'
@@ -101,6 +102,16 @@ export function defineCommand<O extends Options>(spec: CommandSpec<O>): Command<
   }
   const usage = () => synopsis().join('\n')
   const usageError = (message: string, hint?: string) => new JevError('USAGE', message, { usage: usage(), ...(hint ? { hint } : {}) })
+  // node's own text advises `--` for positionals; ours names the option and, when one is close, the one meant
+  const unknownOption = (argv: string[], options: NonNullable<ParseArgsConfig['options']>) => {
+    const { tokens } = parseArgs({ args: argv, options, allowPositionals: true, strict: false, tokens: true })
+    const token = tokens.find((t) => t.kind === 'option' && !Object.hasOwn(options, t.name))
+    const raw = token?.kind === 'option' ? token.rawName : '?'
+    const hint = token?.kind === 'option' && token.rawName.startsWith('--') ? didYouMean(token.name, Object.keys(options), '--') : null
+    return hint
+      ? new JevError('USAGE', `unknown option ${raw}`, { usage: null, hint })
+      : usageError(`unknown option ${raw}`, `${spec.name} has no option ${raw}; the usage above lists them, -h says what each does`)
+  }
 
   function parse(argv: string[], io: Io, env: NodeJS.ProcessEnv = process.env): Parsed<O> | null {
     const options: NonNullable<ParseArgsConfig['options']> = Object.fromEntries(
@@ -117,6 +128,7 @@ export function defineCommand<O extends Options>(spec: CommandSpec<O>): Command<
     try {
       parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true })
     } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw unknownOption(argv, options)
       throw usageError((e as Error).message)
     }
     const values = parsed.values as Record<string, unknown>

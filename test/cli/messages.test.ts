@@ -1,0 +1,33 @@
+/** The errors a newcomer meets first (issue 30): each one's text and exit status, as a user sees them. */
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { runNodeSync } from '../helpers/cli.ts'
+
+test('a mistyped flag: "unknown option" and the option meant, no advice about positionals, exit 2', () => {
+  for (const [command, typed, meant] of [
+    ['build-dataset', '--mirorr', '--mirror'],
+    ['build-dataset', '--ouput', '--out'],
+    ['build-dataset', '--offine', '--offline'],
+    ['verify-dataset', '--mirorr=x', '--mirror'],
+    ['check-dataset', '--upstrem', '--upstream'],
+  ] as const) {
+    const r = runNodeSync(command, [typed, 'x'])
+    assert.equal(r.status, 2, r.stderr)
+    assert.equal(r.stderr, `error[USAGE]: unknown option ${typed.replace(/=.*/, '')}\nhint: did you mean ${meant}?\n`)
+    assert.equal(r.stdout, '')
+  }
+  // nothing close: the usage lists what there is
+  const far = runNodeSync('build-dataset', ['--zzzzzz'])
+  assert.equal(far.status, 2)
+  const lines = far.stderr.trimEnd().split('\n')
+  assert.equal(lines[0], 'error[USAGE]: unknown option --zzzzzz')
+  assert.match(lines[1]!, /^usage: npm run build-dataset -- /)
+  assert.equal(lines.at(-1), 'hint: build-dataset has no option --zzzzzz; the usage above lists them, -h says what each does')
+  assert.doesNotMatch(far.stderr, /positional/)
+  // under --json the same, as the error document
+  const json = runNodeSync('build-dataset', ['--mirorr', 'x', '--json'])
+  assert.equal(json.status, 2)
+  assert.deepEqual(JSON.parse(json.stdout), {
+    error: { code: 'USAGE', message: 'unknown option --mirorr', hint: 'did you mean --mirror?' },
+  })
+})
