@@ -19,7 +19,7 @@ import { startHubServer } from '../helpers/hub-server.ts'
 
 const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string }
 const COMMANDS = (await readdir(join(ROOT, 'src/cli')))
-  .filter((f) => f.endsWith('.ts') && f !== 'run.ts')
+  .filter((f) => f.endsWith('.ts') && f !== 'run.ts' && f !== 'dispatch.ts')
   .map((f) => f.slice(0, -3))
   .sort()
 /** The commands that fetch sources, and so print hub: progress lines. */

@@ -101,6 +101,14 @@ export function defineCommand<O extends Options>(spec: CommandSpec<O>): Command<
     return [...synopsis(), ...spec.about.map((l) => `  ${l}`), ...opts, ...(spec.notes ?? [])].join('\n')
   }
   const usage = () => synopsis().join('\n')
+  // --help --json: the same declaration as data
+  const helpJson = () => ({
+    command: spec.name,
+    usage: usage(),
+    about: spec.about,
+    options: Object.entries(all).map(([name, o]) => ({ name, ...o })),
+    notes: spec.notes ?? [],
+  })
   const usageError = (message: string, hint?: string) => new JevError('USAGE', message, { usage: usage(), ...(hint ? { hint } : {}) })
   // node's own text advises `--` for positionals; ours names the option and, when one is close, the one meant
   const unknownOption = (argv: string[], options: NonNullable<ParseArgsConfig['options']>) => {
@@ -133,11 +141,11 @@ export function defineCommand<O extends Options>(spec: CommandSpec<O>): Command<
     }
     const values = parsed.values as Record<string, unknown>
     if (values.help) {
-      io.out(help())
+      io.out(values.json ? JSON.stringify(helpJson()) : help())
       return null
     }
     if (values.version) {
-      io.out(`${BUILDER.name} ${BUILDER.version}`)
+      io.out(values.json ? JSON.stringify({ name: BUILDER.name, version: BUILDER.version }) : `${BUILDER.name} ${BUILDER.version}`)
       return null
     }
     const max = spec.args?.max ?? 0
