@@ -1,7 +1,7 @@
 import { JevError } from '../errors.ts'
 import { formatVerify, type VerifyResult, verifyDataset } from '../verify.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
-import { rebuildFromLock, SOURCE_NOTES, SOURCE_OPTIONS } from './common/source-options.ts'
+import { rebuildFromLock, requireFolder, SOURCE_NOTES, SOURCE_OPTIONS } from './common/source-options.ts'
 import { type Io, isMain, runMain, stdio } from './run.ts'
 
 export const verifyCommand = defineCommand({
@@ -22,8 +22,10 @@ export async function runVerify(
   env: NodeJS.ProcessEnv,
   io: Io,
 ): Promise<{ outDir: string; result: VerifyResult }> {
-  const rebuilt = await rebuildFromLock(values, env, io)
   const outDir = values.out.replace(/(.)\/+$/, '$1')
+  // a folder that is not there is a mistyped path (IO, as check-dataset and diff-dataset say), not a build with every file deleted
+  await requireFolder(outDir, '--out')
+  const rebuilt = await rebuildFromLock(values, env, io)
   io.progress?.stage(`comparing with ${outDir}/`)
   return { outDir, result: await verifyDataset(outDir, rebuilt) }
 }

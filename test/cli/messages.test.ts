@@ -1,7 +1,18 @@
 /** The errors a newcomer meets first (issue 30): each one's text and exit status, as a user sees them. */
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
-import { runNodeSync } from '../helpers/cli.ts'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, test } from 'node:test'
+import { FIXTURE_HUB, FIXTURE_RECIPE, runNodeSync } from '../helpers/cli.ts'
+
+let tmp: string
+before(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'jev-messages-'))
+})
+after(async () => {
+  await rm(tmp, { recursive: true, force: true })
+})
 
 test('a mistyped flag: "unknown option" and the option meant, no advice about positionals, exit 2', () => {
   for (const [command, typed, meant] of [
@@ -30,4 +41,18 @@ test('a mistyped flag: "unknown option" and the option meant, no advice about po
   assert.deepEqual(JSON.parse(json.stdout), {
     error: { code: 'USAGE', message: 'unknown option --mirorr', hint: 'did you mean --mirror?' },
   })
+})
+
+test('a folder that is not there: IO (exit 7) naming it, for verify-dataset --out as for check-dataset and diff-dataset', () => {
+  const none = join(tmp, 'no-such-out')
+  const verify = runNodeSync('verify-dataset', ['--out', none, '--recipe', FIXTURE_RECIPE, '--mirror', FIXTURE_HUB])
+  assert.equal(verify.status, 7, verify.stderr)
+  assert.equal(verify.stderr, `error[IO]: --out ${none}: no such folder\nhint: check the path given to --out\n`)
+  assert.doesNotMatch(verify.stderr, /missing|out-edited|VERIFY/)
+  const check = runNodeSync('check-dataset', [none, '--recipe', FIXTURE_RECIPE])
+  assert.equal(check.status, 7, check.stderr)
+  assert.equal(check.stderr.split('\n')[0], `error[IO]: ${none}: no such folder`)
+  const diff = runNodeSync('diff-dataset', [none, join(tmp, 'other')])
+  assert.equal(diff.status, 7, diff.stderr)
+  assert.equal(diff.stderr.split('\n')[0], `error[IO]: ${none}: no such folder`)
 })
