@@ -1,6 +1,6 @@
 /** The errors a newcomer meets first (issue 30): each one's text and exit status, as a user sees them. */
 import assert from 'node:assert/strict'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
@@ -55,4 +55,30 @@ test('a folder that is not there: IO (exit 7) naming it, for verify-dataset --ou
   const diff = runNodeSync('diff-dataset', [none, join(tmp, 'other')])
   assert.equal(diff.status, 7, diff.stderr)
   assert.equal(diff.stderr.split('\n')[0], `error[IO]: ${none}: no such folder`)
+})
+
+test('refusing a non-empty --out: the reason and what to do instead, not the usage; nothing touched, exit 2', async () => {
+  const mine = join(tmp, 'mine')
+  await mkdir(mine)
+  await writeFile(join(mine, 'notes.txt'), 'mine\n')
+  for (const args of [[], ['--json']]) {
+    const r = runNodeSync('build-dataset', ['--recipe', FIXTURE_RECIPE, '--mirror', FIXTURE_HUB, '--out', mine, ...args])
+    assert.equal(r.status, 2, r.stderr)
+    assert.equal(
+      r.stderr,
+      `error[USAGE]: refusing to replace ${mine}: it holds other things than a build's files (notes.txt)\n` +
+        'hint: nothing was touched; name a new or empty folder for the output (--out DIR), or one a build wrote\n',
+    )
+    assert.doesNotMatch(r.stderr, /usage: |see --help/)
+  }
+  assert.deepEqual(await readdir(mine), ['notes.txt'])
+  assert.equal(await readFile(join(mine, 'notes.txt'), 'utf8'), 'mine\n')
+  // serve-hub's refusal of a non-loopback address likewise
+  const serve = runNodeSync('serve-hub', ['--host', '0.0.0.0', '--port', '0'])
+  assert.equal(serve.status, 2, serve.stderr)
+  assert.equal(
+    serve.stderr,
+    'error[USAGE]: refusing to listen on 0.0.0.0: the local Hub binds to the loopback interface only (127.0.0.1, ::1, localhost)\n' +
+      'hint: leave --host out (127.0.0.1), or give ::1 or localhost\n',
+  )
 })
