@@ -196,7 +196,7 @@ test('an unknown flag: error[USAGE], exit 2, with the usage text', async () => {
   assert.equal(r.status, 2)
   assert.match(r.err[0]!, /^error\[USAGE\]: .*--frobnicate/)
   assert.ok(r.err.some((l) => l.startsWith('usage: npm run build-dataset')))
-  assert.equal(r.err.at(-1), 'hint: see --help')
+  assert.equal(r.err.at(-1), 'hint: build-dataset has no option --frobnicate; the usage above lists them, -h says what each does')
   const help = await build(['--help'])
   assert.equal(help.status, 0)
   assert.match(help.out[0]!, /^usage: npm run build-dataset/)
