@@ -82,3 +82,34 @@ test('refusing a non-empty --out: the reason and what to do instead, not the usa
       'hint: leave --host out (127.0.0.1), or give ::1 or localhost\n',
   )
 })
+
+test('a recipe with a JSON syntax error: line, column and the text around them with a caret, a hint that fits, exit 2', async () => {
+  const text = await readFile(FIXTURE_RECIPE, 'utf8')
+  // drop the comma after the recipe's first property: the error is where the next one starts
+  const first = text.indexOf(',\n')
+  const bad = join(tmp, 'bad.json')
+  await writeFile(bad, text.slice(0, first) + text.slice(first + 1))
+  const lines = text.slice(0, first).split('\n')
+  const line = lines.length + 1
+  const next = text.slice(first + 2).split('\n')[0]!
+  const column = next.length - next.trimStart().length + 1
+  const r = runNodeSync('build-dataset', ['--recipe', bad, '--mirror', FIXTURE_HUB, '--out', join(tmp, 'never')])
+  assert.equal(r.status, 2, r.stderr)
+  const w = String(line).length
+  assert.equal(
+    r.stderr,
+    [
+      `error[RECIPE]: recipe ${bad} is not valid JSON at line ${line}, column ${column}: '"' where ',' or '}' was expected after a property value (a comma missing?)`,
+      `  ${String(line - 1).padStart(w)} | ${lines.at(-1)}`,
+      `  ${line} | ${next}`,
+      `  ${' '.repeat(w)} | ${' '.repeat(column - 1)}^`,
+      'hint: fix the JSON syntax where the caret points, and run again',
+      '',
+    ].join('\n'),
+  )
+  assert.doesNotMatch(r.stderr, /JSON paths listed|position/)
+  // check-dataset reads the recipe the same way
+  const check = runNodeSync('check-dataset', [tmp, '--recipe', bad])
+  assert.equal(check.status, 2, check.stderr)
+  assert.match(check.stderr, new RegExp(`^error\\[RECIPE\\]: recipe .* is not valid JSON at line ${line}, column ${column}: `))
+})
