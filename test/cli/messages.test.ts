@@ -113,3 +113,19 @@ test('a recipe with a JSON syntax error: line, column and the text around them w
   assert.equal(check.status, 2, check.stderr)
   assert.match(check.stderr, new RegExp(`^error\\[RECIPE\\]: recipe .* is not valid JSON at line ${line}, column ${column}: `))
 })
+
+test('publish-dataset --dry-run without --repo: says --repo is required, not that "" is malformed; exit 2, nothing sent', () => {
+  const r = runNodeSync('publish-dataset', ['--dry-run', '--out', join(tmp, 'none')])
+  assert.equal(r.status, 2, r.stderr)
+  assert.equal(
+    r.stderr,
+    'error[USAGE]: publish-dataset needs --repo OWNER/NAME, the dataset repo to publish to\n' +
+      'hint: add --repo OWNER/NAME (a --dry-run needs it too: it plans against that repo)\n',
+  )
+  const bad = runNodeSync('publish-dataset', ['--dry-run', '--repo', 'just-a-name'])
+  assert.equal(bad.status, 2, bad.stderr)
+  assert.equal(
+    bad.stderr,
+    'error[USAGE]: --repo must be OWNER/NAME, got "just-a-name"\nhint: name the Hub dataset repo as its owner and name, e.g. --repo my-org/jev-bench\n',
+  )
+})
