@@ -5,6 +5,7 @@ import { normalize } from './canonical.ts'
 import { choicesTable, countsTable, positionsTable } from './card.ts'
 import { checkCardMetadata } from './card-check.ts'
 import { auditSection, auditTables, changesSection } from './card-distractors.ts'
+import { rootCausesFirst } from './check-order.ts'
 import { checkProvenance } from './check-provenance.ts'
 import { FIGURES, figureLink, renderFigures } from './figures.ts'
 import { Manifest } from './manifest.ts'
@@ -110,7 +111,7 @@ export async function checkDataset(dir: string, recipe: Recipe): Promise<string[
         audit,
       ),
     )
-  return problems
+  return rootCausesFirst(problems)
 }
 
 /** Each figure must be the one its records and provenance draw (a missing one is already reported as missing). */

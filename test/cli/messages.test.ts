@@ -1,10 +1,12 @@
 /** The errors a newcomer meets first (issue 30): each one's text and exit status, as a user sees them. */
 import assert from 'node:assert/strict'
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
+import { recordLines } from '../../src/manifest.ts'
 import { FIXTURE_HUB, FIXTURE_RECIPE, runNodeSync } from '../helpers/cli.ts'
+import { buildFixtureOut } from '../helpers/publish.ts'
 
 let tmp: string
 before(async () => {
@@ -128,4 +130,38 @@ test('publish-dataset --dry-run without --repo: says --repo is required, not tha
     bad.stderr,
     'error[USAGE]: --repo must be OWNER/NAME, got "just-a-name"\nhint: name the Hub dataset repo as its owner and name, e.g. --repo my-org/jev-bench\n',
   )
+})
+
+test('check-dataset with one line deleted from val.jsonl: the root cause first, then its consequences; the full list, exit 8', async () => {
+  const good = join(tmp, 'good')
+  await buildFixtureOut(good)
+  const dir = join(tmp, 'one-line-less')
+  await cp(good, dir, { recursive: true })
+  const lines = recordLines(await readFile(join(dir, 'val.jsonl'), 'utf8'))
+  lines.splice(3, 1)
+  await writeFile(join(dir, 'val.jsonl'), `${lines.join('\n')}\n`)
+  const r = runNodeSync('check-dataset', [dir, '--recipe', FIXTURE_RECIPE])
+  assert.equal(r.status, 8, r.stderr)
+  const problems = r.stderr.split('\n').filter((l) => l && !l.startsWith('error[') && !l.startsWith('hint: '))
+  assert.deepEqual(problems.slice(0, 2), [
+    'val.jsonl: row count differs from the manifest',
+    "val.jsonl: does not match the manifest's sha256/bytes",
+  ])
+  // the consequences are all still there, after it
+  for (const p of [
+    /^val: \w+ has \d+ items, the recipe wants \d+$/,
+    /^README\.md: the counts table does not match the records$/,
+    /^manifest\.json: datasetHash /,
+  ])
+    assert.ok(problems.findIndex((l) => p.test(l)) > 1, `${p} after the root cause:\n${r.stderr}`)
+  assert.match(r.stderr, new RegExp(`^error\\[CHECK\\]: .*: ${problems.length} problems$`, 'm'))
+  // a file missing comes before everything else
+  await rm(join(dir, 'test.jsonl'))
+  const gone = runNodeSync('check-dataset', [dir, '--recipe', FIXTURE_RECIPE])
+  assert.equal(gone.status, 8)
+  assert.deepEqual(gone.stderr.split('\n').slice(0, 3), [
+    'test.jsonl: missing',
+    'val.jsonl: row count differs from the manifest',
+    "val.jsonl: does not match the manifest's sha256/bytes",
+  ])
 })
