@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -102,8 +103,21 @@ test('subprocess build: exit 0 and stdout ends with counts per source × split, 
     assert.equal(buf.byteLength, o.bytes)
     has(new RegExp(`^${o.path.replace('.', '\\.')}\\s+sha256 ${o.sha256}\\s+${o.bytes} bytes$`), o.path)
   }
+  // and manifest.json, which the manifest cannot list: every file written
+  const manifestBytes = await readFile(join(out, 'manifest.json'))
+  has(
+    new RegExp(
+      `^manifest\\.json\\s+sha256 ${createHash('sha256').update(manifestBytes).digest('hex')}\\s+${manifestBytes.byteLength} bytes$`,
+    ),
+    'manifest.json',
+  )
   const columns = summary.filter((l) => / sha256 [0-9a-f]{64} /.test(l)).map((l) => l.indexOf(' sha256 '))
-  assert.equal(columns.length, m.outputs.length)
+  assert.equal(columns.length, m.outputs.length + 1)
+  assert.deepEqual(
+    (await readdir(out)).sort(),
+    [...m.outputs.map((o) => o.path), 'manifest.json'].sort(),
+    'the summary lists what is in the folder',
+  )
   assert.equal(new Set(columns).size, 1, `the sha256 column is aligned for every output:\n${r.stdout}`)
   assert.equal(lines.at(-1), `dataset hash ${m.datasetHash}`, 'stdout ends with the dataset hash')
   // the in-process CLI prints the same summary

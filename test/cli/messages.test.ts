@@ -165,3 +165,13 @@ test('check-dataset with one line deleted from val.jsonl: the root cause first, 
     "val.jsonl: does not match the manifest's sha256/bytes",
   ])
 })
+
+test('the build summary lists every file written, manifest.json too, with its sha256 and size', async () => {
+  const out = join(tmp, 'summary-out')
+  const r = runNodeSync('build-dataset', ['--recipe', FIXTURE_RECIPE, '--mirror', FIXTURE_HUB, '--out', out])
+  assert.equal(r.status, 0, r.stderr)
+  const listed = r.stdout.split('\n').flatMap((l) => /^(\S+)\s+sha256 [0-9a-f]{64}\s+\d+ bytes$/.exec(l)?.[1] ?? [])
+  assert.deepEqual([...listed].sort(), (await readdir(out)).sort())
+  assert.equal(listed.length, 8)
+  assert.equal(listed.at(-1), 'manifest.json')
+})
