@@ -191,7 +191,8 @@ test('a recipe that is not JSON is a RECIPE error; a missing recipe file is IO (
 
 test('a file missing from the mirror: error[NOT_FOUND], exit 6, no output folder, nor the folders made for it', async () => {
   const mirror = join(tmp, 'empty-mirror')
-  await mkdir(join(mirror, 'datasets'), { recursive: true })
+  // the repo's folder is there, its file is not
+  await mkdir(join(mirror, 'datasets', 'sbintuitions', 'JCommonsenseQA'), { recursive: true })
   const out = join(tmp, 'nf', 'deeper', 'out')
   const r = await build(['--recipe', FIXTURE_RECIPE, '--mirror', mirror, '--out', out])
   assert.equal(r.status, 6, r.text())

@@ -175,3 +175,21 @@ test('the build summary lists every file written, manifest.json too, with its sh
   assert.equal(listed.length, 8)
   assert.equal(listed.at(-1), 'manifest.json')
 })
+
+test('an empty --mirror folder: IO saying it has no datasets/ (exit 7); one without the repo: NOT_FOUND naming the repo (exit 6)', async () => {
+  const empty = join(tmp, 'empty-mirror')
+  await mkdir(empty)
+  const r = runNodeSync('build-dataset', ['--recipe', FIXTURE_RECIPE, '--mirror', empty, '--out', join(tmp, 'never')])
+  assert.equal(r.status, 7, r.stderr)
+  assert.equal(
+    r.stderr,
+    `error[IO]: the mirror ${empty} has no datasets/ folder, so it is not in Hub layout (DIR/datasets/<owner>/<name>/<path>)\n` +
+      'hint: check the folder given to --mirror: it is the one holding datasets/\n',
+  )
+  assert.doesNotMatch(r.stderr, /check the repo name, revision and file path/)
+  await mkdir(join(empty, 'datasets'))
+  const repo = runNodeSync('build-dataset', ['--recipe', FIXTURE_RECIPE, '--mirror', empty, '--out', join(tmp, 'never')])
+  assert.equal(repo.status, 6, repo.stderr)
+  assert.match(repo.stderr, /^error\[NOT_FOUND\]: the mirror .* has no copy of [\w-]+\/[\w-]+ \(no folder datasets\/[\w-]+\/[\w-]+\)\n/)
+  assert.match(repo.stderr, /\nhint: copy [\w-]+\/[\w-]+ into the mirror, or build from the Hub \(without --mirror\)\n$/)
+})
