@@ -25,7 +25,15 @@ try {
   const files = packed.files.map((f) => f.path)
   const stray = files.filter((f) => /^(test|bench|scripts|out|src|\.ci|\.github)\//.test(f) || /fixtures|\.test\.|tsbuildinfo/.test(f))
   if (stray.length) fail(`the tarball holds files a user does not run: ${stray.slice(0, 10).join(', ')}`)
-  for (const want of ['dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'recipes/jev-bench.json', 'recipes/jev-bench.lock.json', 'README.md', 'LICENSE'])
+  for (const want of [
+    'dist/index.js',
+    'dist/index.d.ts',
+    'dist/cli/main.js',
+    'recipes/jev-bench.json',
+    'recipes/jev-bench.lock.json',
+    'README.md',
+    'LICENSE',
+  ])
     if (!files.includes(want)) fail(`the tarball lacks ${want}`)
   console.log(`tarball: ${packed.filename}, ${files.length} files, ${(packed.size / 1024).toFixed(0)} kB`)
 
@@ -34,12 +42,26 @@ try {
   execFileSync('mkdir', ['-p', app])
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }))
   const dev = pkg.devDependencies
-  run('npm', ['install', '--no-audit', '--no-fund', join(tmp, packed.filename), `typescript@${dev.typescript}`, `@types/node@${dev['@types/node']}`], app)
+  run(
+    'npm',
+    ['install', '--no-audit', '--no-fund', join(tmp, packed.filename), `typescript@${dev.typescript}`, `@types/node@${dev['@types/node']}`],
+    app,
+  )
 
   // a strict consumer of the documented API
   writeFileSync(
     join(app, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, skipLibCheck: true, noEmit: true, types: ['node'] } }),
+    JSON.stringify({
+      compilerOptions: {
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        target: 'es2022',
+        strict: true,
+        skipLibCheck: true,
+        noEmit: true,
+        types: ['node'],
+      },
+    }),
   )
   writeFileSync(
     join(app, 'consumer.ts'),

@@ -42,6 +42,8 @@ export interface ErrorContext {
   status?: number
   /** what to do, where the code's own hint does not fit this case */
   hint?: string
+  /** a USAGE error's command synopsis, printed before the hint; null: the error is not about how the command was typed */
+  usage?: string | null
   [key: string]: unknown
 }
 

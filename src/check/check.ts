@@ -12,6 +12,7 @@ import { computeStats, type DatasetStats } from '../emit/stats.ts'
 import { DataRecord, N_CHOICES, type Recipe, SPLITS, type Split } from '../recipe/schema.ts'
 import { normalize } from '../util/canonical.ts'
 import { checkCardMetadata } from './card.ts'
+import { rootCausesFirst } from './check-order.ts'
 import { matchManifest } from './manifest-match.ts'
 import { checkProvenance } from './provenance.ts'
 
@@ -110,7 +111,7 @@ export async function checkFolder(dir: string, recipe: Recipe): Promise<string[]
         audit,
       ),
     )
-  return problems
+  return rootCausesFirst(problems)
 }
 
 /** Each figure must be the one its records and provenance draw (a missing one is already reported as missing). */

@@ -1,8 +1,10 @@
 import { performance } from 'node:perf_hooks'
 import { type BuiltDataset, buildToDir } from '../build-io.ts'
+import { outputBytes } from '../emit/outputs.ts'
 import { JevError } from '../errors.ts'
 import { loadRecipe } from '../recipe/load.ts'
 import { lockPathFor, readLock, writeLock } from '../recipe/lock.ts'
+import { sha256Hex } from '../util/hash.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
 import { fetcherFor, namedBadEntry, preparedCacheFor, recipePathOf, SOURCE_NOTES, SOURCE_OPTIONS } from './common/source-options.ts'
 import type { Io } from './run.ts'
@@ -56,10 +58,20 @@ export function summary(built: BuiltDataset, outDir: string): string[] {
   for (const [source, drops] of built.drops) for (const [reason, n] of sortedDrops(drops)) lines.push(`  ${source}: ${reason} ${n}`)
   lines.push('')
   // the figures' names are longer than the data files': one column for all
-  const width = Math.max(16, ...built.manifest.outputs.map((o) => o.path.length))
-  for (const o of built.manifest.outputs) lines.push(`${o.path.padEnd(width)} sha256 ${o.sha256}  ${o.bytes} bytes`)
+  const files = writtenFiles(built)
+  const width = Math.max(16, ...files.map((o) => o.path.length))
+  for (const o of files) lines.push(`${o.path.padEnd(width)} sha256 ${o.sha256}  ${o.bytes} bytes`)
   lines.push(`dataset hash ${built.manifest.datasetHash}`)
   return lines
+}
+
+/** Every file the build wrote: the manifest's outputs, then manifest.json itself, which cannot list its own hash. */
+export function writtenFiles(built: BuiltDataset): { path: string; sha256: string; bytes: number }[] {
+  const listed = built.manifest.outputs.map((o) => ({ path: o.path, sha256: o.sha256, bytes: o.bytes }))
+  const manifest = built.files.get('manifest.json')
+  if (manifest === undefined) return listed
+  const bytes = outputBytes(manifest)
+  return [...listed, { path: 'manifest.json', sha256: sha256Hex(bytes), bytes: bytes.byteLength }]
 }
 
 const sortedDrops = (drops: Map<string, number> | Record<string, number>) =>
@@ -71,7 +83,7 @@ export function summaryJson(run: BuildRun, seconds: number): BuildSummary {
     built: `${run.out}/`,
     counts: { ...built.stats.bySource, total: built.stats.total },
     dropped: Object.fromEntries([...built.drops].map(([source, d]) => [source, Object.fromEntries(sortedDrops(d))])),
-    outputs: built.manifest.outputs.map((o) => ({ path: o.path, sha256: o.sha256, bytes: o.bytes })),
+    outputs: writtenFiles(built),
     datasetHash: built.manifest.datasetHash,
     warnings: run.warnings,
     wroteLock: run.wroteLock ? run.lockPath : null,

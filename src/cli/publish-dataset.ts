@@ -100,7 +100,16 @@ export async function runPublish(
   onPlan?: (plan: PublishPlan) => void,
 ): Promise<PublishRun> {
   const repo = values.repo
-  if (!repo || !isHubRepoName(repo)) throw new JevError('USAGE', `--repo must be OWNER/NAME, got ${JSON.stringify(repo ?? '')}`)
+  if (repo === undefined)
+    throw new JevError('USAGE', 'publish-dataset needs --repo OWNER/NAME, the dataset repo to publish to', {
+      usage: null,
+      hint: 'add --repo OWNER/NAME (a --dry-run needs it too: it plans against that repo)',
+    })
+  if (!isHubRepoName(repo))
+    throw new JevError('USAGE', `--repo must be OWNER/NAME, got ${JSON.stringify(repo)}`, {
+      usage: null,
+      hint: 'name the Hub dataset repo as its owner and name, e.g. --repo my-org/jev-bench',
+    })
   for (const k of ['revision', 'tag'] as const) {
     const v = values[k]
     if (v !== undefined && !isRefName(v)) throw new JevError('USAGE', `--${k} ${JSON.stringify(v)} is not a valid git ref name`)

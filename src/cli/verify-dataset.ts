@@ -3,7 +3,7 @@ import { blameCache } from '../check/verify-cache.ts'
 import { JevError } from '../errors.ts'
 import { dirPreparedCache } from '../prepared-cache/cache.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
-import { preparedCacheDir, rebuildFromLock, SOURCE_NOTES, SOURCE_OPTIONS } from './common/source-options.ts'
+import { preparedCacheDir, rebuildFromLock, requireFolder, SOURCE_NOTES, SOURCE_OPTIONS } from './common/source-options.ts'
 import type { Io } from './run.ts'
 
 export const verifyCommand = defineCommand({
@@ -24,8 +24,10 @@ export async function runVerify(
   env: NodeJS.ProcessEnv,
   io: Io,
 ): Promise<{ outDir: string; result: VerifyResult }> {
-  const rebuilt = await rebuildFromLock(values, env, io)
   const outDir = values.out.replace(/(.)\/+$/, '$1')
+  // a folder that is not there is a mistyped path (IO, as check-dataset and diff-dataset say), not a build with every file deleted
+  await requireFolder(outDir, '--out')
+  const rebuilt = await rebuildFromLock(values, env, io)
   io.progress?.stage(`comparing with ${outDir}/`)
   const result = await compareWithRebuild(outDir, rebuilt)
   const cacheDir = preparedCacheDir(false, env)

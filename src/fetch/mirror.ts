@@ -1,4 +1,4 @@
-import { lstat, realpath } from 'node:fs/promises'
+import { lstat, realpath, stat } from 'node:fs/promises'
 import { isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { JevError } from '../errors.ts'
 import { readRegular } from '../util/files.ts'
@@ -37,11 +37,35 @@ export function createMirrorFetcher(dir: string): FileFetcher {
       } catch (e) {
         if (e instanceof JevError) throw e
         const code = (e as NodeJS.ErrnoException).code
-        if (code === 'ENOENT')
-          throw new JevError('NOT_FOUND', `${repo}@${revision} ${path} is not in the mirror ${root}`, ctx, { cause: e })
+        if (code === 'ENOENT') throw await missingFromMirror(root, repo, revision, path, e)
         throw new JevError('IO', `cannot read ${full}: ${(e as Error).message}`, ctx, { cause: e })
       }
       return { repo, revision, commit: revision, path, bytes, size: bytes.byteLength, sha256: sha256Hex(bytes) }
     },
   }
+}
+
+/** A file the mirror lacks, said at the level that is missing: the whole Hub layout, the repo's folder, or the one file. */
+async function missingFromMirror(root: string, repo: string, revision: string, path: string, cause: unknown): Promise<JevError> {
+  const ctx = { repo, revision, file: path }
+  const isDir = (p: string) =>
+    stat(p).then(
+      (s) => s.isDirectory(),
+      () => false,
+    )
+  if (!(await isDir(join(root, 'datasets'))))
+    return new JevError(
+      'IO',
+      `the mirror ${root} has no datasets/ folder, so it is not in Hub layout (DIR/datasets/<owner>/<name>/<path>)`,
+      { ...ctx, hint: 'check the folder given to --mirror: it is the one holding datasets/' },
+      { cause },
+    )
+  if (!(await isDir(join(root, 'datasets', repo))))
+    return new JevError(
+      'NOT_FOUND',
+      `the mirror ${root} has no copy of ${repo} (no folder datasets/${repo})`,
+      { ...ctx, hint: `copy ${repo} into the mirror, or build from the Hub (without --mirror)` },
+      { cause },
+    )
+  return new JevError('NOT_FOUND', `${repo}@${revision} ${path} is not in the mirror ${root}`, ctx, { cause })
 }

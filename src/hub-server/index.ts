@@ -76,6 +76,7 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
     throw new JevError(
       'USAGE',
       `refusing to listen on ${host}: the local Hub binds to the loopback interface only (127.0.0.1, ::1, localhost)`,
+      { usage: null, hint: 'leave --host out (127.0.0.1), or give ::1 or localhost' },
     )
   const requests: HubRequest[] = []
   const faults: Fault[] = []

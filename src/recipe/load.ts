@@ -3,6 +3,7 @@ import { JevError } from '../errors.ts'
 import { canonicalJson } from '../util/canonical.ts'
 import { readRegular } from '../util/files.ts'
 import { sha256Hex } from '../util/hash.ts'
+import { describeJsonSyntaxError } from './json-syntax.ts'
 import { notReserved, Recipe, type SourceSpec } from './schema.ts'
 import { invalidUtf8 } from './utf8.ts'
 
@@ -60,7 +61,18 @@ export async function loadRecipe(file: string): Promise<Recipe> {
   try {
     json = JSON.parse(text)
   } catch (e) {
-    throw new JevError('RECIPE', `recipe ${file} is not valid JSON: ${(e as Error).message}`, { file }, { cause: e })
+    // a line, a column and the text around them; there are no JSON paths to list
+    const where = describeJsonSyntaxError(text)
+    throw new JevError(
+      'RECIPE',
+      `recipe ${file} is not valid JSON${where ? ` ${where.text}` : `: ${(e as Error).message}`}`,
+      {
+        file,
+        ...(where ? { line: where.line, column: where.column } : {}),
+        hint: 'fix the JSON syntax where the caret points, and run again',
+      },
+      { cause: e },
+    )
   }
   return parseRecipe(json, file)
 }

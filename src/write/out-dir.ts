@@ -23,10 +23,13 @@ export async function assertReplaceable(outDir: string, names: readonly string[]
     throw new JevError('IO', `cannot read ${dir}: ${e.message}`, { file: dir })
   })
   if (!st) return
-  const refuse = (what: string) =>
-    new JevError('USAGE', `refusing to replace ${dir}: ${what}; name a new or empty folder, or one a build wrote`, { file: dir })
+  // the reason and what to do instead; not the command's usage, since how it was typed is not the problem
+  const refuse = (
+    what: string,
+    hint = 'nothing was touched; name a new or empty folder for the output (--out DIR), or one a build wrote',
+  ) => new JevError('USAGE', `refusing to replace ${dir}: ${what}`, { file: dir, usage: null, hint })
   // the swap renames the link, not the folder it points to
-  if (st.isSymbolicLink()) throw refuse('it is a symbolic link; name the folder it points to')
+  if (st.isSymbolicLink()) throw refuse('it is a symbolic link', 'nothing was touched; name the folder it points to instead')
   if (!st.isDirectory()) throw refuse('it is not a folder')
   const entries = await readdir(dir)
   const others = entries.filter((e) => !names.includes(e)).sort()

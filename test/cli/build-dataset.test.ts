@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -102,8 +103,21 @@ test('subprocess build: exit 0 and stdout ends with counts per source × split, 
     assert.equal(buf.byteLength, o.bytes)
     has(new RegExp(`^${o.path.replace('.', '\\.')}\\s+sha256 ${o.sha256}\\s+${o.bytes} bytes$`), o.path)
   }
+  // and manifest.json, which the manifest cannot list: every file written
+  const manifestBytes = await readFile(join(out, 'manifest.json'))
+  has(
+    new RegExp(
+      `^manifest\\.json\\s+sha256 ${createHash('sha256').update(manifestBytes).digest('hex')}\\s+${manifestBytes.byteLength} bytes$`,
+    ),
+    'manifest.json',
+  )
   const columns = summary.filter((l) => / sha256 [0-9a-f]{64} /.test(l)).map((l) => l.indexOf(' sha256 '))
-  assert.equal(columns.length, m.outputs.length)
+  assert.equal(columns.length, m.outputs.length + 1)
+  assert.deepEqual(
+    (await readdir(out)).sort(),
+    [...m.outputs.map((o) => o.path), 'manifest.json'].sort(),
+    'the summary lists what is in the folder',
+  )
   assert.equal(new Set(columns).size, 1, `the sha256 column is aligned for every output:\n${r.stdout}`)
   assert.equal(lines.at(-1), `dataset hash ${m.datasetHash}`, 'stdout ends with the dataset hash')
   // the in-process CLI prints the same summary
@@ -177,7 +191,8 @@ test('a recipe that is not JSON is a RECIPE error; a missing recipe file is IO (
 
 test('a file missing from the mirror: error[NOT_FOUND], exit 6, no output folder, nor the folders made for it', async () => {
   const mirror = join(tmp, 'empty-mirror')
-  await mkdir(join(mirror, 'datasets'), { recursive: true })
+  // the repo's folder is there, its file is not
+  await mkdir(join(mirror, 'datasets', 'sbintuitions', 'JCommonsenseQA'), { recursive: true })
   const out = join(tmp, 'nf', 'deeper', 'out')
   const r = await build(['--recipe', FIXTURE_RECIPE, '--mirror', mirror, '--out', out])
   assert.equal(r.status, 6, r.text())
@@ -196,7 +211,7 @@ test('an unknown flag: error[USAGE], exit 2, with the usage text', async () => {
   assert.equal(r.status, 2)
   assert.match(r.err[0]!, /^error\[USAGE\]: .*--frobnicate/)
   assert.ok(r.err.some((l) => l.startsWith('usage: npm run build-dataset')))
-  assert.equal(r.err.at(-1), 'hint: see --help')
+  assert.equal(r.err.at(-1), 'hint: build-dataset has no option --frobnicate; the usage above lists them, -h says what each does')
   const help = await build(['--help'])
   assert.equal(help.status, 0)
   assert.match(help.out[0]!, /^usage: npm run build-dataset/)

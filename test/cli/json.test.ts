@@ -49,7 +49,7 @@ test("build-dataset --json: the summary under the text's names (counts, dropped,
   assert.deepEqual(r.doc.counts, { ...manifest.counts.bySource, total: r.doc.counts.total })
   assert.deepEqual(
     r.doc.outputs.map((o: { path: string }) => o.path),
-    manifest.outputs.map((o: { path: string }) => o.path),
+    [...manifest.outputs.map((o: { path: string }) => o.path), 'manifest.json'],
   )
   assert.ok(typeof r.doc.dropped === 'object' && Array.isArray(r.doc.warnings) && typeof r.doc.seconds === 'number')
   assert.equal(r.doc.wroteLock, null)

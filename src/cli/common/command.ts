@@ -6,6 +6,7 @@
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util'
 import { hintOf, isJevError, JevError } from '../../errors.ts'
+import { didYouMean } from '../../util/did-you-mean.ts'
 import { NO_PROGRESS, progressFor } from '../../util/progress.ts'
 import { BUILDER } from '../../version.ts'
 import type { Io } from '../run.ts'
@@ -100,7 +101,25 @@ export function defineCommand<O extends Options>(spec: CommandSpec<O>): Command<
     return [...synopsis(), ...spec.about.map((l) => `  ${l}`), ...opts, ...(spec.notes ?? [])].join('\n')
   }
   const usage = () => synopsis().join('\n')
+  // --help --json: the same declaration as data
+  const helpJson = () => ({
+    command: spec.name,
+    usage: usage(),
+    about: spec.about,
+    options: Object.entries(all).map(([name, o]) => ({ name, ...o })),
+    notes: spec.notes ?? [],
+  })
   const usageError = (message: string, hint?: string) => new JevError('USAGE', message, { usage: usage(), ...(hint ? { hint } : {}) })
+  // node's own text advises `--` for positionals; ours names the option and, when one is close, the one meant
+  const unknownOption = (argv: string[], options: NonNullable<ParseArgsConfig['options']>) => {
+    const { tokens } = parseArgs({ args: argv, options, allowPositionals: true, strict: false, tokens: true })
+    const token = tokens.find((t) => t.kind === 'option' && !Object.hasOwn(options, t.name))
+    const raw = token?.kind === 'option' ? token.rawName : '?'
+    const hint = token?.kind === 'option' && token.rawName.startsWith('--') ? didYouMean(token.name, Object.keys(options), '--') : null
+    return hint
+      ? new JevError('USAGE', `unknown option ${raw}`, { usage: null, hint })
+      : usageError(`unknown option ${raw}`, `${spec.name} has no option ${raw}; the usage above lists them, -h says what each does`)
+  }
 
   function parse(argv: string[], io: Io, env: NodeJS.ProcessEnv = process.env): Parsed<O> | null {
     const options: NonNullable<ParseArgsConfig['options']> = Object.fromEntries(
@@ -117,15 +136,16 @@ export function defineCommand<O extends Options>(spec: CommandSpec<O>): Command<
     try {
       parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true })
     } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw unknownOption(argv, options)
       throw usageError((e as Error).message)
     }
     const values = parsed.values as Record<string, unknown>
     if (values.help) {
-      io.out(help())
+      io.out(values.json ? JSON.stringify(helpJson()) : help())
       return null
     }
     if (values.version) {
-      io.out(`${BUILDER.name} ${BUILDER.version}`)
+      io.out(values.json ? JSON.stringify({ name: BUILDER.name, version: BUILDER.version }) : `${BUILDER.name} ${BUILDER.version}`)
       return null
     }
     const max = spec.args?.max ?? 0
