@@ -4,11 +4,12 @@ import { spawnSync } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { test } from 'node:test'
+import { COMMANDS as ALL_COMMANDS } from '../../src/cli/commands.ts'
 import { dispatch, topUsage } from '../../src/cli/dispatch.ts'
 import { collectIo, ROOT } from '../helpers/cli.ts'
 
 const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string }
-const COMMANDS = ['build-dataset', 'check-dataset', 'diff-dataset', 'publish-dataset', 'recipe-schema', 'serve-hub', 'verify-dataset']
+const COMMANDS = Object.keys(ALL_COMMANDS).sort()
 const jev = (...args: string[]) => spawnSync(process.execPath, ['dist/cli/main.js', ...args], { cwd: ROOT, encoding: 'utf8' })
 
 async function top(argv: string[], commands: readonly string[] = ['alpha', 'beta']) {

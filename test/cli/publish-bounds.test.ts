@@ -3,7 +3,7 @@
  * publish plan that meets a repo appearing between two of its reads.
  */
 import assert from 'node:assert/strict'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
@@ -112,6 +112,8 @@ test("a repo (with main) that appears between the plan's reads is re-read, not p
 
 test('a bad bound is error[USAGE] at once, with --mirror too, for every command', async () => {
   const { buildDatasetCli } = await import('../../src/cli/build-dataset.ts')
+  // the folder is there (an empty one), so that only the bound is wrong
+  await mkdir(join(tmp, 'never'), { recursive: true })
   const argv = [...SOURCES, '--mirror', FIXTURE_HUB, '--out', join(tmp, 'never')]
   for (const [cli, extra] of [
     [buildDatasetCli, ['--http-timeout', 'soon']],
