@@ -9,7 +9,7 @@ import type { DataRecord, Recipe, Split } from './recipe/schema.ts'
 import { assignQuotas } from './select/quota.ts'
 import { selectSplit } from './select/select.ts'
 import { allDistinct, type Origin, reshape } from './shape/reshape.ts'
-import { keyedHash } from './shape/rng.ts'
+import { keyedHash, keyedUnit } from './shape/rng.ts'
 import { compareStrings } from './util/canonical.ts'
 
 export interface BuildOutput {
@@ -130,6 +130,7 @@ function lendings(recipe: Recipe, prepared: readonly PreparedSource[], memos: Le
             rules: rule,
             maxChars: recipe.borrowMaxChars,
             tieKey: (c) => parseInt(keyedHash(recipe.seed, 'lend', `${p.spec.name}\u0000${split}\u0000${c.identity}`).slice(0, 8), 16),
+            cueKey: (c) => keyedUnit(recipe.seed, 'length-cue', `${p.spec.name}\u0000${split}\u0000${c.identity}`),
             isNegative: (c) => isNegative(p.spec, c.normQuestion),
             memo,
           }),

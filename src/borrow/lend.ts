@@ -1,10 +1,12 @@
 import type { Candidate } from '../prepare/eligibility.ts'
-import type { SimilarBorrowing } from '../recipe/schema.ts'
+import type { Plausible, SimilarBorrowing } from '../recipe/schema.ts'
 import { type Rng, sample } from '../shape/rng.ts'
 import { codePointLength, compareStrings, normalize } from '../util/canonical.ts'
+import { lengthPenalty, sameKind } from './fit.ts'
 import { fitsClass, formFilter, isLabelLike, NearCopyShapes, nearCopyTest, numberClass } from './option-kinds.ts'
-import { ranked } from './rank.ts'
-import { quantise, TfIdfIndex } from './similarity.ts'
+import { mix32, ranked } from './rank.ts'
+import { quantise, SCALE, TfIdfIndex } from './similarity.ts'
+import { Tokenizer } from './tokens.ts'
 
 /** An option lent to an item: its text and where it came from. */
 export interface Borrowed {
@@ -28,6 +30,8 @@ export interface SimilarLendingOptions {
   maxChars: number
   /** keys the tie-break between lenders of equal similarity */
   tieKey: (c: Candidate) => number
+  /** a keyed draw in [0, 1) of the item's own, for the length rule of Amendment 1.2 */
+  cueKey: (c: Candidate) => number
   isNegative: (c: Candidate) => boolean
   /** items' candidates by id, worked out already (by an earlier build of the same side and rules); filled in as more are */
   memo?: Map<string, Borrowed[]>
@@ -58,6 +62,11 @@ export function similarLending(
   function candidates(c: Candidate): Borrowed[] {
     const held = memo.get(c.id)
     if (held) return held
+    if (o.rules.plausible) {
+      const out = plausibleCandidates(c, o.rules.plausible)
+      memo.set(c.id, out)
+      return out
+    }
     const own = c.options.length
     const limit = o.rules.drawFactor * Math.max(0, 8 - own)
     const out: Borrowed[] = []
@@ -113,11 +122,109 @@ export function similarLending(
     return out
   }
 
+  /**
+   * Amendment 1.2: the wrong options of the most similar lenders that are of
+   * the item's own kind (./fit.ts) and no paraphrase of a nearby right answer,
+   * best fit first: the lender's similarity, how often the option is listed
+   * with the item's own options elsewhere on the side, the words it shares
+   * with the item, less a penalty for a length unlike the item's options.
+   */
+  function plausibleCandidates(c: Candidate, rules: Plausible): Borrowed[] {
+    const own = c.options.length
+    if (own >= 8) return []
+    const { lenders, position, ties, isNegative } = (ready ??= lendingSide(side, o))
+    const at = position.get(c.id)
+    if (at === undefined) return []
+    if (index === null) {
+      index = new TfIdfIndex(lenders.map(lendingDocument))
+      words = new ContentWords(index)
+      shapes = new NearCopyShapes()
+    }
+    const scores = index.similarities(at)
+    const byScore = ranked(index, at, ties, nearCopy, scores)
+    const covered = o.rules.skipNarrowerLenders ? words!.coveredBy(at) : () => false
+    const mine = new Set(c.normOptions)
+    const cls = numberClass(c.options)
+    const sameForm = o.rules.sameForm ? formFilter(c.options) : () => true
+    const kind = sameKind(c.options)
+    const nearCopyOfOwn = o.rules.skipNearCopies ? nearCopyTest(c.normOptions, shapes!) : () => false
+    const penalty = lengthPenalty(c.options)
+    // read by next(), not for…of with a break, which would close the walk before the lenders are read
+    const nearest: number[] = []
+    while (nearest.length < o.rules.rightAnswersOf) {
+      const step = byScore.next()
+      if (step.done) break
+      nearest.push(step.value)
+    }
+    const rightNorms = nearest.filter((j) => !isNegative(j)).map((j) => lenders[j]!.normOptions[lenders[j]!.answer]!)
+    const rightNearby = new Set(rightNorms)
+    const paraphrase = nearCopyTest(rightNorms, shapes!)
+    const listedWith = coOccurrence(ready, c, at)
+    const itemTerms = termsOf([c.normQuestion, ...c.normOptions])
+    const minScore = quantise(rules.minSimilarity)
+    const found: { b: Borrowed; fit: number; tie: number }[] = []
+    const seen = new Set<string>()
+    let used = 0
+    for (const j of (function* () {
+      yield* nearest
+      yield* byScore
+    })()) {
+      if (scores[j]! < minScore) break
+      const lender = lenders[j]!
+      if (o.rules.skipNegativeLenders && isNegative(j)) continue
+      if (o.rules.skipOverlappingLenders && lender.normOptions.some((n) => mine.has(n))) continue
+      if (covered(j)) continue
+      if (used++ === rules.lenders) break
+      const similarity = Math.round((scores[j]! / SCALE) * 1024)
+      for (let i = 0; i < lender.options.length; i++) {
+        if (i === lender.answer) continue
+        const text = lender.options[i]!
+        const norm = lender.normOptions[i]!
+        if (mine.has(norm) || seen.has(norm) || rightNearby.has(norm)) continue
+        seen.add(norm)
+        if (text.length > o.maxChars && codePointLength(text) > o.maxChars) continue
+        if (o.rules.likeForLike && !fitsClass(cls, text)) continue
+        if (o.rules.skipLabelLike && isLabelLike(text)) continue
+        if (!sameForm(text) || !kind(text) || nearCopyOfOwn(norm) || paraphrase(norm)) continue
+        const fit = similarity + 384 * Math.min(3, listedWith.get(norm) ?? 0) + shared(itemTerms, norm) - penalty(text)
+        if (fit < rules.minFit) continue
+        found.push({ b: { text, lender: lender.id, index: i }, fit, tie: mix32(ties[at]! ^ ties[j]! ^ i) })
+      }
+    }
+    // where the right answer is the item's longest option and nothing to borrow is longer, it grows only as
+    // often as bestFit would keep it the longest at its smallest grown size: else length becomes a cue
+    if (rules.lengthCue && longestCredit(c.options, c.answer) > 0) {
+      const right = codePointLength(c.options[c.answer]!)
+      if (!found.some((f) => codePointLength(f.b.text) > right) && !keepsLongest(o.cueKey(c), own + 1, longestShare(ready)))
+        return []
+    }
+    found.sort((a, b) => b.fit - a.fit || a.tie - b.tie || compareStrings(a.b.lender, b.b.lender) || a.b.index - b.b.index)
+    return found.map((f) => f.b)
+  }
+
+  // the item's terms, to credit a candidate for the words it shares with the question and options
+  const tokenizer = new Tokenizer()
+  function termsOf(norms: readonly string[]): Set<number> {
+    const out = new Set<number>()
+    for (const n of norms) for (const id of tokenizer.ids(n)) if (!isFunctionWord(tokenizer.word(id))) out.add(id)
+    return out
+  }
+  /** 1024 × the share of a candidate's content terms that the item has */
+  function shared(item: ReadonlySet<number>, norm: string): number {
+    const mineTerms = termsOf([norm])
+    if (mineTerms.size === 0) return 0
+    let hits = 0
+    for (const id of mineTerms) if (item.has(id)) hits++
+    return Math.round((1024 * hits) / mineTerms.size)
+  }
+
   return {
     candidates,
     capacity: (c) => Math.min(8, c.options.length + candidates(c).length),
     borrow(c, k, rng) {
       const list = candidates(c)
+      if (o.rules.plausible)
+        return bestFit(c, list, k, o.cueKey(c), o.rules.plausible.lengthCue ? longestShare((ready ??= lendingSide(side, o))) : null)
       const from = list.slice(0, Math.min(list.length, o.rules.drawFactor * k))
       if (from.length < k) throw new RangeError(`${c.id}: ${from.length} options to borrow, ${k} needed`)
       return sample(rng, from, k)
@@ -128,6 +235,10 @@ export function similarLending(
 interface Side {
   lenders: Candidate[]
   position: Map<string, number>
+  /** normalised option → the lenders that list it, worked out on first need */
+  listing?: Map<string, number[]>
+  /** the lenders' longest-baseline credit, in 840ths, worked out on first need */
+  longestRight?: number
   /** each lender's tie key */
   ties: Uint32Array
   isNegative: (j: number) => boolean
@@ -200,6 +311,10 @@ class ContentWords {
   }
 }
 
+function isFunctionWord(w: string): boolean {
+  return isLatinOrDigits(w) && (w.length < 3 || FUNCTION_WORDS.has(w))
+}
+
 /** Latin letters and digits only; ASCII answered without the regular expression (most words are) */
 function isLatinOrDigits(w: string): boolean {
   for (let k = 0; k < w.length; k++) {
@@ -212,4 +327,64 @@ function isLatinOrDigits(w: string): boolean {
 /** Question, context and options: what a lender and an item are compared by (normalised texts). */
 export function lendingDocument(c: Candidate): string[] {
   return [c.normQuestion, ...(c.context === null ? [] : [normalize(c.context)]), ...c.normOptions]
+}
+
+/** How many of the side's other questions list each option together with one of the item's own options. */
+function coOccurrence(side: Side, c: Candidate, at: number): Map<string, number> {
+  if (!side.listing) {
+    side.listing = new Map()
+    side.lenders.forEach((l, j) => {
+      for (const n of new Set(l.normOptions)) {
+        const list = side.listing!.get(n)
+        if (list) list.push(j)
+        else side.listing!.set(n, [j])
+      }
+    })
+  }
+  const related = new Set<number>()
+  for (const n of c.normOptions) for (const j of side.listing.get(n) ?? []) if (j !== at) related.add(j)
+  const out = new Map<string, number>()
+  for (const j of [...related].sort((a, b) => a - b)) for (const n of new Set(side.lenders[j]!.normOptions)) out.set(n, (out.get(n) ?? 0) + 1)
+  return out
+}
+
+/** What the audit's "longest" baseline credits an item with: 1/t where the right answer is one of the t longest options, 840ths (840 = lcm of 1..8, so it is exact). */
+function longestCredit(options: readonly string[], answer: number): number {
+  const lengths = options.map(codePointLength)
+  const max = Math.max(...lengths)
+  return lengths[answer] === max ? 840 / lengths.filter((l) => l === max).length : 0
+}
+
+/** The side's longest-baseline credit on its own options: [sum in 840ths, items]. */
+function longestShare(side: Side): [number, number] {
+  side.longestRight ??= side.lenders.reduce((sum, l) => sum + longestCredit(l.options, l.answer), 0)
+  return [side.longestRight, side.lenders.length]
+}
+
+/**
+ * Whether an item whose right answer is its longest option keeps it so at n
+ * options: with chance 840·of / (n · credit), at most 1, by a keyed draw of
+ * the item's own, so that the side's mean credit times it is about 1/n.
+ */
+function keepsLongest(cue: number, n: number, [credit, of]: [number, number]): boolean {
+  return credit === 0 || cue * n * credit < 840 * of
+}
+
+/**
+ * The k best-fitting candidates. Where the item's right answer is (one of)
+ * its longest options and `share` is given, it stays so only often enough
+ * that "always the longest" earns about 1/n over the side (drawn with the
+ * item's stream); otherwise the best-fitting longer candidate is among the k.
+ */
+function bestFit(c: Candidate, list: readonly Borrowed[], k: number, cue: number, share: [number, number] | null): Borrowed[] {
+  if (list.length < k) throw new RangeError(`${c.id}: ${list.length} options to borrow, ${k} needed`)
+  if (share === null || longestCredit(c.options, c.answer) === 0) return list.slice(0, k)
+  const right = codePointLength(c.options[c.answer]!)
+  const keep = keepsLongest(cue, c.options.length + k, share)
+  const longer = list.filter((b) => codePointLength(b.text) > right)
+  const rest = list.filter((b) => codePointLength(b.text) <= right)
+  if (keep) return [...rest, ...longer].slice(0, k)
+  if (longer.length === 0) return list.slice(0, k)
+  const first = longer[0]!
+  return [first, ...list.filter((b) => b !== first).slice(0, k - 1)]
 }

@@ -7,8 +7,13 @@ import type { TfIdfIndex } from './similarity.ts'
  * term score 0 and come last, in the same order. A walk usually reads only the
  * first few, so each part is put in order lazily.
  */
-export function* ranked(index: TfIdfIndex, self: number, ties: Uint32Array, nearCopy: number): Generator<number> {
-  const scores = index.similarities(self)
+export function* ranked(
+  index: TfIdfIndex,
+  self: number,
+  ties: Uint32Array,
+  nearCopy: number,
+  scores: Float64Array = index.similarities(self),
+): Generator<number> {
   const mine = ties[self]!
   // each lender's keyed mix with the item, worked out once rather than in every comparison
   const mix = Uint32Array.from(ties, (t) => mix32(mine ^ t))

@@ -48,6 +48,26 @@ export const DEFAULT_NEGATION_PATTERNS: Record<Language, string[]> = {
   ja: ['ない|以外|でない|ではない|誤り|間違'],
 }
 
+/** Amendment 1.2: which candidate options an item may borrow and in what order, by their fit to the item. */
+const Plausible = z.strictObject({
+  lenders: z.int().positive().default(40).describe('how many of the most similar lenders (that pass the lender rules) offer options'),
+  minSimilarity: z
+    .number()
+    .min(0)
+    .lt(1)
+    .default(0.05)
+    .describe('lenders less similar than this offer nothing: what they lend is off the topic'),
+  minFit: z
+    .int()
+    .default(0)
+    .describe("candidates whose fit score is below this are not lent (the score's units are in the builder's documentation)"),
+  lengthCue: z
+    .boolean()
+    .default(true)
+    .describe('where the right answer is its longest own option, a borrowed longer one is drawn often enough that "longest" is no cue'),
+})
+export type Plausible = z.infer<typeof Plausible>
+
 /** 1.1.0: lenders ranked by TF-IDF similarity, only their wrong options lent, like for like. */
 const SimilarBorrowing = z.strictObject({
   rule: z.literal('similar'),
@@ -84,6 +104,9 @@ const SimilarBorrowing = z.strictObject({
     .boolean()
     .default(true)
     .describe('a lender sharing an option with the item asks about the same things, perhaps the other way round'),
+  plausible: Plausible.optional().describe(
+    "1.2.0: options of the item's own kind, ranked by their fit to the item; without it, 1.1.0's draw from the first lenders' options",
+  ),
 })
 /** 1.0.0: drawn uniformly from every option of the group's side, right answers included. */
 const UniformBorrowing = z.strictObject({ rule: z.literal('uniform') })

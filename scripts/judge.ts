@@ -1,0 +1,75 @@
+// Blind judging of borrowed options (docs/judging.md).
+//   npm run judge -- draw OUT_DIR --dir docs/judging/NAME --seed N [--test 60] [--val 20] [--sheets 4]
+//   npm run judge -- score OUT_DIR --dir docs/judging/NAME
+// draw writes sample.json (the ids, never which options were borrowed) and sheet-K.md for the judges;
+// a judge's answers go to marks-K.txt beside its sheet; score joins them with OUT_DIR/provenance.jsonl.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { datasetHash, recordLines } from '../src/emit/manifest.ts'
+import { drawSample, parseBuild, parseMarks, renderSheet, type SampleItem, scoreMarks, scoreTable } from './judging/sheet.ts'
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: {
+    dir: { type: 'string' },
+    seed: { type: 'string' },
+    test: { type: 'string', default: '60' },
+    val: { type: 'string', default: '20' },
+    sheets: { type: 'string', default: '4' },
+  },
+})
+const [command, out] = positionals
+if ((command !== 'draw' && command !== 'score') || !out || !values.dir) {
+  console.error('usage: npm run judge -- draw|score OUT_DIR --dir DIR [--seed N --test 60 --val 20 --sheets 4]')
+  process.exit(2)
+}
+const dir = values.dir
+const read = (f: string) => readFileSync(join(out, f), 'utf8')
+const build = parseBuild({ test: read('test.jsonl'), val: read('val.jsonl'), provenance: read('provenance.jsonl') })
+const hash = datasetHash({ test: recordLines(read('test.jsonl')), val: recordLines(read('val.jsonl')) })
+
+interface SampleFile {
+  seed: number
+  datasetHash: string
+  sheets: number[][]
+  items: SampleItem[]
+}
+
+if (command === 'draw') {
+  const seed = Number(values.seed)
+  if (!Number.isInteger(seed)) throw new Error('--seed must be an integer')
+  const items = drawSample(build, seed, { test: Number(values.test), val: Number(values.val) })
+  const k = Number(values.sheets)
+  const sheets = Array.from({ length: k }, (_, i) => items.filter((_, j) => j % k === i).map((x) => x.n))
+  mkdirSync(dir, { recursive: true })
+  const sample: SampleFile = { seed, datasetHash: hash, sheets, items }
+  writeFileSync(join(dir, 'sample.json'), `${JSON.stringify(sample, null, 2)}\n`)
+  sheets.forEach((ns, i) =>
+    writeFileSync(
+      join(dir, `sheet-${i + 1}.md`),
+      renderSheet(
+        build,
+        items.filter((x) => ns.includes(x.n)),
+        `Sheet ${i + 1}`,
+      ),
+    ),
+  )
+  console.log(`${items.length} items on ${k} sheets in ${dir}`)
+} else {
+  const sample = JSON.parse(readFileSync(join(dir, 'sample.json'), 'utf8')) as SampleFile
+  if (sample.datasetHash !== hash) throw new Error(`${dir}/sample.json was drawn from another build (datasetHash ${sample.datasetHash})`)
+  const marks = new Map<number, ReturnType<typeof parseMarks> extends Map<number, infer M> ? M : never>()
+  sample.sheets.forEach((ns, i) => {
+    const file = join(dir, `marks-${i + 1}.txt`)
+    if (!existsSync(file)) return
+    const items = sample.items.filter((x) => ns.includes(x.n))
+    for (const [n, m] of parseMarks(readFileSync(file, 'utf8'), items, build, file)) marks.set(n, m)
+  })
+  const score = scoreMarks(build, sample.items, marks)
+  const table = scoreTable(score)
+  const note = score.unmarked.length ? `\nNot marked: items ${score.unmarked.join(', ')}.\n` : ''
+  writeFileSync(join(dir, 'result.md'), `# Result\n\nSample seed ${sample.seed}, dataset ${sample.datasetHash}.\n\n${table}${note}`)
+  writeFileSync(join(dir, 'result.json'), `${JSON.stringify(score, null, 2)}\n`)
+  process.stdout.write(table + note)
+}

@@ -1,0 +1,178 @@
+// The blind judging protocol of docs/judging.md: draw a seeded sample of grown items, render the sheets a
+// judge sees (question and options only, in the record's order), read the marks back and score them
+// against provenance.jsonl. Pure functions; scripts/judge.ts does the file work.
+import { ProvenanceLine } from '../../src/emit/provenance.ts'
+import { DataRecord, SPLITS, type Split } from '../../src/recipe/schema.ts'
+import { keyedHash } from '../../src/shape/rng.ts'
+import { compareStrings } from '../../src/util/canonical.ts'
+
+export const MARKS = { b: 'belongs', f: 'obviously foreign', m: 'may also be right' } as const
+export type Mark = keyof typeof MARKS
+
+export interface SampleItem {
+  /** its number on the sheets, from 1 */
+  n: number
+  split: Split
+  id: string
+}
+
+export interface Build {
+  records: Record<Split, DataRecord[]>
+  provenance: ProvenanceLine[]
+}
+
+const LETTERS = 'ABCDEFGH'
+
+export function parseBuild(files: Record<Split | 'provenance', string>): Build {
+  const lines = (text: string) => text.split('\n').filter((l) => l !== '')
+  const records = Object.fromEntries(SPLITS.map((s) => [s, lines(files[s]).map((l) => DataRecord.parse(JSON.parse(l)))])) as Build['records']
+  return { records, provenance: lines(files.provenance).map((l) => ProvenanceLine.parse(JSON.parse(l))) }
+}
+
+function provenanceOf(build: Build): Map<string, ProvenanceLine> {
+  return new Map(build.provenance.map((p) => [`${p.split}\u0000${p.id}`, p]))
+}
+
+const isGrown = (p: ProvenanceLine | undefined) => p?.choices.some((c) => c.from === 'borrowed') ?? false
+
+/**
+ * The first `counts[split]` grown items of each split in the order of a keyed
+ * hash of the judging seed and the id; numbered test first, then val.
+ */
+export function drawSample(build: Build, seed: number, counts: Record<Split, number>): SampleItem[] {
+  const prov = provenanceOf(build)
+  const out: SampleItem[] = []
+  for (const split of SPLITS) {
+    const grown = build.records[split]
+      .filter((r) => isGrown(prov.get(`${split}\u0000${r.id}`)))
+      .map((r) => ({ id: r.id, k: keyedHash(seed, 'judging', `${split}\u0000${r.id}`) }))
+      .sort((a, b) => compareStrings(a.k, b.k) || compareStrings(a.id, b.id))
+    if (grown.length < counts[split]) throw new RangeError(`${split}: ${grown.length} grown items, ${counts[split]} asked for`)
+    for (const g of grown.slice(0, counts[split])) out.push({ n: 0, split, id: g.id })
+  }
+  // sheets show the items mixed, so a judge cannot tell a split or a source by its place
+  return out
+    .map((s) => ({ s, k: keyedHash(seed, 'judging-order', `${s.split}\u0000${s.id}`) }))
+    .sort((a, b) => compareStrings(a.k, b.k))
+    .map(({ s }, i) => ({ ...s, n: i + 1 }))
+}
+
+export const INSTRUCTIONS = `You are judging multiple-choice questions. For each question you see the question and its options, nothing else.
+Mark every option with one letter:
+- b (belongs): a plausible option for this question; a reader who does not know the answer could not dismiss it.
+- f (obviously foreign): a reader would strike it without knowing the answer: it is off the question's topic, or of the wrong kind
+  (a number where words are asked, a sentence among single words, another unit, a thing where a process is asked, ...).
+- m (may also be right): it could be defended as a correct answer. Use m only when two or more options could each be
+  defended as correct, and then mark each of them m. When exactly one option is clearly correct, mark it b.
+Judge each option on its own merits. Write one line per question, the question's number, a colon, and one letter per
+option in the order shown, separated by spaces, e.g. "12: b b f b m m". Write nothing else.`
+
+/** One sheet: the instructions, then the items, each question with its options lettered A–H. */
+export function renderSheet(build: Build, items: readonly SampleItem[], title: string): string {
+  const byId = recordsById(build)
+  const parts = [`# ${title}`, '', INSTRUCTIONS, '']
+  for (const item of items) {
+    const r = byId.get(`${item.split}\u0000${item.id}`)!
+    parts.push(`## ${item.n}`, '', r.context ? `${r.context}\n\n${r.question}` : r.question, '')
+    r.choices.forEach((c, i) => parts.push(`${LETTERS[i]}. ${c}`))
+    parts.push('')
+  }
+  return `${parts.join('\n')}\n`
+}
+
+function recordsById(build: Build): Map<string, DataRecord> {
+  return new Map(SPLITS.flatMap((s) => build.records[s].map((r) => [`${s}\u0000${r.id}`, r] as const)))
+}
+
+/** Lines "12: b b f b": item number → one mark per option. Every item of the sample must be marked once, in full. */
+export function parseMarks(text: string, items: readonly SampleItem[], build: Build, file = 'marks'): Map<number, Mark[]> {
+  const byId = recordsById(build)
+  const wanted = new Map(items.map((i) => [i.n, byId.get(`${i.split}\u0000${i.id}`)!.choices.length]))
+  const out = new Map<number, Mark[]>()
+  text.split('\n').forEach((raw, lineNo) => {
+    const line = raw.trim()
+    if (line === '') return
+    const m = /^(\d+)\s*:\s*([bfm](\s+[bfm])*)$/i.exec(line)
+    if (!m) throw new SyntaxError(`${file}:${lineNo + 1}: expected "<number>: b|f|m …", got ${JSON.stringify(line)}`)
+    const n = Number(m[1])
+    const marks = m[2]!.toLowerCase().split(/\s+/) as Mark[]
+    const expect = wanted.get(n)
+    if (expect === undefined) return
+    if (marks.length !== expect) throw new SyntaxError(`${file}:${lineNo + 1}: item ${n} has ${expect} options, ${marks.length} marks`)
+    if (out.has(n)) throw new SyntaxError(`${file}:${lineNo + 1}: item ${n} marked twice`)
+    out.set(n, marks)
+  })
+  return out
+}
+
+export interface Rates {
+  items: number
+  borrowed: number
+  foreign: number
+  /** grown items with a borrowed option marked "may also be right" */
+  maybeRightItems: number
+  /** the judge's strictness on what came from upstream: its own options marked foreign */
+  upstream: number
+  upstreamForeign: number
+}
+
+export interface Score {
+  bySource: Record<string, Rates>
+  all: Rates
+  /** items of the sample no marks cover */
+  unmarked: number[]
+}
+
+const zero = (): Rates => ({ items: 0, borrowed: 0, foreign: 0, maybeRightItems: 0, upstream: 0, upstreamForeign: 0 })
+
+/** Joins the marks with provenance: which marked options were borrowed. */
+export function scoreMarks(build: Build, items: readonly SampleItem[], marks: ReadonlyMap<number, Mark[]>): Score {
+  const byId = recordsById(build)
+  const prov = provenanceOf(build)
+  const bySource: Record<string, Rates> = {}
+  const all = zero()
+  const unmarked: number[] = []
+  for (const item of items) {
+    const key = `${item.split}\u0000${item.id}`
+    const r = byId.get(key)!
+    const p = prov.get(key)!
+    const m = marks.get(item.n)
+    if (!m) {
+      unmarked.push(item.n)
+      continue
+    }
+    const rates = [(bySource[r.source] ??= zero()), all]
+    let maybe = false
+    p.choices.forEach((c, i) => {
+      for (const t of rates)
+        if (c.from === 'borrowed') {
+          t.borrowed++
+          if (m[i] === 'f') t.foreign++
+        } else {
+          t.upstream++
+          if (m[i] === 'f') t.upstreamForeign++
+        }
+      if (c.from === 'borrowed' && m[i] === 'm') maybe = true
+    })
+    for (const t of rates) {
+      t.items++
+      if (maybe) t.maybeRightItems++
+    }
+  }
+  const sorted = Object.fromEntries(Object.keys(bySource).sort(compareStrings).map((s) => [s, bySource[s]!]))
+  return { bySource: sorted, all, unmarked }
+}
+
+const pct = (a: number, b: number) => (b === 0 ? '–' : `${((100 * a) / b).toFixed(1)} %`)
+
+export function scoreTable(score: Score): string {
+  const rows = [
+    '| source | grown items | borrowed options | obviously foreign | items with a borrowed option that may also be right | upstream options marked foreign |',
+    '|---|---:|---:|---:|---:|---:|',
+  ]
+  for (const [name, r] of [...Object.entries(score.bySource), ['all', score.all] as const])
+    rows.push(
+      `| ${name} | ${r.items} | ${r.borrowed} | ${r.foreign} (${pct(r.foreign, r.borrowed)}) | ${r.maybeRightItems} (${pct(r.maybeRightItems, r.items)}) | ${r.upstreamForeign} of ${r.upstream} (${pct(r.upstreamForeign, r.upstream)}) |`,
+    )
+  return `${rows.join('\n')}\n`
+}
