@@ -31,7 +31,7 @@ type SplitAudit = z.infer<typeof SplitAudit>
 const round = (x: number) => Math.round(x * 1e4) / 1e4
 
 /** Credit for picking the option(s) a baseline scores highest: 1/k when the right one is among k tied. */
-function credit(scores: readonly number[], answer: number): number {
+export function credit(scores: readonly number[], answer: number): number {
   const best = Math.max(...scores)
   const tied = scores.filter((s) => s === best).length
   return scores[answer] === best ? 1 / tied : 0
