@@ -196,7 +196,7 @@ function checkCard(
   ]
   for (const [name, t] of tables) if (!card.includes(t)) problems.push(`README.md: the ${name} table does not match the records`)
   if (audit) {
-    const names = ['borrowing-by-source', 'borrowing-by-option-count', 'baseline']
+    const names = ['borrowing-by-source', 'borrowing-by-option-count', 'baseline', ...SPLITS.map((s) => `${s} upstream-options-kept`)]
     auditTables(audit).forEach((t, i) => {
       if (!card.includes(t))
         problems.push(`README.md: the distractor audit's ${names[i]} table does not match the records and provenance.jsonl`)
