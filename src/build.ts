@@ -8,6 +8,7 @@ import { countDrop, type DropCounts, type PreparedSource, prepareSource } from '
 import type { DataRecord, Recipe, Split } from './recipe/schema.ts'
 import { assignQuotas } from './select/quota.ts'
 import { selectSplit } from './select/select.ts'
+import { dealPositions } from './shape/deal.ts'
 import { allDistinct, type Origin, reshape } from './shape/reshape.ts'
 import { keyedHash, keyedUnit } from './shape/rng.ts'
 import { compareStrings } from './util/canonical.ts'
@@ -79,8 +80,19 @@ export function buildFromPrepared(recipe: Recipe, prepared: readonly PreparedSou
         recipe.seed,
         split,
       )
+      const dealt =
+        recipe.placement === 'dealt'
+          ? dealPositions(
+              items
+                .filter(({ p }) => p.spec.shuffle)
+                .map(({ p, c }) => ({ id: c.id, identity: c.identity, source: p.spec.name, n: counts.get(c.id)! })),
+              recipe.seed,
+              split,
+            )
+          : undefined
       for (const { p, c, lending } of items) {
-        const { choices, answer, origins: from } = reshape(c, counts.get(c.id)!, lending, recipe.seed, !p.spec.shuffle)
+        const n = counts.get(c.id)!
+        const { choices, answer, origins: from } = reshape(c, n, lending, recipe.seed, !p.spec.shuffle, dealt?.get(c.id))
         if (!allDistinct(choices)) failed.push(c)
         origins.set(c.id, { file: c.file, choices: from })
         records[split].push({

@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { fitsClass, formFilter, isLabelLike, isNumberLike, nearCopyTest, numberClass } from '../src/borrow/option-kinds.ts'
+import {
+  fitsClass,
+  formFilter,
+  isLabelLike,
+  isNumberLike,
+  nearCopyTest,
+  numberClass,
+  unitOf,
+  unitsAgree,
+} from '../src/borrow/option-kinds.ts'
 
 describe('isNumberLike', () => {
   test('numbers with signs, separators, decimals, units, % and currency', () => {
@@ -101,5 +110,43 @@ describe('nearCopyTest', () => {
     const n = nearCopyTest(['8'])
     assert.ok(n('8 m/s'))
     assert.ok(!n('18'))
+  })
+})
+
+describe('unitsAgree', () => {
+  test('the 1.1.0 mismatches: seconds among speeds, joules among watts, students among stickers, years among bare numbers, % among bare numbers', () => {
+    for (const options of [
+      ['1.0 m/s', '100 s', '20 m/s', '80 m/h'],
+      ['16.1 J', '666 W', '7 W', '66 W'],
+      ['35.02 km/sec', '90 km', '0.7 km/sec'],
+      ['16 students', '6 stickers', '54 stickers'],
+      ['five', 'three', 'two years', 'four'],
+      ['40%', '88', '33', '99'],
+      ['$60,000', '960000'],
+    ])
+      assert.equal(unitsAgree(options), false, JSON.stringify(options))
+  })
+
+  test('one quantity in several units, synonyms and plurals agree; bare numbers agree; words are not compared', () => {
+    for (const options of [
+      ['5 cm', '5 m', '5 km', '3 meters'],
+      ['2 s', '3 seconds', '1 second', '4 sec'],
+      ['3 hours', '2 days', '10 minutes'],
+      ['$5', '$40,000', '€3'],
+      ['12%', '40 percent'],
+      ['7.0', '-3', '1/2', 'three'],
+      ['red', 'blue', '3 apples'],
+      ['-3 °C', '10 °F', '5 degrees'],
+      ['20 m/s', '80 m/h', '35 km/sec'],
+    ])
+      assert.equal(unitsAgree(options), true, JSON.stringify(options))
+  })
+
+  test('unitOf: null for words, "" for bare numbers, the dimension or the singular unit', () => {
+    assert.equal(unitOf('red'), null)
+    assert.equal(unitOf('42'), '')
+    assert.equal(unitOf('8 kg'), 'mass')
+    assert.equal(unitOf('6 stickers'), 'sticker')
+    assert.equal(unitOf('$1,200'), 'money')
   })
 })

@@ -28,6 +28,55 @@ export function isNumberLike(text: string): boolean {
   return unit.split(/\s+/).filter((w) => w !== '').length <= 2 && !DIGIT.test(unit)
 }
 
+// units of one quantity count as one: "5 cm" among "5 m" and "5 km" is a fair distractor, "5 s" among watts is not
+const DIMENSIONS: Record<string, string> = {}
+for (const [dimension, units] of Object.entries({
+  time: 'ms millisecond s sec second min minute h hr hour day week month yr year decade century centuries 秒 分 時間 日 週間 か月 ヶ月 年',
+  length:
+    'nm µm um micrometer micrometre mm millimeter millimetre cm centimeter centimetre m meter metre km kilometer kilometre in inch inches ft foot feet yd yard mi mile light-year',
+  area: 'mm² cm² m² km² mm^2 cm^2 m^2 km^2 acre hectare ha',
+  volume: 'ml milliliter millilitre l liter litre cl dl cm³ m³ cm^3 m^3 cc gallon quart pint cup',
+  mass: 'µg mg milligram g gram kg kilogram lb lbs pound oz ounce t ton tonne',
+  temperature: '° °c °f degree degrees celsius degrees fahrenheit kelvin',
+  speed: 'm/s m/sec m/h km/s km/sec km/h km/hr mph kph mi/h cm/s',
+  percent: '% percent per cent',
+  energy: 'j joule kj kilojoule cal calorie kcal kilocalorie ev',
+  power: 'w watt kw kilowatt mw megawatt',
+  force: 'n newton kn',
+  money: 'dollar cent euro yen 円 ドル',
+}))
+  for (const u of units.split(' ')) DIMENSIONS[u] = dimension
+
+/**
+ * The quantity a number option is in: a dimension for a known unit (time, length, money …), the
+ * unit itself (singular) otherwise, "" for a bare number; null when the text is not a number.
+ */
+export function unitOf(text: string): string | null {
+  const t = text.trim()
+  if (!isNumberLike(t)) return null
+  if (/[$€£¥₹]/u.test(t)) return 'money'
+  const word = WORD_NUMBER.exec(t)
+  const unit = (word ? t.slice(word[0].length) : t.replace(/^[^\p{L}%‰°µ]*/u, ''))
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[\s.]+$/u, '')
+    .trim()
+    .replace(/\s+/gu, ' ')
+  if (unit === '') return ''
+  const singular = unit.length > 3 && unit.endsWith('s') && !unit.endsWith('ss') ? unit.slice(0, -1) : unit
+  return DIMENSIONS[unit] ?? DIMENSIONS[singular] ?? singular
+}
+
+/**
+ * Whether the number options of an item are in one quantity: none has a unit,
+ * or all have units of the same dimension. "5 seconds" among watts, or a bare
+ * number among lengths, fails; options that are not numbers are not compared.
+ */
+export function unitsAgree(options: readonly string[]): boolean {
+  const units = new Set(options.map(unitOf).filter((u) => u !== null))
+  return units.size <= 1
+}
+
 // "(A) …", "A. …", "A) …", or a lone letter: shown as "E: (E) …" it would carry a second label
 const LABEL_LIKE = /^\s*(\([a-h]\)|[a-h][.)](\s|$)|[a-h]\s*$)/iu
 

@@ -14,6 +14,7 @@ import { normalize } from '../util/canonical.ts'
 import { checkCardMetadata } from './card.ts'
 import { rootCausesFirst } from './check-order.ts'
 import { matchManifest } from './manifest-match.ts'
+import { checkPlacement } from './placement.ts'
 import { checkProvenance } from './provenance.ts'
 
 const KEY_ORDER = ['id', 'source', 'question', 'context', 'choices', 'answer_idx', 'n_choices']
@@ -95,7 +96,7 @@ export async function readDataset(dir: string): Promise<ReadDataset> {
 export async function checkFolder(dir: string, recipe: Recipe): Promise<string[]> {
   const { raw, records, provenance, problems } = await readDataset(dir)
   problems.push(...checkRecords(records, recipe))
-  if (provenance) problems.push(...checkProvenance(records, provenance, recipe))
+  if (provenance) problems.push(...checkProvenance(records, provenance, recipe), ...checkPlacement(records, provenance, recipe))
   // the audit is only as good as the provenance it is computed from
   const audit = provenance ? computeAudit(records, provenance, recipe) : null
   if (raw['README.md']) problems.push(...checkCard(raw['README.md'].toString('utf8'), records, recipe, raw, audit))
@@ -195,7 +196,7 @@ function checkCard(
   ]
   for (const [name, t] of tables) if (!card.includes(t)) problems.push(`README.md: the ${name} table does not match the records`)
   if (audit) {
-    const names = ['borrowing-by-source', 'borrowing-by-option-count', 'baseline']
+    const names = ['borrowing-by-source', 'borrowing-by-option-count', 'baseline', ...SPLITS.map((s) => `${s} upstream-options-kept`)]
     auditTables(audit).forEach((t, i) => {
       if (!card.includes(t))
         problems.push(`README.md: the distractor audit's ${names[i]} table does not match the records and provenance.jsonl`)

@@ -22,6 +22,8 @@ const SplitAudit = z.strictObject({
   negatives: z.strictObject({ items: z.int(), grown: z.int() }),
   /** sources that keep the upstream order: how often the first option is the right one */
   firstRight: z.record(z.string(), z.strictObject({ items: z.int(), first: z.int() })),
+  /** where the recipe asks: option count → upstream options kept → items (the "effective n"); integer keys keep numeric order */
+  byKept: z.record(z.string(), z.record(z.string(), z.int())).optional(),
 })
 export const Audit = z.strictObject({ test: SplitAudit, val: SplitAudit })
 export type Audit = z.infer<typeof Audit>
@@ -31,7 +33,7 @@ type SplitAudit = z.infer<typeof SplitAudit>
 const round = (x: number) => Math.round(x * 1e4) / 1e4
 
 /** Credit for picking the option(s) a baseline scores highest: 1/k when the right one is among k tied. */
-function credit(scores: readonly number[], answer: number): number {
+export function credit(scores: readonly number[], answer: number): number {
   const best = Math.max(...scores)
   const tied = scores.filter((s) => s === best).length
   return scores[answer] === best ? 1 / tied : 0
@@ -100,9 +102,12 @@ export function computeAudit(records: Record<Split, readonly DataRecord[]>, prov
     const negatives = { items: 0, grown: 0 }
     const firstRight: SplitAudit['firstRight'] = {}
     let grownItems = 0
+    const byKept: Record<string, Record<string, number>> = Object.fromEntries(N_CHOICES.map((n) => [String(n), {}]))
     for (const r of records[split]) {
       const p = byId.get(`${split}\u0000${r.id}`)
       const borrowed = p ? p.choices.filter((c) => c.from === 'borrowed').length : 0
+      const kept = byKept[String(r.n_choices)]
+      if (kept) kept[String(r.n_choices - borrowed)] = (kept[String(r.n_choices - borrowed)] ?? 0) + 1
       const grown = borrowed > 0
       const tallies = [(bySource[r.source] ??= { items: 0, grown: 0, borrowed: 0 }), byChoices[String(r.n_choices)]!]
       for (const t of tallies) {
@@ -153,6 +158,7 @@ export function computeAudit(records: Record<Split, readonly DataRecord[]>, prov
       baselines: { longest: score('longest'), shortest: score('shortest'), overlap: score('overlap') },
       negatives,
       firstRight,
+      ...(recipe.card?.effectiveN ? { byKept } : {}),
     }
   }
   return out

@@ -163,6 +163,12 @@ export const SourceSpec = z.strictObject({
     .boolean()
     .default(false)
     .describe('at most one record per context (BoolQ: one question per passage); later ones drop as duplicate_passage'),
+  balanceSides: z
+    .enum(['hash', 'answer'])
+    .optional()
+    .describe(
+      'where both sides come from one upstream split: "answer" draws each side in proportion within each right answer, so both sides have the same share of each answer (± one item); "hash" (the default) takes them as the keyed hash falls',
+    ),
 })
 export type SourceSpec = z.infer<typeof SourceSpec>
 
@@ -176,6 +182,33 @@ export const Recipe = z
     quotas: z.strictObject({ test: QuotaTable, val: QuotaTable }),
     sources: z.array(SourceSpec).min(1),
     distractors: Distractors.prefault({}),
+    placement: z
+      .enum(['shuffle', 'dealt'])
+      .optional()
+      .describe(
+        'where the right answer goes in a shuffled source: "dealt" deals positions evenly per split, source and option count (counts differ by at most one); "shuffle" (the default) leaves it to each item\'s seeded shuffle',
+      ),
+    checks: z
+      .strictObject({
+        longestOnGrown: z
+          .number()
+          .nonnegative()
+          .optional()
+          .describe(
+            'fail when "always the longest option" scores more than the chance floor plus this on grown items, or more on grown than on not-grown items of the same n',
+          ),
+        unitsAgree: z.boolean().optional().describe('fail when an item whose options are all numbers mixes units (seconds among watts)'),
+      })
+      .optional()
+      .describe('rules check-dataset enforces beyond those that hold by construction (absent: not enforced)'),
+    card: z
+      .strictObject({
+        effectiveN: z
+          .boolean()
+          .optional()
+          .describe('the card and the audit give items by upstream options kept, per option count, and advise reporting by both'),
+      })
+      .optional(),
     changesFrom: z
       .strictObject({
         version: z.string().regex(/^\d+\.\d+\.\d+$/),

@@ -22,9 +22,11 @@ interface Option {
 /**
  * Gives an item exactly n options: shrink keeps the right one and a random
  * subset of the wrong ones; grow keeps all and borrows from the group's side;
- * then a seeded shuffle unless the source keeps a fixed order.
+ * then a seeded shuffle unless the source keeps a fixed order. With `place`
+ * (a dealt position) the right answer goes there and the item's shuffle
+ * orders the wrong options into the other slots.
  */
-export function reshape(c: Candidate, n: number, lending: Lending | undefined, seed: number, keepOrder: boolean): Reshaped {
+export function reshape(c: Candidate, n: number, lending: Lending | undefined, seed: number, keepOrder: boolean, place?: number): Reshaped {
   // streams are keyed by the upstream identity, as the spec says, not by position or id
   const key = c.identity
   let options: Option[] = c.options.map((text, i) => ({ text, right: i === c.answer, origin: { from: 'upstream', index: i } }))
@@ -40,7 +42,14 @@ export function reshape(c: Candidate, n: number, lending: Lending | undefined, s
       ...extra.map((b): Option => ({ text: b.text, right: false, origin: { from: 'borrowed', lender: b.lender, index: b.index } })),
     ]
   }
-  if (!keepOrder) options = shuffle(rngFor(seed, 'shuffle', key), options)
+  if (!keepOrder && place !== undefined) {
+    if (!Number.isInteger(place) || place < 0 || place >= options.length) throw new RangeError(`${c.id}: position ${place} of ${n}`)
+    const wrong = shuffle(
+      rngFor(seed, 'shuffle', key),
+      options.filter((o) => !o.right),
+    )
+    options = [...wrong.slice(0, place), options.find((o) => o.right)!, ...wrong.slice(place)]
+  } else if (!keepOrder) options = shuffle(rngFor(seed, 'shuffle', key), options)
   return { choices: options.map((o) => o.text), answer: options.findIndex((o) => o.right), origins: options.map((o) => o.origin) }
 }
 

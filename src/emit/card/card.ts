@@ -124,6 +124,7 @@ export function renderCard(c: CardInput): string {
   const fixed = recipe.sources.filter((s) => s.fixedChoices !== undefined)
   const unshuffled = recipe.sources.filter((s) => !s.shuffle)
   const onePer = recipe.sources.filter((s) => s.onePerContext)
+  const balanced = oneSplit.filter((s) => s.balanceSides === 'answer')
   const excluded = recipe.exclude.ids.length + recipe.exclude.texts.length
   return `${frontMatter(c)}
 
@@ -152,7 +153,9 @@ ${figureLink('option-counts.svg')}
 
 ## Answer positions
 
-Where the right option sits (A = first), against what a uniform placement would give for these option counts${unshuffled.length ? `. ${names(unshuffled)} keep${unshuffled.length === 1 ? 's' : ''} the upstream option order, so ${unshuffled.length === 1 ? 'its' : 'their'} answers sit where upstream has them` : ''}:
+Where the right option sits (A = first), against what a uniform placement would give for these option counts${
+    recipe.placement === 'dealt' ? '. Positions are dealt evenly within each split, source and option count (see "How it was built")' : ''
+  }${unshuffled.length ? `. ${names(unshuffled)} keep${unshuffled.length === 1 ? 's' : ''} the upstream option order, so ${unshuffled.length === 1 ? 'its' : 'their'} answers sit where upstream has them` : ''}:
 
 ${positionsTable(stats)}
 
@@ -190,7 +193,7 @@ ${table(['source', 'Hub repo', 'config', 'pinned revision', 'test side from', 'v
 Files read: ${files.join(', ')}. No other split (no train split) is used.
 
 - Eligibility: options all distinct after normalisation (NFKC, whitespace collapsed, trimmed, lower-cased — used only to compare, never to rewrite); no option that refers to other options ("all of the above", "both A and B", …); not on the exclusion list. Exact repeats of an upstream row count once.
-- Sides:${twoSplits.length ? ` for ${names(twoSplits)} the test side and the val side are different upstream splits, and a val-side question that also appears anywhere in the test-side split is dropped.` : ''}${oneSplit.length ? ` ${names(oneSplit)} draw${oneSplit.length === 1 ? 's' : ''} both sides from one upstream split: each question goes to one side by a keyed hash of its text, in the ratio of the two counts.` : ''}
+- Sides:${twoSplits.length ? ` for ${names(twoSplits)} the test side and the val side are different upstream splits, and a val-side question that also appears anywhere in the test-side split is dropped.` : ''}${oneSplit.length ? ` ${names(oneSplit)} draw${oneSplit.length === 1 ? 's' : ''} both sides from one upstream split: each question goes to one side by a keyed hash of its text, in the ratio of the two counts.` : ''}${balanced.length ? ` For ${names(balanced)} each split is drawn in proportion within each right answer (its share among both sides' eligible questions, by largest remainder), so test and val have the same share of each answer within one item.` : ''}
 - Selection: each split takes its items from its side in the order of a keyed hash of their identity (normalised question, context and sorted options), so the upstream row order cannot change which items are chosen. No question appears twice, by identity or by question-plus-context text.
 - Option counts:${fixed.length ? ` ${fixed.map((s) => `${s.name} items always have ${s.fixedChoices} options`).join('; ')}.` : ''} The rest of each split's quota is dealt to the other items by a seeded shuffle; an item dealt more options than it can have (its own plus what the borrowing rules below let it borrow, at most 8; only its own for a question that is never grown) trades with others, so the table is met exactly.
 - Shrinking keeps the right option and a uniformly random subset of the wrong ones. ${growingRule(recipe)}${
@@ -199,7 +202,11 @@ Files read: ${files.join(', ')}. No other split (no train split) is used.
 - ${names(onePer)}: one question per ${onePer.length === 1 ? 'context (passage)' : 'context'} in the whole dataset; the first in selection order is kept, the others are dropped as \`duplicate_passage\`.`
       : ''
   }
-- Options are shuffled with a seeded Fisher–Yates shuffle${unshuffled.length ? ` (except ${names(unshuffled)}, which keep${unshuffled.length === 1 ? 's' : ''} the upstream order)` : ''}. All randomness comes from seed ${recipe.seed} through seedrandom (alea) streams keyed by purpose and upstream identity.
+- ${
+    recipe.placement === 'dealt'
+      ? `The right answer's position is dealt, not left to chance: within each split, source and option count the items are ordered by a keyed hash of their identity and each run of n of them is given the positions 0 … n−1 in a seeded order, so position counts differ by at most one; the wrong options fill the other slots in the order of the item's seeded Fisher–Yates shuffle${unshuffled.length ? ` (${names(unshuffled)} keep${unshuffled.length === 1 ? 's' : ''} the upstream order)` : ''}.`
+      : `Options are shuffled with a seeded Fisher–Yates shuffle${unshuffled.length ? ` (except ${names(unshuffled)}, which keep${unshuffled.length === 1 ? 's' : ''} the upstream order)` : ''}.`
+  } All randomness comes from seed ${recipe.seed} through seedrandom (alea) streams keyed by purpose and upstream identity.
 
 ${auditSection(c.audit, recipe)}
 

@@ -76,18 +76,51 @@ export function auditTables(a: Audit): string[] {
       row('most word (Japanese: character-bigram) overlap with question and context', (s) => s.baselines.overlap),
     ],
   )
-  return [bySource, byChoices, scores]
+  return [bySource, byChoices, scores, ...keptTables(a)]
+}
+
+/** Per split, items by option count and by upstream options kept (the "effective n"), where the audit has them. */
+function keptTables(a: Audit): string[] {
+  return SPLITS.flatMap((split) => {
+    const byKept = a[split].byKept
+    if (!byKept) return []
+    const kept = N_CHOICES.filter((k) => Object.values(byKept).some((row) => (row[String(k)] ?? 0) > 0))
+    const rows = N_CHOICES.filter((n) => Object.values(byKept[String(n)] ?? {}).some((c) => c > 0)).map((n) => {
+      const row = byKept[String(n)] ?? {}
+      const items = Object.values(row).reduce((x, c) => x + c, 0)
+      const mean = Object.entries(row).reduce((x, [k, c]) => x + Number(k) * c, 0) / items
+      return [n, items, ...kept.map((k) => row[String(k)] ?? 0), mean.toFixed(2)]
+    })
+    return [table([`${split}: n_choices`, 'items', ...kept.map((k) => `${k} upstream kept`), 'mean upstream kept'], rows)]
+  })
+}
+
+/** The advice on reporting where the audit has the effective n: by option count and by upstream options kept. */
+function keptAdvice(a: Audit): string {
+  const allGrown = N_CHOICES.filter((n) => {
+    const t = a.test.byChoices[String(n)]
+    return t !== undefined && t.items > 0 && t.grown === t.items
+  })
+  const span = allGrown.length === 0 ? '' : allGrown.length === 1 ? `${allGrown[0]}` : `${allGrown[0]}–${allGrown.at(-1)}`
+  const contiguous = allGrown.every((n, i) => i === 0 || n === allGrown[i - 1]! + 1)
+  return `Report results by option count and, within it, by the number of upstream options kept (the tables above; \`provenance.jsonl\` gives it per item), not as grown against not grown${
+    allGrown.length
+      ? `: at ${contiguous ? span : allGrown.join(', ')} options every test item is grown, so "grown" there only stands in for the option count`
+      : ''
+  }.`
 }
 
 export function auditSection(a: Audit, recipe: Recipe): string {
-  const [bySource, byChoices, scores] = auditTables(a)
+  const [bySource, byChoices, scores, ...kept] = auditTables(a)
   const t = a.test
   const grownTest = Object.values(t.bySource).reduce((x, s) => x + s.grown, 0)
   const borrowedTest = Object.values(t.bySource).reduce((x, s) => x + s.borrowed, 0)
-  const first = Object.entries(t.firstRight).map(
-    ([s, f]) =>
-      `${s} keeps the upstream option order ("yes" first): ${f.first} of its ${f.items} test answers (${pct(f.items ? f.first / f.items : 0)}) are the first option`,
-  )
+  const balanced = new Set(recipe.sources.filter((s) => s.balanceSides === 'answer').map((s) => s.name))
+  const first = Object.entries(t.firstRight).map(([s, f]) => {
+    const v = a.val.firstRight[s]
+    const val = balanced.has(s) && v ? ` and ${v.first} of its ${v.items} val answers (${pct(v.items ? v.first / v.items : 0)})` : ''
+    return `${s} keeps the upstream option order ("yes" first): ${f.first} of its ${f.items} test answers (${pct(f.items ? f.first / f.items : 0)})${val} are the first option`
+  })
   const negatives = recipe.distractors.negatives.grow
     ? `${t.negatives.items} test items are phrased as a negative; ${t.negatives.grown} of them were grown (this version grows negatives).`
     : `${t.negatives.items} test items (${a.val.negatives.items} val) are phrased as a negative and were held to at most their own option count; none was grown.`
@@ -103,10 +136,22 @@ ${byChoices}
 ${figureLink('borrowed-options.svg')}
 
 ${scores}
+${
+  kept.length
+    ? `
+Items by the number of upstream options they keep, per option count (the "effective n": a reader who strikes every borrowed option faces the upstream ones):
 
+${kept.join('\n\n')}
+`
+    : ''
+}
 ${negatives}${first.length ? ` ${first.join('; ')}.` : ''}
 
-What this means for readers: ${grownTest} of the ${Object.values(t.bySource).reduce((x, s) => x + s.items, 0)} test items were grown, with ${borrowedTest} borrowed options. At 5–8 options, part of what is measured is rejecting options that do not belong to the question: a model that could spot every borrowed option and guess among the rest would score ${fixed3(t.chance.spotter.all)} on test (${grown((s) => s.chance.spotter)} on grown items) against a chance floor of ${fixed3(t.chance.floor.all)} (${grown((s) => s.chance.floor)}); that gap is inherent to growing. The baselines above never read the answer; on grown items the longest option scores ${grown((s) => s.baselines.longest)}, the shortest ${grown((s) => s.baselines.shortest)} and the one with most overlap ${grown((s) => s.baselines.overlap)}, against their floor of ${grown((s) => s.chance.floor)}. When comparing calibration across option counts, report grown and not-grown items separately (\`provenance.jsonl\` tells them apart).`
+What this means for readers: ${grownTest} of the ${Object.values(t.bySource).reduce((x, s) => x + s.items, 0)} test items were grown, with ${borrowedTest} borrowed options. At 5–8 options, part of what is measured is rejecting options that do not belong to the question: a model that could spot every borrowed option and guess among the rest would score ${fixed3(t.chance.spotter.all)} on test (${grown((s) => s.chance.spotter)} on grown items) against a chance floor of ${fixed3(t.chance.floor.all)} (${grown((s) => s.chance.floor)}); that gap is inherent to growing. The baselines above never read the answer; on grown items the longest option scores ${grown((s) => s.baselines.longest)}, the shortest ${grown((s) => s.baselines.shortest)} and the one with most overlap ${grown((s) => s.baselines.overlap)}, against their floor of ${grown((s) => s.chance.floor)}. ${
+    t.byKept
+      ? keptAdvice(a)
+      : 'When comparing calibration across option counts, report grown and not-grown items separately (`provenance.jsonl` tells them apart).'
+  }`
 }
 
 /** "Changes from <previous>", from the figures the recipe carries (CI recomputes them from both builds). */
