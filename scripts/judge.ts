@@ -45,16 +45,10 @@ if (command === 'draw') {
   mkdirSync(dir, { recursive: true })
   const sample: SampleFile = { seed, datasetHash: hash, sheets, items }
   writeFileSync(join(dir, 'sample.json'), `${JSON.stringify(sample, null, 2)}\n`)
-  sheets.forEach((ns, i) =>
-    writeFileSync(
-      join(dir, `sheet-${i + 1}.md`),
-      renderSheet(
-        build,
-        items.filter((x) => ns.includes(x.n)),
-        `Sheet ${i + 1}`,
-      ),
-    ),
-  )
+  for (const [i, ns] of sheets.entries()) {
+    const on = items.filter((x) => ns.includes(x.n))
+    writeFileSync(join(dir, `sheet-${i + 1}.md`), renderSheet(build, on, `Sheet ${i + 1}`))
+  }
   console.log(`${items.length} items on ${k} sheets in ${dir}`)
 } else {
   const sample = JSON.parse(readFileSync(join(dir, 'sample.json'), 'utf8')) as SampleFile

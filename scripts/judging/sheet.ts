@@ -25,7 +25,9 @@ const LETTERS = 'ABCDEFGH'
 
 export function parseBuild(files: Record<Split | 'provenance', string>): Build {
   const lines = (text: string) => text.split('\n').filter((l) => l !== '')
-  const records = Object.fromEntries(SPLITS.map((s) => [s, lines(files[s]).map((l) => DataRecord.parse(JSON.parse(l)))])) as Build['records']
+  const records = Object.fromEntries(
+    SPLITS.map((s) => [s, lines(files[s]).map((l) => DataRecord.parse(JSON.parse(l)))]),
+  ) as Build['records']
   return { records, provenance: lines(files.provenance).map((l) => ProvenanceLine.parse(JSON.parse(l))) }
 }
 
@@ -74,7 +76,7 @@ export function renderSheet(build: Build, items: readonly SampleItem[], title: s
   for (const item of items) {
     const r = byId.get(`${item.split}\u0000${item.id}`)!
     parts.push(`## ${item.n}`, '', r.context ? `${r.context}\n\n${r.question}` : r.question, '')
-    r.choices.forEach((c, i) => parts.push(`${LETTERS[i]}. ${c}`))
+    for (const [i, c] of r.choices.entries()) parts.push(`${LETTERS[i]}. ${c}`)
     parts.push('')
   }
   return `${parts.join('\n')}\n`
@@ -159,7 +161,11 @@ export function scoreMarks(build: Build, items: readonly SampleItem[], marks: Re
       if (maybe) t.maybeRightItems++
     }
   }
-  const sorted = Object.fromEntries(Object.keys(bySource).sort(compareStrings).map((s) => [s, bySource[s]!]))
+  const sorted = Object.fromEntries(
+    Object.keys(bySource)
+      .sort(compareStrings)
+      .map((s) => [s, bySource[s]!]),
+  )
   return { bySource: sorted, all, unmarked }
 }
 

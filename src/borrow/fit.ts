@@ -6,7 +6,7 @@
  * that refer to the others ("None of the above", "I only") are never lent.
  */
 import { codePointLength } from '../util/canonical.ts'
-import { unitOf } from './units.ts'
+import { unitOf } from './option-kinds.ts'
 
 const ARTICLES = new Set(['the', 'a', 'an'])
 

@@ -195,8 +195,7 @@ export function similarLending(
     // often as bestFit would keep it the longest at its smallest grown size: else length becomes a cue
     if (rules.lengthCue && longestCredit(c.options, c.answer) > 0) {
       const right = codePointLength(c.options[c.answer]!)
-      if (!found.some((f) => codePointLength(f.b.text) > right) && !keepsLongest(o.cueKey(c), own + 1, longestShare(ready)))
-        return []
+      if (!found.some((f) => codePointLength(f.b.text) > right) && !keepsLongest(o.cueKey(c), own + 1, longestShare(ready))) return []
     }
     found.sort((a, b) => b.fit - a.fit || a.tie - b.tie || compareStrings(a.b.lender, b.b.lender) || a.b.index - b.b.index)
     return found.map((f) => f.b)
@@ -344,7 +343,8 @@ function coOccurrence(side: Side, c: Candidate, at: number): Map<string, number>
   const related = new Set<number>()
   for (const n of c.normOptions) for (const j of side.listing.get(n) ?? []) if (j !== at) related.add(j)
   const out = new Map<string, number>()
-  for (const j of [...related].sort((a, b) => a - b)) for (const n of new Set(side.lenders[j]!.normOptions)) out.set(n, (out.get(n) ?? 0) + 1)
+  for (const j of [...related].sort((a, b) => a - b))
+    for (const n of new Set(side.lenders[j]!.normOptions)) out.set(n, (out.get(n) ?? 0) + 1)
   return out
 }
 
