@@ -1,5 +1,6 @@
 import type { UpstreamQuestion } from './adapt/adapter.ts'
-import { type Borrowed, type Lending, similarLending } from './borrow/lend.ts'
+import { type Borrowed, type Lending, longestCredit, similarLending } from './borrow/lend.ts'
+import { dealLongest, type LengthItem } from './borrow/length-cue.ts'
 import { negationTest } from './borrow/negation.ts'
 import { buildPools, groupOf, groupsOf, uniformLending } from './borrow/pool.ts'
 import { JevError } from './errors.ts'
@@ -10,7 +11,7 @@ import { assignQuotas } from './select/quota.ts'
 import { selectSplit } from './select/select.ts'
 import { dealPositions } from './shape/deal.ts'
 import { allDistinct, type Origin, reshape } from './shape/reshape.ts'
-import { keyedHash, keyedUnit } from './shape/rng.ts'
+import { keyedHash, keyedUnit, rngFor } from './shape/rng.ts'
 import { compareStrings } from './util/canonical.ts'
 
 export interface BuildOutput {
@@ -90,9 +91,11 @@ export function buildFromPrepared(recipe: Recipe, prepared: readonly PreparedSou
               split,
             )
           : undefined
+      const lengthened = lengthDeal(items, counts, recipe.seed, split)
       for (const { p, c, lending } of items) {
         const n = counts.get(c.id)!
-        const { choices, answer, origins: from } = reshape(c, n, lending, recipe.seed, !p.spec.shuffle, dealt?.get(c.id))
+        const longest = lengthened === null ? undefined : lengthened.has(c.id) ? 'keep' : 'lengthen'
+        const { choices, answer, origins: from } = reshape(c, n, lending, recipe.seed, !p.spec.shuffle, { place: dealt?.get(c.id), longest })
         if (!allDistinct(choices)) failed.push(c)
         origins.set(c.id, { file: c.file, choices: from })
         records[split].push({
@@ -116,6 +119,30 @@ export function buildFromPrepared(recipe: Recipe, prepared: readonly PreparedSou
     for (const c of failed) rejected.add(c.id)
   }
   throw new JevError('QUOTA', `items kept failing the distinctness check after ${MAX_ROUNDS} rounds`, {})
+}
+
+/**
+ * Amendment 1.2's length rule over a split's grown items (./borrow/length-cue.ts): which of those
+ * that have a choice keep their right answer the longest; null where no lending has the rule.
+ */
+function lengthDeal(
+  items: readonly { c: Candidate; lending: Lending | undefined }[],
+  counts: ReadonlyMap<string, number>,
+  seed: number,
+  split: Split,
+): Set<string> | null {
+  const dealt: LengthItem[] = []
+  for (const { c, lending } of items) {
+    const n = counts.get(c.id)!
+    const k = n - c.options.length
+    if (!lending?.canLengthen || k <= 0) continue
+    // every grown item counts towards its option count's budget; only those whose right answer is the longest spend it
+    const right = longestCredit(c.options, c.answer) > 0
+    const kept = right ? lending.borrow(c, k, rngFor(seed, 'grow', c.identity), 'keep') : []
+    const credit = right ? longestCredit([...c.options, ...kept.map((b) => b.text)], c.answer) : 0
+    dealt.push({ id: c.id, identity: c.identity, n, credit, choice: credit > 0 && lending.canLengthen(c, k) })
+  }
+  return items.some(({ lending }) => lending?.canLengthen) ? dealLongest(dealt, seed, split) : null
 }
 
 /** What each group's side can lend, by the recipe's rule. */

@@ -81,21 +81,21 @@ describe('reshape with a dealt position', () => {
   const c = toCandidate(uq({ id: 'src-q', options: ['right', 'w1', 'w2', 'w3', 'w4'], answer: 0 }))
   test('the right answer goes to the dealt position, the wrong ones fill the other slots', () => {
     for (let place = 0; place < 4; place++) {
-      const r = reshape(c, 4, undefined, 1234, false, place)
+      const r = reshape(c, 4, undefined, 1234, false, { place })
       assert.equal(r.answer, place)
       assert.equal(r.choices[place], 'right')
       assert.equal(new Set(r.choices).size, 4)
       // the wrong options kept are the same whatever the position: the shrink stream is the item's own
       assert.deepEqual(
         r.choices.filter((x) => x !== 'right').sort(),
-        reshape(c, 4, undefined, 1234, false, 0)
+        reshape(c, 4, undefined, 1234, false, { place: 0 })
           .choices.filter((x) => x !== 'right')
           .sort(),
       )
     }
   })
   test('a position outside the options is refused', () => {
-    assert.throws(() => reshape(c, 4, undefined, 1234, false, 4), RangeError)
+    assert.throws(() => reshape(c, 4, undefined, 1234, false, { place: 4 }), RangeError)
   })
 })
 

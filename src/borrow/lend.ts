@@ -21,8 +21,14 @@ export interface Borrowed {
 export interface Lending {
   /** the item's own options plus what it may borrow, at most 8 */
   capacity(c: Candidate): number
-  /** `k` options for the item, drawn with its own stream */
-  borrow(c: Candidate, k: number, rng: Rng): Borrowed[]
+  /**
+   * `k` options for the item, drawn with its own stream. `longest` (Amendment
+   * 1.2's length rule) says whether an item whose right answer is its longest
+   * option keeps it so; without it, the rule's own choice.
+   */
+  borrow(c: Candidate, k: number, rng: Rng, longest?: 'keep' | 'lengthen'): Borrowed[]
+  /** Whether the length rule has a choice for the item at k borrowed options: it lends something longer than its right answer, which is its longest. */
+  canLengthen?(c: Candidate, k: number): boolean
 }
 
 export interface SimilarLendingOptions {
@@ -195,7 +201,7 @@ export function similarLending(
     // often as bestFit would keep it the longest at its smallest grown size: else length becomes a cue
     if (rules.lengthCue && longestCredit(c.options, c.answer) > 0) {
       const right = codePointLength(c.options[c.answer]!)
-      if (!found.some((f) => codePointLength(f.b.text) > right) && !keepsLongest(o.cueKey(c), own + 1, longestShare(ready))) return []
+      if (!found.some((f) => codePointLength(f.b.text) > right) && !keepsLongest(o.cueKey(c), 2 * (own + 1), longestShare(ready))) return []
     }
     found.sort((a, b) => b.fit - a.fit || a.tie - b.tie || compareStrings(a.b.lender, b.b.lender) || a.b.index - b.b.index)
     return found.map((f) => f.b)
@@ -220,14 +226,20 @@ export function similarLending(
   return {
     candidates,
     capacity: (c) => Math.min(8, c.options.length + candidates(c).length),
-    borrow(c, k, rng) {
+    borrow(c, k, rng, longest) {
       const list = candidates(c)
-      if (o.rules.plausible)
-        return bestFit(c, list, k, o.cueKey(c), o.rules.plausible.lengthCue ? longestShare((ready ??= lendingSide(side, o))) : null)
+      if (o.rules.plausible) return bestFit(c, list, k, o.rules.plausible.lengthCue ? (longest ?? 'keep') : 'keep')
       const from = list.slice(0, Math.min(list.length, o.rules.drawFactor * k))
       if (from.length < k) throw new RangeError(`${c.id}: ${from.length} options to borrow, ${k} needed`)
       return sample(rng, from, k)
     },
+    ...(o.rules.plausible?.lengthCue && {
+      canLengthen(c: Candidate, k: number) {
+        if (k <= 0 || longestCredit(c.options, c.answer) === 0) return false
+        const right = codePointLength(c.options[c.answer]!)
+        return candidates(c).some((b) => codePointLength(b.text) > right)
+      },
+    }),
   }
 }
 
@@ -349,7 +361,7 @@ function coOccurrence(side: Side, c: Candidate, at: number): Map<string, number>
 }
 
 /** What the audit's "longest" baseline credits an item with: 1/t where the right answer is one of the t longest options, 840ths (840 = lcm of 1..8, so it is exact). */
-function longestCredit(options: readonly string[], answer: number): number {
+export function longestCredit(options: readonly string[], answer: number): number {
   const lengths = options.map(codePointLength)
   const max = Math.max(...lengths)
   return lengths[answer] === max ? 840 / lengths.filter((l) => l === max).length : 0
@@ -362,28 +374,27 @@ function longestShare(side: Side): [number, number] {
 }
 
 /**
- * Whether an item whose right answer is its longest option keeps it so at n
- * options: with chance 840·of / (n · credit), at most 1, by a keyed draw of
- * the item's own, so that the side's mean credit times it is about 1/n.
+ * Whether an item whose right answer is its longest option, and which has
+ * nothing longer to borrow, may still grow (called with twice its smallest
+ * grown size): with chance 840·of / (n · credit), at most 1, by a keyed draw
+ * of the item's own. Such items spend the length deal's budget without
+ * choice, so only about half of what 1/n allows grow; the build deals the rest.
  */
 function keepsLongest(cue: number, n: number, [credit, of]: [number, number]): boolean {
   return credit === 0 || cue * n * credit < 840 * of
 }
 
 /**
- * The k best-fitting candidates. Where the item's right answer is (one of)
- * its longest options and `share` is given, it stays so only often enough
- * that "always the longest" earns about 1/n over the side (drawn with the
- * item's stream); otherwise the best-fitting longer candidate is among the k.
+ * The k best-fitting candidates; to `lengthen`, the best-fitting one longer
+ * than the right answer among them, to `keep`, none longer where it can.
  */
-function bestFit(c: Candidate, list: readonly Borrowed[], k: number, cue: number, share: [number, number] | null): Borrowed[] {
+function bestFit(c: Candidate, list: readonly Borrowed[], k: number, longest: 'keep' | 'lengthen'): Borrowed[] {
   if (list.length < k) throw new RangeError(`${c.id}: ${list.length} options to borrow, ${k} needed`)
-  if (share === null || longestCredit(c.options, c.answer) === 0) return list.slice(0, k)
+  if (longestCredit(c.options, c.answer) === 0) return list.slice(0, k)
   const right = codePointLength(c.options[c.answer]!)
-  const keep = keepsLongest(cue, c.options.length + k, share)
   const longer = list.filter((b) => codePointLength(b.text) > right)
   const rest = list.filter((b) => codePointLength(b.text) <= right)
-  if (keep) return [...rest, ...longer].slice(0, k)
+  if (longest === 'keep') return [...rest, ...longer].slice(0, k)
   if (longer.length === 0) return list.slice(0, k)
   const first = longer[0]!
   return [first, ...list.filter((b) => b !== first).slice(0, k - 1)]

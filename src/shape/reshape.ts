@@ -26,7 +26,14 @@ interface Option {
  * (a dealt position) the right answer goes there and the item's shuffle
  * orders the wrong options into the other slots.
  */
-export function reshape(c: Candidate, n: number, lending: Lending | undefined, seed: number, keepOrder: boolean, place?: number): Reshaped {
+export function reshape(
+  c: Candidate,
+  n: number,
+  lending: Lending | undefined,
+  seed: number,
+  keepOrder: boolean,
+  { place, longest }: { place?: number; longest?: 'keep' | 'lengthen' } = {},
+): Reshaped {
   // streams are keyed by the upstream identity, as the spec says, not by position or id
   const key = c.identity
   let options: Option[] = c.options.map((text, i) => ({ text, right: i === c.answer, origin: { from: 'upstream', index: i } }))
@@ -36,7 +43,7 @@ export function reshape(c: Candidate, n: number, lending: Lending | undefined, s
     options = options.filter((o) => o.right || kept.has(o))
   } else if (n > options.length) {
     if (!lending) throw new RangeError(`${c.id}: nothing to borrow from`)
-    const extra = lending.borrow(c, n - options.length, rngFor(seed, 'grow', key))
+    const extra = lending.borrow(c, n - options.length, rngFor(seed, 'grow', key), longest)
     options = [
       ...options,
       ...extra.map((b): Option => ({ text: b.text, right: false, origin: { from: 'borrowed', lender: b.lender, index: b.index } })),
