@@ -1,10 +1,11 @@
 import { z } from 'zod'
+import type { TrainingLoad } from '../contam/load.ts'
 import { JevError } from '../errors.ts'
 import type { LoadedSource } from '../load-sources.ts'
 import { writeFileAtomic } from '../util/atomic.ts'
 import { readRegular } from '../util/files.ts'
 import { sourceFiles } from './load.ts'
-import { BuilderRef, Hex64, type Recipe, RecipeRef } from './schema.ts'
+import { BuilderRef, Hex64, type Recipe, RecipeRef, type TrainingFile } from './schema.ts'
 
 /** What a build was made from, byte for byte and row for row; committed next to its recipe. */
 export const Lock = z.strictObject({
@@ -20,6 +21,23 @@ export const Lock = z.strictObject({
       files: z.array(z.strictObject({ split: z.string(), path: z.string(), size: z.int(), sha256: Hex64, rows: z.int(), rowsHash: Hex64 })),
     }),
   ),
+  /** the training files the contamination check read (recipes with a `contamination` section; an optional file not got is not listed) */
+  contamination: z
+    .array(
+      z.strictObject({
+        source: z.string(),
+        split: z.string(),
+        repo: z.string(),
+        revision: z.string(),
+        commit: z.string().regex(/^[0-9a-f]{40}$/),
+        path: z.string(),
+        size: z.int(),
+        sha256: Hex64,
+        rows: z.int(),
+        rowsHash: Hex64,
+      }),
+    )
+    .optional(),
 })
 export type Lock = z.infer<typeof Lock>
 
@@ -53,7 +71,31 @@ export async function readLock(path: string): Promise<Lock | null> {
   return parsed.data
 }
 
-export function makeLock(recipe: Recipe, recipeHash: string, builder: Lock['builder'], sources: readonly LoadedSource[]): Lock {
+export function makeLock(
+  recipe: Recipe,
+  recipeHash: string,
+  builder: Lock['builder'],
+  sources: readonly LoadedSource[],
+  training?: readonly TrainingLoad[],
+): Lock {
+  const contamination = training?.flatMap((t) =>
+    t.checked
+      ? [
+          {
+            source: t.entry.source,
+            split: t.entry.split,
+            repo: t.entry.repo,
+            revision: t.entry.revision,
+            commit: t.commit,
+            path: t.file.path,
+            size: t.file.size,
+            sha256: t.file.sha256,
+            rows: t.file.rows,
+            rowsHash: t.file.rowsHash,
+          },
+        ]
+      : [],
+  )
   return {
     lockVersion: 1,
     recipe: { name: recipe.name, version: recipe.version, hash: recipeHash },
@@ -65,6 +107,7 @@ export function makeLock(recipe: Recipe, recipeHash: string, builder: Lock['buil
       commit: s.commit,
       files: s.files.map((f) => ({ split: f.split, path: f.path, size: f.size, sha256: f.sha256, rows: f.rows, rowsHash: f.rowsHash })),
     })),
+    ...(contamination ? { contamination } : {}),
   }
 }
 
@@ -117,4 +160,40 @@ export function checkAgainstLock(lock: Lock, sources: readonly LoadedSource[]): 
       )
   }
   return warnings
+}
+
+/**
+ * Compares the training files read with the lock, as checkAgainstLock does source files. A required file
+ * the lock lacks is an error; an optional one only warns, since a mirror build cannot have locked it.
+ */
+export function checkTrainingAgainstLock(lock: Lock, training: readonly TrainingLoad[]): string[] {
+  const warnings: string[] = []
+  for (const t of training) {
+    if (!t.checked) continue
+    const { source, repo, path } = t.entry
+    const locked = lockedTraining(lock, t.entry)
+    const ctx = { source, repo, file: path }
+    if (!locked) {
+      if (!t.entry.optional)
+        throw new JevError('LOCK', `contamination: ${source} ${repo}/${path} is not in the lock; run with --update-lock`, ctx)
+      warnings.push(`contamination: ${source} ${repo}/${path} was read but is not in the lock; --update-lock records it`)
+      continue
+    }
+    if (locked.rowsHash !== t.file.rowsHash || locked.rows !== t.file.rows)
+      throw new JevError(
+        'LOCK',
+        `contamination: ${source} ${repo}/${path} has other rows than the lock: expected ${locked.rows} rows hashing ${locked.rowsHash}, received ${t.file.rows} rows hashing ${t.file.rowsHash}`,
+        ctx,
+      )
+    if (locked.sha256 !== t.file.sha256)
+      warnings.push(
+        `contamination: ${source} ${repo}/${path} has other bytes than the lock (sha256 ${t.file.sha256}, locked ${locked.sha256}) but the same ${t.file.rows} rows; probably another Parquet encoding`,
+      )
+  }
+  return warnings
+}
+
+/** The lock's entry for a training file, matched by source, repo and path. */
+export function lockedTraining(lock: Lock | null, t: TrainingFile): NonNullable<Lock['contamination']>[number] | undefined {
+  return lock?.contamination?.find((e) => e.source === t.source && e.repo === t.repo && e.path === t.path)
 }
