@@ -1,5 +1,6 @@
 import { stringify } from 'yaml'
 import { kindOf } from '../../adapt/kinds.ts'
+import type { ContaminationSummary } from '../../contam/report.ts'
 import { DROP_REASONS, type DropReason } from '../../prepare/eligibility.ts'
 import type { DropCounts } from '../../prepare/prepare.ts'
 import { sourceFiles } from '../../recipe/load.ts'
@@ -9,6 +10,7 @@ import type { Audit } from '../audit.ts'
 import { figureLink } from '../figures.ts'
 import { CONFIG_OUTPUTS } from '../outputs.ts'
 import type { DatasetStats } from '../stats.ts'
+import { contaminationSection } from './contamination.ts'
 import { auditSection, changesSection, growingRule } from './distractors.ts'
 import { sizeCategoryFor } from './hub-metadata.ts'
 import { table } from './table.ts'
@@ -22,6 +24,8 @@ export interface CardInput {
   audit: Audit
   /** bytes of test.jsonl and val.jsonl, for dataset_info */
   bytes: Record<'test' | 'val', number>
+  /** the contamination check, where the recipe asks for one */
+  contamination?: ContaminationSummary
 }
 
 const LABELS = 'ABCDEFGH'
@@ -180,7 +184,13 @@ ${table(
 ${excluded ? `The exclusion list named ${recipe.exclude.ids.length} ids and ${recipe.exclude.texts.length} question texts.` : 'No exclusion list was used.'} Upstream rows removed before or during selection, by reason, counted over every row read:
 
 ${dropTable(c)}
-
+${
+  c.contamination
+    ? `
+${contaminationSection(recipe, c.contamination)}
+`
+    : ''
+}
 ## How it was built
 
 Built by jev-bench builder ${c.builderVersion} from recipe \`${recipe.name}\` ${recipe.version} (content hash \`${c.recipeHash}\`), seed **${recipe.seed}**. The same recipe over the same upstream rows gives byte-identical files on any machine.
