@@ -1,5 +1,6 @@
 import type { UpstreamQuestion } from './adapt/adapter.ts'
 import { buildFromPrepared } from './build.ts'
+import { checkTrainingAgainstLock, lockEntries } from './contam/load.ts'
 import { type ContaminationSummary, markOf, summarize } from './contam/report.ts'
 import { type ContaminationResult, checkContamination, excludeFlagged } from './contam/run.ts'
 import { type Audit, computeAudit } from './emit/audit.ts'
@@ -17,7 +18,7 @@ import { builderId } from './prepared-cache/builder-id.ts'
 import type { PreparedCache } from './prepared-cache/cache.ts'
 import { cardCached, loadPrepared, readLendingMemos, writeLendingMemos } from './prepared-cache/hook.ts'
 import { recipeHash } from './recipe/load.ts'
-import { checkAgainstLock, checkTrainingAgainstLock, type Lock, lockedRevision, makeLock } from './recipe/lock.ts'
+import { checkAgainstLock, type Lock, lockedRevision, makeLock } from './recipe/lock.ts'
 import type { Recipe, Split } from './recipe/schema.ts'
 import { normalize } from './util/canonical.ts'
 import { NO_PROGRESS, type Progress } from './util/progress.ts'
@@ -184,7 +185,15 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
     ...(contaminationSummary ? { contamination: contaminationSummary } : {}),
   })
   const files = new Map(OUTPUTS.map((o) => [o.name, o.kind === 'manifest' ? manifestJson(manifest) : contentOf(o)]))
-  return { files, manifest, stats, drops, sources, lock: makeLock(recipe, hash, BUILDER, sources, contamination?.loads), warnings }
+  return {
+    files,
+    manifest,
+    stats,
+    drops,
+    sources,
+    lock: makeLock(recipe, hash, BUILDER, sources, contamination ? lockEntries(contamination.loads) : undefined),
+    warnings,
+  }
 }
 
 export async function buildToDir(

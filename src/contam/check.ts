@@ -54,7 +54,7 @@ export class ContaminationCheck {
   ) {
     for (const item of items) {
       const right = item.options[item.answer]
-      if (right !== undefined) push(this.answers, answerKey(item.question, right), item.id)
+      if (right !== undefined) push(this.answers, answerKey(item.question, right, language), item.id)
       const { all, starts } = cut(item.question, item.context, language, n)
       for (let i = 0; i < starts; i++) {
         const slice = all.slice(i, i + n)
@@ -69,7 +69,8 @@ export class ContaminationCheck {
     this.rowsRead.set(row.path, (this.rowsRead.get(row.path) ?? 0) + 1)
     const right = q.options[q.answer]
     if (right !== undefined)
-      for (const id of this.answers.get(answerKey(q.question, right)) ?? []) this.offer(id, { by: 'question_answer', training: row })
+      for (const id of this.answers.get(answerKey(q.question, right, this.language)) ?? [])
+        this.offer(id, { by: 'question_answer', training: row })
     if (this.grams.size === 0) return
     const { all, starts } = cut(q.question, q.context, this.language, this.n)
     // run[i]: how many units from i on are all among the items' units

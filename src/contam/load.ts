@@ -75,3 +75,56 @@ export async function loadTraining(
   }
   return out
 }
+
+/** The lock's entries for the training files read (one not got is not listed). */
+export function lockEntries(training: readonly TrainingLoad[]): NonNullable<Lock['contamination']> {
+  return training.flatMap((t) =>
+    t.checked
+      ? [
+          {
+            source: t.entry.source,
+            split: t.entry.split,
+            repo: t.entry.repo,
+            revision: t.entry.revision,
+            commit: t.commit,
+            path: t.file.path,
+            size: t.file.size,
+            sha256: t.file.sha256,
+            rows: t.file.rows,
+            rowsHash: t.file.rowsHash,
+          },
+        ]
+      : [],
+  )
+}
+
+/**
+ * Compares the training files read with the lock, as checkAgainstLock does source files. A required file
+ * the lock lacks is an error; an optional one only warns, since a mirror build cannot have locked it.
+ */
+export function checkTrainingAgainstLock(lock: Lock, training: readonly TrainingLoad[]): string[] {
+  const warnings: string[] = []
+  for (const t of training) {
+    if (!t.checked) continue
+    const { source, repo, path } = t.entry
+    const locked = lockedTraining(lock, t.entry)
+    const ctx = { source, repo, file: path }
+    if (!locked) {
+      if (!t.entry.optional)
+        throw new JevError('LOCK', `contamination: ${source} ${repo}/${path} is not in the lock; run with --update-lock`, ctx)
+      warnings.push(`contamination: ${source} ${repo}/${path} was read but is not in the lock; --update-lock records it`)
+      continue
+    }
+    if (locked.rowsHash !== t.file.rowsHash || locked.rows !== t.file.rows)
+      throw new JevError(
+        'LOCK',
+        `contamination: ${source} ${repo}/${path} has other rows than the lock: expected ${locked.rows} rows hashing ${locked.rowsHash}, received ${t.file.rows} rows hashing ${t.file.rowsHash}`,
+        ctx,
+      )
+    if (locked.sha256 !== t.file.sha256)
+      warnings.push(
+        `contamination: ${source} ${repo}/${path} has other bytes than the lock (sha256 ${t.file.sha256}, locked ${locked.sha256}) but the same ${t.file.rows} rows; probably another Parquet encoding`,
+      )
+  }
+  return warnings
+}

@@ -32,7 +32,7 @@ export function cut(question: string, context: string | null, language: Language
   return { all, starts: Math.max(0, Math.min(q.length, all.length - n + 1)) }
 }
 
-/** Question and right answer after normalisation, as one key. */
-export function answerKey(question: string, answer: string): string {
-  return `${normalize(question)}\u0000${normalize(answer)}`
+/** Question and right answer cut as the n-grams are, so that punctuation and spacing do not tell them apart. */
+export function answerKey(question: string, answer: string, language: Language): string {
+  return `${units(question, language).join(JOIN[language])}\u0000${units(answer, language).join(JOIN[language])}`
 }
