@@ -197,7 +197,7 @@ Built by jev-bench builder ${c.builderVersion} from recipe \`${recipe.name}\` ${
 
 ${table(['source', 'Hub repo', 'config', 'pinned revision', 'test side from', 'val side from', 'group for borrowing'], pinned)}
 
-Files read: ${files.join(', ')}. No other split (no train split) is used.
+Files read: ${files.join(', ')}. No other split (no train split) is used${recipe.contamination ? ' for items; the training splits under Contamination are only compared against' : ''}.
 
 - Eligibility: options all distinct after normalisation (NFKC, whitespace collapsed, trimmed, lower-cased — used only to compare, never to rewrite); no option that refers to other options ("all of the above", "both A and B", …); not on the exclusion list. Exact repeats of an upstream row count once.
 - Sides:${twoSplits.length ? ` for ${names(twoSplits)} the test side and the val side are different upstream splits, and a val-side question that also appears anywhere in the test-side split is dropped.` : ''}${oneSplit.length ? ` ${names(oneSplit)} draw${oneSplit.length === 1 ? 's' : ''} both sides from one upstream split: each question goes to one side by a keyed hash of its text, in the ratio of the two counts.` : ''}

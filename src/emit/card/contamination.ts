@@ -35,9 +35,11 @@ export function contaminationSection(recipe: Recipe, s: ContaminationSummary): s
   const en = s.ngram.en ?? DEFAULT_NGRAM.en
   const ja = s.ngram.ja ?? DEFAULT_NGRAM.ja
   const flagged = Object.values(s.flagged).reduce((a, f) => a + f.test + f.val, 0)
-  const decision = s.exclude
-    ? 'Flagged candidates were dropped before selection (`contaminated` in the table of drops) and the quotas were filled from the rest, so no record here is flagged against the files checked.'
-    : `Flagged records are kept and marked. ${recipe.contamination?.decision ?? 'This version reports contamination and does not drop flagged items.'}`
+  const decision = `${
+    s.exclude
+      ? 'Flagged candidates were dropped before selection (`contaminated` in the table of drops) and the quotas were filled from the rest, so no record here is flagged against the files checked.'
+      : 'Flagged records are kept and marked.'
+  }${recipe.contamination?.decision ? ` ${recipe.contamination.decision}` : ''}`
   return `## Contamination
 
 Every candidate question was checked against the upstream training splits a model is commonly tuned on, or shown as few-shot examples:
