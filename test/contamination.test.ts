@@ -10,10 +10,12 @@ import { ContaminationCheck, type TrainingRow } from '../src/contam/check.ts'
 import { units } from '../src/contam/ngrams.ts'
 import { type ProvenanceLine, parseProvenance } from '../src/emit/provenance.ts'
 import { isJevError } from '../src/errors.ts'
+import { createHubFetcher } from '../src/fetch/hub.ts'
 import { createMirrorFetcher } from '../src/fetch/mirror.ts'
 import { parseRecipe } from '../src/recipe/load.ts'
 import { Lock } from '../src/recipe/lock.ts'
 import type { DataRecord, Recipe } from '../src/recipe/schema.ts'
+import { startHubServer } from './helpers/hub-server.ts'
 import { type Row, readRows, rewriteRows } from './helpers/parquet.ts'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -301,4 +303,34 @@ test('the recipe names a training file of a source it has, once', () => {
       return true
     },
   )
+})
+
+test('from the Hub, an optional file it does not have is not checked, and one it has is', async () => {
+  await writeTrain(await filler())
+  const server = await startHubServer({ root: hub })
+  try {
+    const recipe = recipeWith({
+      against: [
+        arcTrain(),
+        {
+          source: 'mmlu',
+          split: 'auxiliary_train',
+          repo: 'cais/mmlu',
+          revision: base.sources[1]!.revision,
+          path: 'all/auxiliary_train-00000-of-00001.parquet',
+          optional: true,
+        },
+      ],
+    })
+    const built = await buildFromSources(recipe, createHubFetcher({ endpoint: server.url, cacheDir: join(tmp, 'hub-cache') }))
+    assert.deepEqual(
+      built.manifest.contamination?.files.map((f) => [f.split, f.checked, f.reason ?? null]),
+      [
+        ['train', true, null],
+        ['auxiliary_train', false, 'not available from the Hub'],
+      ],
+    )
+  } finally {
+    await server.close()
+  }
 })

@@ -111,7 +111,12 @@ const TrainingFile = z.strictObject({
 })
 export type TrainingFile = z.infer<typeof TrainingFile>
 
-/** Word n-grams for English (lm-evaluation-harness: 13), character n-grams for Japanese (see src/contam/ngrams.ts). */
+/**
+ * Word 13-grams for English, lm-evaluation-harness's decontamination convention. Character 15-grams for Japanese:
+ * JCommonsenseQA questions are ~13 characters, and on its validation split against its train split 12–14 still flag
+ * shared templates ("のことを英語でなんと言う", "している人のことをなんと呼ぶ") while every 15-gram flag is a copied definition
+ * (the figures are in src/emit/card/contamination.ts, which the card prints).
+ */
 export const DEFAULT_NGRAM: Record<Language, number> = { en: 13, ja: 15 }
 
 export const Contamination = z.strictObject({
