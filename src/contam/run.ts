@@ -42,7 +42,11 @@ export async function checkContamination(
   return { loads, matches }
 }
 
-/** The sources with flagged candidates taken off their sides and counted as `contaminated`; nothing else changes. */
+/**
+ * The sources with flagged candidates taken off their sides and counted as `contaminated`. They still lend
+ * wrong options to grown items (the lenders are left as they are, so the lending's cache stays valid): a
+ * distractor taken from a question seen in training does not give that question away.
+ */
 export function excludeFlagged(prepared: readonly PreparedSource[], matches: ReadonlyMap<string, Match>): PreparedSource[] {
   return prepared.map((p) => {
     const drops = new Map(p.drops)
