@@ -1,5 +1,8 @@
 import type { UpstreamQuestion } from './adapt/adapter.ts'
 import { buildFromPrepared } from './build.ts'
+import { checkTrainingAgainstLock, lockEntries } from './contam/load.ts'
+import { type ContaminationSummary, markOf, summarize } from './contam/report.ts'
+import { type ContaminationResult, checkContamination, excludeFlagged } from './contam/run.ts'
 import { type Audit, computeAudit } from './emit/audit.ts'
 import { renderFigures } from './emit/figures.ts'
 import { toJsonl } from './emit/jsonl.ts'
@@ -51,9 +54,12 @@ export interface SourceBuildOptions {
 export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, options: SourceBuildOptions = {}): Promise<BuiltDataset> {
   const lock = options.lock ?? null
   const progress = options.progress ?? NO_PROGRESS
-  const trusted = new Set(lock?.sources.flatMap((s) => s.files.map((f) => f.sha256)) ?? [])
+  const trusted = new Set([
+    ...(lock?.sources.flatMap((s) => s.files.map((f) => f.sha256)) ?? []),
+    ...(lock?.contamination?.map((f) => f.sha256) ?? []),
+  ])
   const sources: LoadedSource[] = []
-  const prepared: PreparedSource[] = []
+  let prepared: PreparedSource[] = []
   // every source's files download at once, while the sources are loaded one at a time, each question
   // prepared as its row is decoded, so neither a file's rows nor a source's raw questions are ever all held
   const downloads = recipe.sources.map((spec) => {
@@ -95,6 +101,13 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
   // an exclusion entry that matches nothing is most likely a typo
   const hits = new Set(prepared.flatMap((p) => [...p.excludedHits]))
   warnings.push(...unmatchedExclusions(recipe.exclude, hits, normalize))
+  let contamination: ContaminationResult | null = null
+  if (recipe.contamination) {
+    progress.stage('checking the candidates against the training splits')
+    contamination = await checkContamination(recipe, prepared, fetcher, lock, trusted)
+    if (lock) warnings.push(...checkTrainingAgainstLock(lock, contamination.loads))
+    if (recipe.contamination.exclude) prepared = excludeFlagged(prepared, contamination.matches)
+  }
   progress.stage('selecting, borrowing distractors and reshaping')
   const lending = use ? await readLendingMemos(use.cache, recipe, keys) : null
   const { records, drops, origins } = buildFromPrepared(recipe, prepared, lending?.memos)
@@ -105,20 +118,40 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
     recipe.sources.map((s) => s.name),
   )
   const upstream = new Map(sources.map((s) => [s.spec.name, { repo: s.spec.repo, commit: s.commit, idFrom: idFromOf(s.spec) }]))
-  const provenance = provenanceLines(records, origins, (source) => upstream.get(source)!)
+  const specOf = new Map(recipe.sources.map((s) => [s.name, s]))
+  const matches = contamination?.matches
+  const provenance = provenanceLines(
+    records,
+    origins,
+    (source) => upstream.get(source)!,
+    matches ? (r) => markOf(matches.get(r.id), specOf.get(r.source)!) : undefined,
+  )
+  const contaminationSummary: ContaminationSummary | undefined = contamination
+    ? summarize(recipe, contamination.loads, provenance)
+    : undefined
   const provenanceText = provenanceJsonl(provenance)
   const hash = recipeHash(recipe)
   const render = async (audit: Audit) => {
     // card.ts loads the YAML library: only where a card is rendered
     const { renderCard } = await import('./emit/card/card.ts')
     const bytes = { test: Buffer.byteLength(jsonl.test), val: Buffer.byteLength(jsonl.val) }
-    return renderCard({ recipe, recipeHash: hash, builderVersion: BUILDER.version, stats, drops, audit, bytes })
+    return renderCard({
+      recipe,
+      recipeHash: hash,
+      builderVersion: BUILDER.version,
+      stats,
+      drops,
+      audit,
+      bytes,
+      ...(contaminationSummary ? { contamination: contaminationSummary } : {}),
+    })
   }
   const makeCard = async () => {
     const audit = computeAudit(records, provenance, recipe)
     return { audit, card: await render(audit) }
   }
-  const outputs = [jsonl.test, jsonl.val, provenanceText]
+  // the card also says which training files were not got, which no output holds
+  const outputs = [jsonl.test, jsonl.val, provenanceText, ...(contaminationSummary ? [JSON.stringify(contaminationSummary)] : [])]
   const foreign = (what: string) =>
     warnings.push(
       `prepared cache: ${what} holds a card that is not the one its audit gives (the cache folder was written by something other than a build); the card was rendered afresh`,
@@ -149,9 +182,18 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
     stats,
     drops,
     audit,
+    ...(contaminationSummary ? { contamination: contaminationSummary } : {}),
   })
   const files = new Map(OUTPUTS.map((o) => [o.name, o.kind === 'manifest' ? manifestJson(manifest) : contentOf(o)]))
-  return { files, manifest, stats, drops, sources, lock: makeLock(recipe, hash, BUILDER, sources), warnings }
+  return {
+    files,
+    manifest,
+    stats,
+    drops,
+    sources,
+    lock: makeLock(recipe, hash, BUILDER, sources, contamination ? lockEntries(contamination.loads) : undefined),
+    warnings,
+  }
 }
 
 export async function buildToDir(

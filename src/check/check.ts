@@ -13,6 +13,7 @@ import { DataRecord, N_CHOICES, type Recipe, SPLITS, type Split } from '../recip
 import { normalize } from '../util/canonical.ts'
 import { checkCardMetadata } from './card.ts'
 import { rootCausesFirst } from './check-order.ts'
+import { checkContamination } from './contamination.ts'
 import { matchManifest } from './manifest-match.ts'
 import { checkPlacement } from './placement.ts'
 import { checkProvenance } from './provenance.ts'
@@ -101,6 +102,13 @@ export async function checkFolder(dir: string, recipe: Recipe): Promise<string[]
   const audit = provenance ? computeAudit(records, provenance, recipe) : null
   if (raw['README.md']) problems.push(...checkCard(raw['README.md'].toString('utf8'), records, recipe, raw, audit))
   if (raw['manifest.json']) problems.push(...checkManifest(raw['manifest.json'].toString('utf8'), raw, records, audit))
+  if (provenance) {
+    let manifest: unknown = null
+    try {
+      manifest = raw['manifest.json'] ? JSON.parse(raw['manifest.json'].toString('utf8')) : null
+    } catch {} // checkManifest reports it
+    problems.push(...checkContamination(recipe, provenance, manifest, raw['README.md']?.toString('utf8') ?? null))
+  }
   if (audit)
     problems.push(
       ...checkFigures(

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { ContaminationSummary } from '../contam/report.ts'
 import type { LoadedSource } from '../load-sources.ts'
 import type { DropCounts } from '../prepare/prepare.ts'
 import { BuilderRef, Hex64, RecipeRef, type Split } from '../recipe/schema.ts'
@@ -30,6 +31,8 @@ export const Manifest = z.strictObject({
   drops: z.record(z.string(), z.record(z.string(), z.int())),
   /** the distractor audit (recipes from 1.1.0 on; a manifest of 1.0.0 has none) */
   audit: Audit.optional(),
+  /** the contamination check (recipes with a `contamination` section) */
+  contamination: ContaminationSummary.optional(),
 })
 export type Manifest = z.infer<typeof Manifest>
 
@@ -51,6 +54,7 @@ export interface ManifestInput {
   stats: DatasetStats
   drops: ReadonlyMap<string, DropCounts>
   audit: Audit
+  contamination?: ContaminationSummary
 }
 
 export function buildManifest(input: ManifestInput): Manifest {
@@ -79,6 +83,7 @@ export function buildManifest(input: ManifestInput): Manifest {
     counts: { bySource: input.stats.bySource, byChoices: input.stats.byChoices },
     drops,
     audit: input.audit,
+    ...(input.contamination ? { contamination: input.contamination } : {}),
   }
 }
 

@@ -9,6 +9,22 @@ export const ChoiceOrigin = z.discriminatedUnion('from', [
 /** Where one of a record's choices came from: the sidecar's entry for it (reshape makes them). */
 export type Origin = z.infer<typeof ChoiceOrigin>
 
+const TrainingAt = { repo: z.string(), commit: z.string(), split: z.string(), path: z.string() }
+/** Whether a record overlaps a training split (recipes with a `contamination` section), and the training row it matches. */
+export const ContaminationMark = z.discriminatedUnion('flagged', [
+  z.strictObject({ flagged: z.literal(false) }),
+  z.strictObject({
+    flagged: z.literal(true),
+    by: z.enum(['question_answer', 'ngram']),
+    training: z.union([
+      z.strictObject({ ...TrainingAt, id: z.string().min(1) }),
+      z.strictObject({ ...TrainingAt, contentHash: z.string().regex(/^[0-9a-f]{16}$/) }),
+    ]),
+    ngram: z.string().min(1).optional(),
+  }),
+])
+export type ContaminationMark = z.infer<typeof ContaminationMark>
+
 /** One line of provenance.jsonl: a record's upstream row (never by position) and its choices' origins. */
 export const ProvenanceLine = z.strictObject({
   id: z.string().min(1),
@@ -18,6 +34,7 @@ export const ProvenanceLine = z.strictObject({
     z.strictObject({ repo: z.string(), commit: z.string(), path: z.string(), contentHash: z.string().regex(/^[0-9a-f]{16}$/) }),
   ]),
   choices: z.array(ChoiceOrigin).min(2).max(8),
+  contamination: ContaminationMark.optional(),
 })
 export type ProvenanceLine = z.infer<typeof ProvenanceLine>
 
@@ -35,6 +52,8 @@ export function provenanceLines(
   records: Record<Split, readonly DataRecord[]>,
   origins: ReadonlyMap<string, { file: string; choices: readonly Origin[] }>,
   upstreamOf: (source: string) => UpstreamOf,
+  /** with a contamination check: each record's mark (without one, the lines have no such key) */
+  contaminationOf?: (r: DataRecord) => ContaminationMark,
 ): ProvenanceLine[] {
   return SPLITS.flatMap((split) =>
     records[split].map((r): ProvenanceLine => {
@@ -50,6 +69,7 @@ export function provenanceLines(
         choices: o.choices.map((c) =>
           c.from === 'upstream' ? { from: 'upstream', index: c.index } : { from: 'borrowed', lender: c.lender, index: c.index },
         ),
+        ...(contaminationOf ? { contamination: contaminationOf(r) } : {}),
       }
     }),
   )

@@ -13,6 +13,7 @@ export type DropReason =
   | 'duplicate_question'
   | 'duplicate_passage'
   | 'final_not_distinct'
+  | 'contaminated'
 
 export const DROP_REASONS: Record<DropReason, string> = {
   duplicate_row: 'exact repeat of an upstream row (counted once)',
@@ -24,6 +25,7 @@ export const DROP_REASONS: Record<DropReason, string> = {
   duplicate_question: 'same question (identity or question-plus-context text) as another on its side, or as one already taken',
   duplicate_passage: 'same passage (normalised) as a question earlier in selection order: one question per passage',
   final_not_distinct: 'final options not all distinct (replaced by the next candidate)',
+  contaminated: 'overlaps an upstream training split (see Contamination; dropped because the recipe excludes such items)',
 }
 
 // Normalised option texts that point at other options by position or as a set.

@@ -4,7 +4,7 @@ import type { LoadedSource } from '../load-sources.ts'
 import { writeFileAtomic } from '../util/atomic.ts'
 import { readRegular } from '../util/files.ts'
 import { sourceFiles } from './load.ts'
-import { BuilderRef, Hex64, type Recipe, RecipeRef } from './schema.ts'
+import { BuilderRef, Hex64, type Recipe, RecipeRef, type TrainingFile } from './schema.ts'
 
 /** What a build was made from, byte for byte and row for row; committed next to its recipe. */
 export const Lock = z.strictObject({
@@ -20,6 +20,23 @@ export const Lock = z.strictObject({
       files: z.array(z.strictObject({ split: z.string(), path: z.string(), size: z.int(), sha256: Hex64, rows: z.int(), rowsHash: Hex64 })),
     }),
   ),
+  /** the training files the contamination check read (recipes with a `contamination` section; an optional file not got is not listed) */
+  contamination: z
+    .array(
+      z.strictObject({
+        source: z.string(),
+        split: z.string(),
+        repo: z.string(),
+        revision: z.string(),
+        commit: z.string().regex(/^[0-9a-f]{40}$/),
+        path: z.string(),
+        size: z.int(),
+        sha256: Hex64,
+        rows: z.int(),
+        rowsHash: Hex64,
+      }),
+    )
+    .optional(),
 })
 export type Lock = z.infer<typeof Lock>
 
@@ -53,7 +70,14 @@ export async function readLock(path: string): Promise<Lock | null> {
   return parsed.data
 }
 
-export function makeLock(recipe: Recipe, recipeHash: string, builder: Lock['builder'], sources: readonly LoadedSource[]): Lock {
+export function makeLock(
+  recipe: Recipe,
+  recipeHash: string,
+  builder: Lock['builder'],
+  sources: readonly LoadedSource[],
+  /** the training files the contamination check read, as lockEntries (src/contam/load.ts) makes them */
+  contamination?: Lock['contamination'],
+): Lock {
   return {
     lockVersion: 1,
     recipe: { name: recipe.name, version: recipe.version, hash: recipeHash },
@@ -65,6 +89,7 @@ export function makeLock(recipe: Recipe, recipeHash: string, builder: Lock['buil
       commit: s.commit,
       files: s.files.map((f) => ({ split: f.split, path: f.path, size: f.size, sha256: f.sha256, rows: f.rows, rowsHash: f.rowsHash })),
     })),
+    ...(contamination ? { contamination } : {}),
   }
 }
 
@@ -117,4 +142,9 @@ export function checkAgainstLock(lock: Lock, sources: readonly LoadedSource[]): 
       )
   }
   return warnings
+}
+
+/** The lock's entry for a training file, matched by source, repo and path. */
+export function lockedTraining(lock: Lock | null, t: TrainingFile): NonNullable<Lock['contamination']>[number] | undefined {
+  return lock?.contamination?.find((e) => e.source === t.source && e.repo === t.repo && e.path === t.path)
 }

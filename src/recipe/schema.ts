@@ -123,6 +123,39 @@ export const Distractors = z.strictObject({
 export type Distractors = z.infer<typeof Distractors>
 export type SimilarBorrowing = z.infer<typeof SimilarBorrowing>
 
+/** One upstream training file a source's items are checked against (pinned and locked like a source file). */
+const TrainingFile = z.strictObject({
+  source: z.string().min(1).describe('the recipe source whose items are checked; its adapter reads the file'),
+  split: z.string().min(1).describe('the upstream split the file holds, e.g. "train", "dev"'),
+  repo: z.string().regex(REPO, 'must look like owner/name'),
+  revision: z.string().regex(COMMIT, 'must be a full 40-hex commit'),
+  path: repoPath,
+  optional: z.boolean().default(false).describe('a file the build cannot get is then reported as not checked, not an error'),
+})
+export type TrainingFile = z.infer<typeof TrainingFile>
+
+/**
+ * Word 13-grams for English, lm-evaluation-harness's decontamination convention. Character 15-grams for Japanese:
+ * JCommonsenseQA questions are ~13 characters, and on its validation split against its train split 12–14 still flag
+ * shared templates ("のことを英語でなんと言う", "している人のことをなんと呼ぶ") while every 15-gram flag is a copied definition
+ * (the figures are in src/emit/card/contamination.ts, which the card prints).
+ */
+export const DEFAULT_NGRAM: Record<Language, number> = { en: 13, ja: 15 }
+
+export const Contamination = z.strictObject({
+  against: z.array(TrainingFile).min(1).describe('the training files to check the items against'),
+  ngram: z
+    .partialRecord(z.enum(LANGUAGES), z.int().min(2))
+    .default(DEFAULT_NGRAM)
+    .describe('n-gram length per language: words for English, characters for Japanese'),
+  exclude: z
+    .boolean()
+    .default(false)
+    .describe('drop flagged items before selection (reason "contaminated"), the quotas filled from the rest'),
+  decision: z.string().min(1).optional().describe('what this version decided from the figures, for the card'),
+})
+export type Contamination = z.infer<typeof Contamination>
+
 /** n_choices → count, keys "2" … "8". */
 export const QuotaTable = z.strictObject({
   '2': z.int().nonnegative(),
@@ -224,6 +257,7 @@ export const Recipe = z
         texts: z.array(z.string().min(1)).default([]),
       })
       .default({ ids: [], texts: [] }),
+    contamination: Contamination.optional().describe("a report of the items' overlap with upstream training splits"),
   })
   .superRefine(crossFieldChecks, {
     // run even when some field is malformed, so every problem is listed at once
@@ -267,6 +301,20 @@ function crossFieldChecks(value: unknown, ctx: z.RefinementCtx): void {
       if (typeof from === 'string' && !Object.hasOwn(asObject(s.files), from))
         ctx.addIssue({ code: 'custom', path: ['sources', i, side, 'from'], message: `no files listed for split "${from}"` })
     }
+  })
+  const against = Array.isArray(asObject(r.contamination).against) ? (asObject(r.contamination).against as unknown[]).map(asObject) : []
+  const seenFiles = new Set<string>()
+  against.forEach((t, i) => {
+    if (typeof t.source === 'string' && !names.has(t.source))
+      ctx.addIssue({ code: 'custom', path: ['contamination', 'against', i, 'source'], message: `no source "${t.source}"` })
+    const key = JSON.stringify([t.source, t.repo, t.path])
+    if (seenFiles.has(key))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['contamination', 'against', i, 'path'],
+        message: `${String(t.path)} is listed twice for ${String(t.source)}`,
+      })
+    seenFiles.add(key)
   })
   const quotas = asObject(r.quotas)
   for (const split of SPLITS) {

@@ -110,7 +110,8 @@ export async function fetcherFor(
       ? {}
       : {
           vouched: (repo: string, commit: string, path: string) =>
-            lock?.sources.flatMap((s) => (s.repo === repo && s.commit === commit ? s.files : [])).find((f) => f.path === path)?.sha256,
+            lock?.sources.flatMap((s) => (s.repo === repo && s.commit === commit ? s.files : [])).find((f) => f.path === path)?.sha256 ??
+            lock?.contamination?.find((f) => f.repo === repo && f.commit === commit && f.path === path)?.sha256,
         }),
     ...(log && !values.quiet ? { log } : {}),
     ...(progress ? { progress } : {}),

@@ -1,5 +1,6 @@
 import { stringify } from 'yaml'
 import { kindOf } from '../../adapt/kinds.ts'
+import type { ContaminationSummary } from '../../contam/report.ts'
 import { DROP_REASONS, type DropReason } from '../../prepare/eligibility.ts'
 import type { DropCounts } from '../../prepare/prepare.ts'
 import { sourceFiles } from '../../recipe/load.ts'
@@ -9,6 +10,7 @@ import type { Audit } from '../audit.ts'
 import { figureLink } from '../figures.ts'
 import { CONFIG_OUTPUTS } from '../outputs.ts'
 import type { DatasetStats } from '../stats.ts'
+import { contaminationSection } from './contamination.ts'
 import { auditSection, changesSection, growingRule } from './distractors.ts'
 import { sizeCategoryFor } from './hub-metadata.ts'
 import { table } from './table.ts'
@@ -22,6 +24,8 @@ export interface CardInput {
   audit: Audit
   /** bytes of test.jsonl and val.jsonl, for dataset_info */
   bytes: Record<'test' | 'val', number>
+  /** the contamination check, where the recipe asks for one */
+  contamination?: ContaminationSummary
 }
 
 const LABELS = 'ABCDEFGH'
@@ -183,14 +187,20 @@ ${table(
 ${excluded ? `The exclusion list named ${recipe.exclude.ids.length} ids and ${recipe.exclude.texts.length} question texts.` : 'No exclusion list was used.'} Upstream rows removed before or during selection, by reason, counted over every row read:
 
 ${dropTable(c)}
-
+${
+  c.contamination
+    ? `
+${contaminationSection(recipe, c.contamination)}
+`
+    : ''
+}
 ## How it was built
 
 Built by jev-bench builder ${c.builderVersion} from recipe \`${recipe.name}\` ${recipe.version} (content hash \`${c.recipeHash}\`), seed **${recipe.seed}**. The same recipe over the same upstream rows gives byte-identical files on any machine.
 
 ${table(['source', 'Hub repo', 'config', 'pinned revision', 'test side from', 'val side from', 'group for borrowing'], pinned)}
 
-Files read: ${files.join(', ')}. No other split (no train split) is used.
+Files read: ${files.join(', ')}. No other split (no train split) is used${recipe.contamination ? ' for items; the training splits under Contamination are only compared against' : ''}.
 
 - Eligibility: options all distinct after normalisation (NFKC, whitespace collapsed, trimmed, lower-cased — used only to compare, never to rewrite); no option that refers to other options ("all of the above", "both A and B", …); not on the exclusion list. Exact repeats of an upstream row count once.
 - Sides:${twoSplits.length ? ` for ${names(twoSplits)} the test side and the val side are different upstream splits, and a val-side question that also appears anywhere in the test-side split is dropped.` : ''}${oneSplit.length ? ` ${names(oneSplit)} draw${oneSplit.length === 1 ? 's' : ''} both sides from one upstream split: each question goes to one side by a keyed hash of its text, in the ratio of the two counts.` : ''}${balanced.length ? ` For ${names(balanced)} each split is drawn in proportion within each right answer (its share among both sides' eligible questions, by largest remainder), so test and val have the same share of each answer within one item.` : ''}

@@ -1,0 +1,130 @@
+import type { UpstreamQuestion } from '../adapt/adapter.ts'
+import { isJevError, JevError } from '../errors.ts'
+import type { FileFetcher, SourceFile } from '../fetch/types.ts'
+import { type LoadedFile, loadSource } from '../load-sources.ts'
+import { type Lock, lockedTraining } from '../recipe/lock.ts'
+import type { Recipe, SourceSpec, TrainingFile } from '../recipe/schema.ts'
+
+/** A training file as the build found it: read, or (optional only) not available and why. */
+export type TrainingLoad =
+  | { entry: TrainingFile; checked: true; commit: string; file: LoadedFile }
+  | { entry: TrainingFile; checked: false; reason: string }
+
+/** Codes of a file the build cannot get (as against one it got and could not read). */
+const UNAVAILABLE = new Set(['NOT_FOUND', 'OFFLINE', 'NETWORK', 'AUTH', 'IO'])
+
+/** The revision to fetch a training file at: the lock's resolved commit when frozen. */
+function revisionOf(lock: Lock | null, t: TrainingFile): string {
+  const entry = lockedTraining(lock, t)
+  if (!entry) return t.revision
+  if (entry.revision !== t.revision)
+    throw new JevError(
+      'LOCK',
+      `contamination: ${t.source} ${t.repo}/${t.path}: the recipe asks for revision ${t.revision} but the lock has ${entry.revision}; run with --update-lock to re-resolve`,
+      { source: t.source, repo: t.repo, revision: t.revision, file: t.path },
+    )
+  return entry.commit
+}
+
+/**
+ * Fetches every training file of the recipe's `contamination` and hands each decoded question, read with
+ * its source's adapter, to `take`. A required file that cannot be got is an error naming it.
+ */
+export async function loadTraining(
+  recipe: Recipe,
+  fetcher: FileFetcher,
+  lock: Lock | null,
+  take: (q: UpstreamQuestion, t: TrainingFile, commit: string) => void,
+  trusted: ReadonlySet<string> = new Set(),
+): Promise<TrainingLoad[]> {
+  const out: TrainingLoad[] = []
+  for (const t of recipe.contamination?.against ?? []) {
+    const spec = recipe.sources.find((s) => s.name === t.source)!
+    const revision = revisionOf(lock, t)
+    let file: SourceFile
+    try {
+      file = await fetcher.fetchFile(t.repo, revision, t.path)
+    } catch (e) {
+      if (!isJevError(e) || !UNAVAILABLE.has(e.code)) throw e
+      if (t.optional) {
+        out.push({ entry: t, checked: false, reason: `not available from the ${fetcher.kind === 'mirror' ? 'mirror' : 'Hub'}` })
+        continue
+      }
+      throw new JevError(
+        e.code,
+        `contamination: cannot get the training file ${t.repo}/${t.path} (${t.source} ${t.split}): ${e.message}`,
+        {
+          ...e.context,
+          source: t.source,
+          repo: t.repo,
+          revision,
+          file: t.path,
+          hint: 'check its repo, revision and path, or mark it "optional": true in contamination.against so the card reports it as not checked',
+        },
+        { cause: e },
+      )
+    }
+    // the file read as its source's own files are, under its own split
+    const training: SourceSpec = { ...spec, repo: t.repo, revision: t.revision, files: { [t.split]: [t.path] } }
+    const loaded = await loadSource(training, revision, fetcher, {
+      trusted: new Set(trusted),
+      prefetched: Promise.resolve([file]),
+      onQuestion: (q) => take(q, t, file.commit),
+    })
+    out.push({ entry: t, checked: true, commit: loaded.commit, file: loaded.files[0]! })
+  }
+  return out
+}
+
+/** The lock's entries for the training files read (one not got is not listed). */
+export function lockEntries(training: readonly TrainingLoad[]): NonNullable<Lock['contamination']> {
+  return training.flatMap((t) =>
+    t.checked
+      ? [
+          {
+            source: t.entry.source,
+            split: t.entry.split,
+            repo: t.entry.repo,
+            revision: t.entry.revision,
+            commit: t.commit,
+            path: t.file.path,
+            size: t.file.size,
+            sha256: t.file.sha256,
+            rows: t.file.rows,
+            rowsHash: t.file.rowsHash,
+          },
+        ]
+      : [],
+  )
+}
+
+/**
+ * Compares the training files read with the lock, as checkAgainstLock does source files. A required file
+ * the lock lacks is an error; an optional one only warns, since a mirror build cannot have locked it.
+ */
+export function checkTrainingAgainstLock(lock: Lock, training: readonly TrainingLoad[]): string[] {
+  const warnings: string[] = []
+  for (const t of training) {
+    if (!t.checked) continue
+    const { source, repo, path } = t.entry
+    const locked = lockedTraining(lock, t.entry)
+    const ctx = { source, repo, file: path }
+    if (!locked) {
+      if (!t.entry.optional)
+        throw new JevError('LOCK', `contamination: ${source} ${repo}/${path} is not in the lock; run with --update-lock`, ctx)
+      warnings.push(`contamination: ${source} ${repo}/${path} was read but is not in the lock; --update-lock records it`)
+      continue
+    }
+    if (locked.rowsHash !== t.file.rowsHash || locked.rows !== t.file.rows)
+      throw new JevError(
+        'LOCK',
+        `contamination: ${source} ${repo}/${path} has other rows than the lock: expected ${locked.rows} rows hashing ${locked.rowsHash}, received ${t.file.rows} rows hashing ${t.file.rowsHash}`,
+        ctx,
+      )
+    if (locked.sha256 !== t.file.sha256)
+      warnings.push(
+        `contamination: ${source} ${repo}/${path} has other bytes than the lock (sha256 ${t.file.sha256}, locked ${locked.sha256}) but the same ${t.file.rows} rows; probably another Parquet encoding`,
+      )
+  }
+  return warnings
+}

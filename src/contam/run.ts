@@ -1,0 +1,61 @@
+import type { FileFetcher } from '../fetch/types.ts'
+import { countDrop, type PreparedSource } from '../prepare/prepare.ts'
+import type { Lock } from '../recipe/lock.ts'
+import type { Recipe } from '../recipe/schema.ts'
+import { ContaminationCheck, type Match } from './check.ts'
+import { loadTraining, type TrainingLoad } from './load.ts'
+import { languageOf, ngramOf } from './report.ts'
+
+export interface ContaminationResult {
+  loads: TrainingLoad[]
+  /** flagged candidates by record id, over both sides of every checked source */
+  matches: Map<string, Match>
+}
+
+/**
+ * Checks every candidate of every source the recipe's `contamination` lists against that source's
+ * training files, read as the files arrive; the items' n-grams are held, the training rows are not.
+ */
+export async function checkContamination(
+  recipe: Recipe,
+  prepared: readonly PreparedSource[],
+  fetcher: FileFetcher,
+  lock: Lock | null,
+  trusted: ReadonlySet<string>,
+): Promise<ContaminationResult> {
+  const c = recipe.contamination!
+  const checks = new Map<string, ContaminationCheck>()
+  for (const p of prepared) {
+    if (!c.against.some((t) => t.source === p.spec.name)) continue
+    const language = languageOf(p.spec)
+    checks.set(p.spec.name, new ContaminationCheck([...p.sides.test, ...p.sides.val], language, ngramOf(c, language)))
+  }
+  const loads = await loadTraining(
+    recipe,
+    fetcher,
+    lock,
+    (q, t, commit) => checks.get(t.source)!.scan(q, { repo: t.repo, commit, split: t.split, path: t.path, id: q.id }),
+    trusted,
+  )
+  const matches = new Map<string, Match>()
+  for (const check of checks.values()) for (const [id, m] of check.matches()) matches.set(id, m)
+  return { loads, matches }
+}
+
+/**
+ * The sources with flagged candidates taken off their sides and counted as `contaminated`. They still lend
+ * wrong options to grown items (the lenders are left as they are, so the lending's cache stays valid): a
+ * distractor taken from a question seen in training does not give that question away.
+ */
+export function excludeFlagged(prepared: readonly PreparedSource[], matches: ReadonlyMap<string, Match>): PreparedSource[] {
+  return prepared.map((p) => {
+    const drops = new Map(p.drops)
+    const keep = (side: readonly PreparedSource['sides']['test'][number][]) =>
+      side.filter((cand) => {
+        if (!matches.has(cand.id)) return true
+        countDrop(drops, 'contaminated')
+        return false
+      })
+    return { ...p, drops, sides: { test: keep(p.sides.test), val: keep(p.sides.val) } }
+  })
+}
