@@ -1,5 +1,6 @@
 import type { UpstreamQuestion } from './adapt/adapter.ts'
-import { buildFromPrepared } from './build.ts'
+import { WordVectors } from './borrow/vectors.ts'
+import { type BuildResources, buildFromPrepared } from './build.ts'
 import { checkTrainingAgainstLock, lockEntries } from './contam/load.ts'
 import { type ContaminationSummary, markOf, summarize } from './contam/report.ts'
 import { type ContaminationResult, checkContamination, excludeFlagged } from './contam/run.ts'
@@ -10,6 +11,7 @@ import { buildManifest, type Manifest, manifestJson } from './emit/manifest.ts'
 import { describeFile, MANIFEST_OUTPUTS, OUTPUTS, type OutputContent, type OutputSpec } from './emit/outputs.ts'
 import { provenanceJsonl, provenanceLines } from './emit/provenance.ts'
 import { computeStats, type DatasetStats } from './emit/stats.ts'
+import { JevError } from './errors.ts'
 import type { FileFetcher } from './fetch/types.ts'
 import { fetchSource, idFromOf, type LoadedSource, loadSource } from './load-sources.ts'
 import { unmatchedExclusions } from './prepare/exclusion-warnings.ts'
@@ -17,10 +19,11 @@ import { type DropCounts, type PreparedSource, SourcePreparer } from './prepare/
 import { builderId } from './prepared-cache/builder-id.ts'
 import type { PreparedCache } from './prepared-cache/cache.ts'
 import { cardCached, loadPrepared, readLendingMemos, writeLendingMemos } from './prepared-cache/hook.ts'
-import { recipeHash } from './recipe/load.ts'
+import { recipeHash, recipeResource } from './recipe/load.ts'
 import { checkAgainstLock, type Lock, lockedRevision, makeLock } from './recipe/lock.ts'
 import type { Recipe, Split } from './recipe/schema.ts'
 import { normalize } from './util/canonical.ts'
+import { readRegular } from './util/files.ts'
 import { NO_PROGRESS, type Progress } from './util/progress.ts'
 import { BUILDER } from './version.ts'
 import { assertReplaceable, makeOutParent, writeOutDir } from './write/out-dir.ts'
@@ -110,7 +113,9 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
   }
   progress.stage('selecting, borrowing distractors and reshaping')
   const lending = use ? await readLendingMemos(use.cache, recipe, keys) : null
-  const { records, drops, origins } = buildFromPrepared(recipe, prepared, lending?.memos)
+  const resources = await readResources(recipe)
+  if (contamination) resources.related = contamination.optionSets
+  const { records, drops, origins } = buildFromPrepared(recipe, prepared, lending?.memos, resources)
   if (use && lending) await writeLendingMemos(use.cache, recipe, keys, lending.memos, lending.sizes)
   const jsonl: Record<Split, string> = { test: toJsonl(records.test), val: toJsonl(records.val) }
   const stats = computeStats(
@@ -194,6 +199,21 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
     lock: makeLock(recipe, hash, BUILDER, sources, contamination ? lockEntries(contamination.loads) : undefined),
     warnings,
   }
+}
+
+/** The files the recipe pins besides its sources, checked against their sha256. */
+async function readResources(recipe: Recipe): Promise<BuildResources> {
+  const borrow = recipe.distractors.borrow
+  const pinned = borrow.rule === 'similar' ? borrow.plausible?.vectors : undefined
+  if (!pinned) return {}
+  const file = recipeResource(recipe, pinned.path)
+  let bytes: Buffer
+  try {
+    bytes = await readRegular(file)
+  } catch (e) {
+    throw new JevError('IO', `cannot read the recipe's word vectors ${file}: ${(e as Error).message}`, { file }, { cause: e })
+  }
+  return { vectors: WordVectors.parse(bytes, file, pinned.sha256) }
 }
 
 export async function buildToDir(

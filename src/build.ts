@@ -3,10 +3,12 @@ import { type Borrowed, type Lending, longestCredit, similarLending } from './bo
 import { dealLongest, type LengthItem } from './borrow/length-cue.ts'
 import { negationTest } from './borrow/negation.ts'
 import { buildPools, groupOf, groupsOf, uniformLending } from './borrow/pool.ts'
+import { RelatedOptions } from './borrow/related.ts'
+import type { WordVectors } from './borrow/vectors.ts'
 import { JevError } from './errors.ts'
 import type { Candidate, DropReason } from './prepare/eligibility.ts'
 import { countDrop, type DropCounts, type PreparedSource, prepareSource } from './prepare/prepare.ts'
-import type { DataRecord, Recipe, Split } from './recipe/schema.ts'
+import type { DataRecord, Distractors, Recipe, Split } from './recipe/schema.ts'
 import { assignQuotas } from './select/quota.ts'
 import { selectSplit } from './select/select.ts'
 import { dealPositions } from './shape/deal.ts'
@@ -20,6 +22,8 @@ export interface BuildOutput {
   drops: Map<string, DropCounts>
   /** record id → the upstream file it was read from and where each choice came from */
   origins: Map<string, { file: string; choices: Origin[] }>
+  /** per split, which of the plausible rule's levels met the quota table: 0 its own thresholds, i its i-th fallback */
+  levels?: Record<Split, number>
 }
 
 const MAX_ROUNDS = 20
@@ -32,11 +36,24 @@ function groupKey(source: string, split: Split, group: string): string {
  * The pure middle of the builder: upstream questions in, records out.
  * Nothing here depends on row order, the clock or the locale.
  */
-export function buildRecords(recipe: Recipe, questionsBySource: ReadonlyMap<string, readonly UpstreamQuestion[]>): BuildOutput {
+export function buildRecords(
+  recipe: Recipe,
+  questionsBySource: ReadonlyMap<string, readonly UpstreamQuestion[]>,
+  resources: BuildResources = {},
+): BuildOutput {
   return buildFromPrepared(
     recipe,
     recipe.sources.map((spec) => prepareSource(spec, questionsBySource.get(spec.name) ?? [], recipe)),
+    new Map(),
+    resources,
   )
+}
+
+/** What the recipe pins besides its sources, read at the edge: the word vectors of its plausible rule. */
+export interface BuildResources {
+  vectors?: WordVectors
+  /** per source, each training question's normalised options (read for the contamination report) */
+  related?: ReadonlyMap<string, readonly (readonly string[])[]>
 }
 
 /** Per group's side (`source\0split\0group`), each item's lending candidates by id: what similarLending works out and can be given back. */
@@ -46,8 +63,29 @@ export type LendingMemos = Map<string, Map<string, Borrowed[]>>
  * The same, from sources already prepared (so their raw questions can be let go early). `memos` holds
  * what an earlier build of the same sources and recipe worked out, and receives what this one works out.
  */
-export function buildFromPrepared(recipe: Recipe, prepared: readonly PreparedSource[], memos: LendingMemos = new Map()): BuildOutput {
-  const lenders = lendings(recipe, prepared, memos)
+export function buildFromPrepared(
+  recipe: Recipe,
+  prepared: readonly PreparedSource[],
+  memos: LendingMemos = new Map(),
+  resources: BuildResources = {},
+): BuildOutput {
+  const plausible = recipe.distractors.borrow.rule === 'similar' ? recipe.distractors.borrow.plausible : undefined
+  if (plausible?.vectors && !resources.vectors)
+    throw new JevError('RECIPE', 'the recipe names word vectors (distractors.borrow.plausible.vectors) that were not read', {})
+  if (plausible?.related && !recipe.contamination)
+    throw new JevError(
+      'RECIPE',
+      'distractors.borrow.plausible.related reads the training splits of `contamination`, which the recipe does not have',
+      {},
+    )
+  const fallbacks = plausible?.fallback.length ?? 0
+  const atLevel = new Map<number, Map<string, Lending>>()
+  const lendingsAt = (level: number) => {
+    let got = atLevel.get(level)
+    if (!got) atLevel.set(level, (got = lendings(recipe, prepared, memos, resources, level)))
+    return got
+  }
+  const levels: Record<Split, number> = { test: 0, val: 0 }
   const isNegative = negationTest(recipe)
   const growNegatives = recipe.distractors.negatives.grow
   // a negative question is never grown (1.1.0): an off-topic option would be a right answer there
@@ -63,24 +101,38 @@ export function buildFromPrepared(recipe: Recipe, prepared: readonly PreparedSou
     const failed: Candidate[] = []
     for (const split of ['test', 'val'] as const) {
       const selected = selectSplit(prepared, split, taken, rejected, skipped)
-      const items = prepared.flatMap((p) =>
-        selected.get(p.spec.name)!.map((c) => ({ p, c, lending: lenders.get(groupKey(p.spec.name, split, groupOf(p.spec, c))) })),
-      )
-      const counts = assignQuotas(
-        items.map(({ p, c, lending }) => {
-          const own = Math.min(8, c.options.length)
-          return {
-            id: c.id,
-            key: c.identity,
-            group: `${p.spec.name}/${groupOf(p.spec, c)}`,
-            capacity: held(p, c) ? own : (lending?.capacity(c) ?? own),
-            fixed: p.spec.fixedChoices,
-          }
-        }),
-        recipe.quotas[split],
-        recipe.seed,
-        split,
-      )
+      // the plausible rule's thresholds, then each of its fallbacks in turn, until the quota table can be met
+      let level = 0
+      let items: { p: PreparedSource; c: Candidate; lending: Lending | undefined }[]
+      let counts: Map<string, number>
+      for (;;) {
+        const lenders = lendingsAt(level)
+        items = prepared.flatMap((p) =>
+          selected.get(p.spec.name)!.map((c) => ({ p, c, lending: lenders.get(groupKey(p.spec.name, split, groupOf(p.spec, c))) })),
+        )
+        try {
+          counts = assignQuotas(
+            items.map(({ p, c, lending }) => {
+              const own = Math.min(8, c.options.length)
+              return {
+                id: c.id,
+                key: c.identity,
+                group: `${p.spec.name}/${groupOf(p.spec, c)}`,
+                capacity: held(p, c) ? own : (lending?.capacity(c) ?? own),
+                fixed: p.spec.fixedChoices,
+              }
+            }),
+            recipe.quotas[split],
+            recipe.seed,
+            split,
+          )
+          break
+        } catch (e) {
+          if (!(e instanceof JevError) || e.code !== 'QUOTA' || level >= fallbacks) throw e
+          level++
+        }
+      }
+      levels[split] = level
       const dealt =
         recipe.placement === 'dealt'
           ? dealPositions(
@@ -95,7 +147,11 @@ export function buildFromPrepared(recipe: Recipe, prepared: readonly PreparedSou
       for (const { p, c, lending } of items) {
         const n = counts.get(c.id)!
         const longest = lengthened === null ? undefined : lengthened.has(c.id) ? 'keep' : 'lengthen'
-        const { choices, answer, origins: from } = reshape(c, n, lending, recipe.seed, !p.spec.shuffle, { place: dealt?.get(c.id), longest })
+        const {
+          choices,
+          answer,
+          origins: from,
+        } = reshape(c, n, lending, recipe.seed, !p.spec.shuffle, { place: dealt?.get(c.id), longest })
         if (!allDistinct(choices)) failed.push(c)
         origins.set(c.id, { file: c.file, choices: from })
         records[split].push({
@@ -114,7 +170,7 @@ export function buildFromPrepared(recipe: Recipe, prepared: readonly PreparedSou
       const drops = new Map(prepared.map((p) => [p.spec.name, new Map(p.drops)]))
       for (const [source, counts] of skipped) for (const [reason, n] of counts) countDrop(drops.get(source)!, reason, n)
       for (const id of rejected) countDrop(drops.get(sourceOf(prepared, id))!, 'final_not_distinct')
-      return { records, drops, origins }
+      return { records, drops, origins, ...(plausible && { levels }) }
     }
     for (const c of failed) rejected.add(c.id)
   }
@@ -145,10 +201,32 @@ function lengthDeal(
   return items.some(({ lending }) => lending?.canLengthen) ? dealLongest(dealt, seed, split) : null
 }
 
+/** The borrowing rule with the plausible rule's thresholds of fallback `level` (0: its own). */
+function atFallback(rule: Distractors['borrow'], level: number): Distractors['borrow'] {
+  if (rule.rule !== 'similar' || !rule.plausible || level === 0) return rule
+  const f = rule.plausible.fallback[level - 1]!
+  const { vectors, related } = rule.plausible
+  return {
+    ...rule,
+    plausible: {
+      ...rule.plausible,
+      ...(vectors && { vectors: { ...vectors, minTopic: f.minTopic ?? vectors.minTopic } }),
+      ...(related && { related: { min: { ...related.min, ...f.relatedMin } } }),
+    },
+  }
+}
+
 /** What each group's side can lend, by the recipe's rule. */
-function lendings(recipe: Recipe, prepared: readonly PreparedSource[], memos: LendingMemos): Map<string, Lending> {
+function lendings(
+  recipe: Recipe,
+  prepared: readonly PreparedSource[],
+  memos: LendingMemos,
+  resources: BuildResources,
+  level = 0,
+): Map<string, Lending> {
   const out = new Map<string, Lending>()
-  const rule = recipe.distractors.borrow
+  const relatedOf = new Map<string, RelatedOptions>()
+  const rule = atFallback(recipe.distractors.borrow, level)
   const isNegative = negationTest(recipe)
   for (const p of prepared)
     for (const split of ['test', 'val'] as const) {
@@ -159,16 +237,25 @@ function lendings(recipe: Recipe, prepared: readonly PreparedSource[], memos: Le
       }
       // never grown: nothing to lend
       if (p.spec.fixedChoices !== undefined) continue
+      const sets = rule.plausible?.related ? resources.related?.get(p.spec.name) : undefined
+      const related = sets
+        ? (relatedOf.get(p.spec.name) ?? relatedOf.set(p.spec.name, new RelatedOptions(sets)).get(p.spec.name))
+        : undefined
+      const relatedMin = related && p.spec.language ? (rule.plausible?.related?.min[p.spec.language] ?? 0) : 0
       for (const [g, side] of groupsOf(p.spec, p.lenders[split])) {
         const key = groupKey(p.spec.name, split, g)
-        let memo = memos.get(key)
-        if (!memo) memos.set(key, (memo = new Map()))
+        // each level's candidates are its own
+        const memoKey = level === 0 ? key : `${key}\u0000${level}`
+        let memo = memos.get(memoKey)
+        if (!memo) memos.set(memoKey, (memo = new Map()))
         out.set(
           key,
           similarLending(side, {
             rules: rule,
             maxChars: recipe.borrowMaxChars,
             tieKey: (c) => parseInt(keyedHash(recipe.seed, 'lend', `${p.spec.name}\u0000${split}\u0000${c.identity}`).slice(0, 8), 16),
+            ...(resources.vectors && { vectors: resources.vectors }),
+            ...(related && { related, relatedMin }),
             cueKey: (c) => keyedUnit(recipe.seed, 'length-cue', `${p.spec.name}\u0000${split}\u0000${c.identity}`),
             isNegative: (c) => isNegative(p.spec, c.normQuestion),
             memo,

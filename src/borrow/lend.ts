@@ -5,8 +5,12 @@ import { codePointLength, compareStrings, normalize } from '../util/canonical.ts
 import { lengthPenalty, sameKind } from './fit.ts'
 import { fitsClass, formFilter, isLabelLike, NearCopyShapes, nearCopyTest, numberClass } from './option-kinds.ts'
 import { mix32, ranked } from './rank.ts'
+import type { RelatedOptions } from './related.ts'
 import { quantise, SCALE, TfIdfIndex } from './similarity.ts'
 import { Tokenizer } from './tokens.ts'
+import { centroid, cosine1024, type TextVector, type WordVectors } from './vectors.ts'
+
+const LATIN = /\p{Script=Latin}/u
 
 /** An option lent to an item: its text and where it came from. */
 export interface Borrowed {
@@ -36,6 +40,11 @@ export interface SimilarLendingOptions {
   maxChars: number
   /** keys the tie-break between lenders of equal similarity */
   tieKey: (c: Candidate) => number
+  /** the source's training questions' options, and how many of them must list a candidate with an own option */
+  related?: RelatedOptions
+  relatedMin?: number
+  /** English word vectors for the plausible rule's topic fit (the recipe pins them) */
+  vectors?: WordVectors
   /** a keyed draw in [0, 1) of the item's own, for the length rule of Amendment 1.2 */
   cueKey: (c: Candidate) => number
   isNegative: (c: Candidate) => boolean
@@ -166,8 +175,11 @@ export function similarLending(
     const rightNearby = new Set(rightNorms)
     const paraphrase = nearCopyTest(rightNorms, shapes!)
     const listedWith = coOccurrence(ready, c, at)
+    const inTraining = o.related?.around(c.normOptions)
+    const need = o.relatedMin ?? 0
     const itemTerms = termsOf([c.normQuestion, ...c.normOptions])
     const minScore = quantise(rules.minSimilarity)
+    const topic = topicFit(c, rules)
     const found: { b: Borrowed; fit: number; tie: number }[] = []
     const seen = new Set<string>()
     let used = 0
@@ -192,8 +204,17 @@ export function similarLending(
         if (o.rules.likeForLike && !fitsClass(cls, text)) continue
         if (o.rules.skipLabelLike && isLabelLike(text)) continue
         if (!sameForm(text) || !kind(text) || nearCopyOfOwn(norm) || paraphrase(norm)) continue
-        const fit = similarity + 384 * Math.min(3, listedWith.get(norm) ?? 0) + shared(itemTerms, norm) - penalty(text)
+        const onTopic = topic(text)
+        if (onTopic === null) continue
+        const trained = inTraining?.get(norm) ?? 0
+        if (trained < need) continue
+        const listed = Math.min(3, (listedWith.get(norm) ?? 0) + trained)
+        const fit = similarity + onTopic + 384 * listed + shared(itemTerms, norm) - penalty(text)
         if (fit < rules.minFit) continue
+        if (process.env.JEV_DEBUG_ITEM === c.id)
+          console.error(
+            `CAND ${text} fit=${fit} sim=${similarity} topic=${onTopic} listed=${listedWith.get(norm) ?? 0} trained=${trained} shared=${shared(itemTerms, norm)} pen=${penalty(text)}`,
+          )
         found.push({ b: { text, lender: lender.id, index: i }, fit, tie: mix32(ties[at]! ^ ties[j]! ^ i) })
       }
     }
@@ -201,10 +222,39 @@ export function similarLending(
     // often as bestFit would keep it the longest at its smallest grown size: else length becomes a cue
     if (rules.lengthCue && longestCredit(c.options, c.answer) > 0) {
       const right = codePointLength(c.options[c.answer]!)
-      if (!found.some((f) => codePointLength(f.b.text) > right) && !keepsLongest(o.cueKey(c), 2 * (own + 1), longestShare(ready))) return []
+      if (!found.some((f) => codePointLength(f.b.text) > right) && !keepsLongest(o.cueKey(c), 4 * (own + 1), longestShare(ready))) return []
     }
     found.sort((a, b) => b.fit - a.fit || a.tie - b.tie || compareStrings(a.b.lender, b.b.lender) || a.b.index - b.b.index)
     return found.map((f) => f.b)
+  }
+
+  // each option text's vector, shared by the group's items
+  const textVectors = new Map<string, TextVector>()
+  const vectorOf = (text: string) => {
+    let v = textVectors.get(text)
+    if (!v) textVectors.set(text, (v = o.vectors!.of(text)))
+    return v
+  }
+  /**
+   * The topic fit of a candidate for an item whose own options are English
+   * words: twice the cosine (×1024) of its vector with the own options'
+   * centroid plus the cosine with the question; null when it is below the
+   * recipe's minTopic or has no word with a vector. 0 for every candidate
+   * where there are no vectors or the item's options are numbers or Japanese.
+   */
+  function topicFit(c: Candidate, rules: Plausible): (text: string) => number | null {
+    const pinned = rules.vectors
+    if (!o.vectors || !pinned || numberClass(c.options) !== 'words' || !c.options.every((x) => LATIN.test(x))) return () => 0
+    const own = centroid(c.options.map(vectorOf), o.vectors.header.dimensions)
+    if (own.norm2 === 0) return () => 0
+    const question = o.vectors.of(c.question)
+    const min = Math.round(pinned.minTopic * 1024)
+    return (text) => {
+      const v = vectorOf(text)
+      const withOwn = cosine1024(v, own)
+      if (v.norm2 === 0 || withOwn < min) return null
+      return 2 * withOwn + (question.norm2 === 0 ? 0 : cosine1024(v, question))
+    }
   }
 
   // the item's terms, to credit a candidate for the words it shares with the question and options

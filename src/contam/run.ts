@@ -2,6 +2,7 @@ import type { FileFetcher } from '../fetch/types.ts'
 import { countDrop, type PreparedSource } from '../prepare/prepare.ts'
 import type { Lock } from '../recipe/lock.ts'
 import type { Recipe } from '../recipe/schema.ts'
+import { normalize } from '../util/canonical.ts'
 import { ContaminationCheck, type Match } from './check.ts'
 import { loadTraining, type TrainingLoad } from './load.ts'
 import { languageOf, ngramOf } from './report.ts'
@@ -10,6 +11,8 @@ export interface ContaminationResult {
   loads: TrainingLoad[]
   /** flagged candidates by record id, over both sides of every checked source */
   matches: Map<string, Match>
+  /** per source, each training question's normalised options, in file order (the plausible rule's related options) */
+  optionSets: Map<string, string[][]>
 }
 
 /**
@@ -30,16 +33,22 @@ export async function checkContamination(
     const language = languageOf(p.spec)
     checks.set(p.spec.name, new ContaminationCheck([...p.sides.test, ...p.sides.val], language, ngramOf(c, language)))
   }
+  const optionSets = new Map<string, string[][]>()
   const loads = await loadTraining(
     recipe,
     fetcher,
     lock,
-    (q, t, commit) => checks.get(t.source)!.scan(q, { repo: t.repo, commit, split: t.split, path: t.path, id: q.id }),
+    (q, t, commit) => {
+      checks.get(t.source)!.scan(q, { repo: t.repo, commit, split: t.split, path: t.path, id: q.id })
+      let sets = optionSets.get(t.source)
+      if (!sets) optionSets.set(t.source, (sets = []))
+      sets.push(q.options.map(normalize))
+    },
     trusted,
   )
   const matches = new Map<string, Match>()
   for (const check of checks.values()) for (const [id, m] of check.matches()) matches.set(id, m)
-  return { loads, matches }
+  return { loads, matches, optionSets }
 }
 
 /**

