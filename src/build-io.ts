@@ -1,6 +1,7 @@
 import type { UpstreamQuestion } from './adapt/adapter.ts'
 import { buildFromPrepared } from './build.ts'
 import { type Audit, computeAudit } from './emit/audit.ts'
+import { CROISSANT_FILE, croissantJson, makesCroissant } from './emit/croissant.ts'
 import { renderFigures } from './emit/figures.ts'
 import { toJsonl } from './emit/jsonl.ts'
 import { buildManifest, type Manifest, manifestJson } from './emit/manifest.ts'
@@ -132,7 +133,11 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
     ['README.md', { content: card }],
     // the card's figures, from the same stats and audit as its tables
     ...renderFigures(stats, audit).map((f): [string, { content: OutputContent }] => [f.name, { content: f.svg }]),
+    // Croissant metadata, only when the recipe says who publishes it and when
+    ...(makesCroissant(recipe) ? [[CROISSANT_FILE, { content: croissantJson({ recipe, files: jsonl }) }] as const] : []),
   ])
+  /** an optional output the recipe does not ask for is neither written nor listed */
+  const isMade = (o: OutputSpec) => !o.optional || content.has(o.name)
   const made = (o: OutputSpec) => {
     const c = content.get(o.name)
     if (!c) throw new Error(`the build makes no content for the output ${o.name}`)
@@ -144,13 +149,16 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
     recipe: { name: recipe.name, version: recipe.version, hash, seed: recipe.seed },
     builder: BUILDER,
     sources,
-    outputs: MANIFEST_OUTPUTS.map((o) => ({ ...describeFile(o.name, contentOf(o)), ...(o.hasRows ? { rows: rowsOf(o) } : {}) })),
+    outputs: MANIFEST_OUTPUTS.filter(isMade).map((o) => ({
+      ...describeFile(o.name, contentOf(o)),
+      ...(o.hasRows ? { rows: rowsOf(o) } : {}),
+    })),
     jsonl,
     stats,
     drops,
     audit,
   })
-  const files = new Map(OUTPUTS.map((o) => [o.name, o.kind === 'manifest' ? manifestJson(manifest) : contentOf(o)]))
+  const files = new Map(OUTPUTS.filter(isMade).map((o) => [o.name, o.kind === 'manifest' ? manifestJson(manifest) : contentOf(o)]))
   return { files, manifest, stats, drops, sources, lock: makeLock(recipe, hash, BUILDER, sources), warnings }
 }
 

@@ -3,19 +3,11 @@
 // card's "Changes from" figures) all read their differences from here.
 
 import { recordLines } from '../emit/manifest.ts'
-import { type DataRecord, SPLITS, type Split } from '../recipe/schema.ts'
+import { type DataRecord, type SourceChanges, SPLITS, type Split } from '../recipe/schema.ts'
 import { compareStrings } from '../util/canonical.ts'
 import { sha256Hex } from '../util/hash.ts'
 
-/** Per source, how a build's records relate to the previous version's. */
-export interface SourceChanges {
-  /** same id in the same split, the same record byte for byte */
-  kept: number
-  /** same id in the same split, other choices or answer position */
-  optionsChanged: number
-  /** records of this build whose question was not in that split before */
-  replaced: number
-}
+export type { SourceChanges }
 
 /**
  * Compares two builds record by record, keyed by split and id. Sources in

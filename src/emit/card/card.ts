@@ -245,5 +245,13 @@ python eval.py --url http://127.0.0.1:8080 --data out/
 This derivative is released under **CC BY-SA 4.0**. It contains text from:
 
 ${attributions.join('\n')}
+${
+  recipe.publication
+    ? `
+## Machine-readable metadata
+
+\`croissant.json\` describes this dataset in [Croissant 1.0](http://mlcommons.org/croissant/1.0): licence, creator, citation, version ${recipe.version}, the sha256 of \`test.jsonl\` and \`val.jsonl\`, and one record set per split with the fields above (\`choices\` a repeated text field, \`id\` the key).
 `
+    : ''
+}`
 }
