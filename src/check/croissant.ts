@@ -114,28 +114,44 @@ export function checkCroissant(text: string, file: (path: string) => Uint8Array 
   const fileObjects = new Map<string, string>()
   const distribution = many(doc.distribution)
   if (distribution.length === 0) at('$.distribution', 'required: a FileObject per data file')
-  distribution.forEach((d, i) => {
+  for (const [i, d] of distribution.entries()) {
     const path = `$.distribution[${i}]`
-    if (!isObject(d)) return at(path, 'must be an object')
+    if (!isObject(d)) {
+      at(path, 'must be an object')
+      continue
+    }
     const id = d['@id']
-    if (!claim(id, path)) return
-    if (typeIs(d['@type'], 'cr:FileSet', 'http://mlcommons.org/croissant/FileSet'))
-      return at(`${path}["@type"]`, 'a FileSet is not expected here: every data file is a FileObject')
-    if (!typeIs(d['@type'], 'cr:FileObject', 'http://mlcommons.org/croissant/FileObject'))
-      return at(`${path}["@type"]`, `must be "cr:FileObject", is ${JSON.stringify(d['@type'])}`)
+    if (!claim(id, path)) continue
+    if (typeIs(d['@type'], 'cr:FileSet', 'http://mlcommons.org/croissant/FileSet')) {
+      at(`${path}["@type"]`, 'a FileSet is not expected here: every data file is a FileObject')
+      continue
+    }
+    if (!typeIs(d['@type'], 'cr:FileObject', 'http://mlcommons.org/croissant/FileObject')) {
+      at(`${path}["@type"]`, `must be "cr:FileObject", is ${JSON.stringify(d['@type'])}`)
+      continue
+    }
     if (!nonEmpty(d.encodingFormat)) at(`${path}.encodingFormat`, 'required, missing')
-    if (!nonEmpty(d.contentUrl)) return at(`${path}.contentUrl`, 'required, missing')
+    if (!nonEmpty(d.contentUrl)) {
+      at(`${path}.contentUrl`, 'required, missing')
+      continue
+    }
     const name = d.contentUrl
-    if (!DATA_FILES.includes(name)) return at(`${path}.contentUrl`, `"${name}" is not a data file of the folder (${DATA_FILES.join(', ')})`)
+    if (!DATA_FILES.includes(name)) {
+      at(`${path}.contentUrl`, `"${name}" is not a data file of the folder (${DATA_FILES.join(', ')})`)
+      continue
+    }
     const bytes = file(name)
-    if (!bytes) return at(`${path}.contentUrl`, `"${name}" is missing`)
+    if (!bytes) {
+      at(`${path}.contentUrl`, `"${name}" is missing`)
+      continue
+    }
     fileObjects.set(id, name)
     if (d.sha256 === undefined && d.md5 === undefined) at(path, 'needs "sha256" or "md5"')
     if (d.sha256 !== undefined && d.sha256 !== sha256Hex(bytes))
       at(`${path}.sha256`, `${JSON.stringify(d.sha256)} is not the sha256 of ${name} (${sha256Hex(bytes)})`)
     if (d.md5 !== undefined && d.md5 !== createHash('md5').update(bytes).digest('hex'))
       at(`${path}.md5`, `${JSON.stringify(d.md5)} is not the md5 of ${name}`)
-  })
+  }
   for (const name of DATA_FILES)
     if (file(name) && ![...fileObjects.values()].includes(name)) at('$.distribution', `no FileObject for the data file ${name}`)
 
@@ -144,19 +160,25 @@ export function checkCroissant(text: string, file: (path: string) => Uint8Array 
   if (recordSets.length === 0) at('$.recordSet', 'required: a RecordSet per split')
   const fieldIds = new Set<string>()
   const references: [string, string][] = []
-  recordSets.forEach((rs, i) => {
+  for (const [i, rs] of recordSets.entries()) {
     const path = `$.recordSet[${i}]`
-    if (!isObject(rs)) return at(path, 'must be an object')
-    if (!claim(rs['@id'], path)) return
+    if (!isObject(rs)) {
+      at(path, 'must be an object')
+      continue
+    }
+    if (!claim(rs['@id'], path)) continue
     if (!typeIs(rs['@type'], 'cr:RecordSet', 'http://mlcommons.org/croissant/RecordSet'))
       at(`${path}["@type"]`, `must be "cr:RecordSet", is ${JSON.stringify(rs['@type'])}`)
     const fields = many(rs.field)
     if (fields.length === 0) at(`${path}.field`, 'required: one Field per record field')
     const own = new Set<string>()
-    fields.forEach((f, j) => {
+    for (const [j, f] of fields.entries()) {
       const fpath = `${path}.field[${j}]`
-      if (!isObject(f)) return at(fpath, 'must be an object')
-      if (!claim(f['@id'], fpath)) return
+      if (!isObject(f)) {
+        at(fpath, 'must be an object')
+        continue
+      }
+      if (!claim(f['@id'], fpath)) continue
       own.add(f['@id'] as string)
       fieldIds.add(f['@id'] as string)
       if (!typeIs(f['@type'], 'cr:Field', 'http://mlcommons.org/croissant/Field'))
@@ -172,21 +194,45 @@ export function checkCroissant(text: string, file: (path: string) => Uint8Array 
         else at(`${fpath}.references`, 'must be {"@id": <a field>}')
       }
       const source = f.source
-      if (!isObject(source)) return at(`${fpath}.source`, 'required: {"fileObject": …, "extract": {"column": …}}')
+      if (!isObject(source)) {
+        at(`${fpath}.source`, 'required: {"fileObject": …, "extract": {"column": …}}')
+        continue
+      }
       const kinds = (['fileObject', 'fileSet', 'recordSet'] as const).filter((k) => source[k] !== undefined)
-      if (kinds.length !== 1) return at(`${fpath}.source`, 'must name exactly one of fileObject, fileSet or recordSet')
+      if (kinds.length !== 1) {
+        at(`${fpath}.source`, 'must name exactly one of fileObject, fileSet or recordSet')
+        continue
+      }
       const kind = kinds[0]!
       const target = refId(source[kind])
-      if (kind !== 'fileObject') return at(`${fpath}.source.${kind}`, 'must be a fileObject: the data files are JSON lines')
-      if (!target) return at(`${fpath}.source.fileObject`, 'must be {"@id": <a FileObject>}')
+      if (kind !== 'fileObject') {
+        at(`${fpath}.source.${kind}`, 'must be a fileObject: the data files are JSON lines')
+        continue
+      }
+      if (!target) {
+        at(`${fpath}.source.fileObject`, 'must be {"@id": <a FileObject>}')
+        continue
+      }
       const name = fileObjects.get(target)
-      if (!name) return at(`${fpath}.source.fileObject["@id"]`, `"${target}" is not a FileObject of the distribution`)
+      if (!name) {
+        at(`${fpath}.source.fileObject["@id"]`, `"${target}" is not a FileObject of the distribution`)
+        continue
+      }
       const column = isObject(source.extract) ? source.extract.column : undefined
-      if (!nonEmpty(column)) return at(`${fpath}.source.extract.column`, 'required, missing')
+      if (!nonEmpty(column)) {
+        at(`${fpath}.source.extract.column`, 'required, missing')
+        continue
+      }
       const rows = records(name)
-      if (!rows) return at(`${fpath}.source.fileObject`, `${name} is not JSON lines`)
+      if (!rows) {
+        at(`${fpath}.source.fileObject`, `${name} is not JSON lines`)
+        continue
+      }
       const bad = rows.findIndex((row) => !Object.hasOwn(row, column))
-      if (bad >= 0) return at(`${fpath}.source.extract.column`, `"${column}" is not a column of ${name} (line ${bad + 1} has no such key)`)
+      if (bad >= 0) {
+        at(`${fpath}.source.extract.column`, `"${column}" is not a column of ${name} (line ${bad + 1} has no such key)`)
+        continue
+      }
       // the values must be what the field says: a list when repeated, of its data type
       const repeated = f.repeated === true
       const integer = atomic.some((t) => /Integer$|Int\d+$/.test(t as string))
@@ -203,14 +249,14 @@ export function checkCroissant(text: string, file: (path: string) => Uint8Array 
           `${fpath}`,
           `${name} line ${wrong + 1}: "${column}" is not ${repeated ? 'a list' : 'one value'} of ${atomic.join(', ')}${repeated ? '' : ' (set "repeated" for a list)'}`,
         )
-    })
+    }
     const keys = many(rs.key)
     keys.forEach((k, j) => {
       const id = refId(k) ?? (typeof k === 'string' ? k : null)
       const kpath = `${path}.key${Array.isArray(rs.key) ? `[${j}]` : ''}`
       if (!id || !own.has(id)) at(kpath, `${JSON.stringify(k)} is not a field of this RecordSet`)
     })
-  })
+  }
   for (const [target, path] of references) if (!fieldIds.has(target)) at(path, `"${target}" is not a field of any RecordSet`)
   return problems
 }

@@ -155,7 +155,13 @@ export type SourceChanges = z.infer<typeof SourceChanges>
 const isoDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be an ISO date, YYYY-MM-DD')
-  .refine((d) => new Date(`${d}T00:00:00Z`).toISOString().slice(0, 10) === d, { message: 'is not a calendar date' })
+  .refine(
+    (d) => {
+      const t = Date.parse(`${d}T00:00:00Z`)
+      return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 10) === d
+    },
+    { message: 'is not a calendar date' },
+  )
 const httpUrl = z.string().regex(/^https?:\/\/[^\s/]+\S*$/, 'must be an http(s) URL')
 
 /** The dataset-level facts Croissant requires that the sources and rules do not give; no build time. */
