@@ -35,6 +35,23 @@ export function compareBuilds(
   return out
 }
 
+/**
+ * compareBuilds over two builds' test.jsonl and val.jsonl text, each line read as the record
+ * schema reads it: compare-builds reads them from two folders, a build from its own two builds.
+ */
+export function compareBuildTexts(
+  before: Record<Split, string>,
+  after: Record<Split, string>,
+  order: readonly string[] = [],
+): Record<string, SourceChanges> {
+  const read = (jsonl: Record<Split, string>) =>
+    Object.fromEntries(SPLITS.map((s) => [s, recordLines(jsonl[s]).map((l) => DataRecord.parse(JSON.parse(l)))])) as Record<
+      Split,
+      DataRecord[]
+    >
+  return compareBuilds(read(before), read(after), order)
+}
+
 export interface ChangedRecord {
   id: string
   fields: string[]
