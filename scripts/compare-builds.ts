@@ -19,7 +19,8 @@ if (positionals.length !== 2) {
   process.exit(2)
 }
 const recipe = await loadRecipe(values.recipe)
-const read = (dir: string) => Object.fromEntries(SPLITS.map((s) => [s, readFileSync(join(dir, `${s}.jsonl`), 'utf8')])) as Record<Split, string>
+const read = (dir: string) =>
+  Object.fromEntries(SPLITS.map((s) => [s, readFileSync(join(dir, `${s}.jsonl`), 'utf8')])) as Record<Split, string>
 const changes = compareBuildTexts(
   read(positionals[0]!),
   read(positionals[1]!),

@@ -1,5 +1,6 @@
 import type { UpstreamQuestion } from './adapt/adapter.ts'
 import { buildFromPrepared } from './build.ts'
+import { compareBuildTexts } from './check/compare.ts'
 import { type Audit, computeAudit } from './emit/audit.ts'
 import { CROISSANT_FILE, croissantJson, makesCroissant } from './emit/croissant.ts'
 import { renderFigures } from './emit/figures.ts'
@@ -8,6 +9,7 @@ import { buildManifest, type Manifest, manifestJson } from './emit/manifest.ts'
 import { describeFile, MANIFEST_OUTPUTS, OUTPUTS, type OutputContent, type OutputSpec } from './emit/outputs.ts'
 import { provenanceJsonl, provenanceLines } from './emit/provenance.ts'
 import { computeStats, type DatasetStats } from './emit/stats.ts'
+import { JevError } from './errors.ts'
 import type { FileFetcher } from './fetch/types.ts'
 import { fetchSource, idFromOf, type LoadedSource, loadSource } from './load-sources.ts'
 import { unmatchedExclusions } from './prepare/exclusion-warnings.ts'
@@ -17,8 +19,8 @@ import type { PreparedCache } from './prepared-cache/cache.ts'
 import { cardCached, loadPrepared, readLendingMemos, writeLendingMemos } from './prepared-cache/hook.ts'
 import { recipeHash } from './recipe/load.ts'
 import { checkAgainstLock, type Lock, lockedRevision, makeLock } from './recipe/lock.ts'
-import type { Recipe, Split } from './recipe/schema.ts'
-import { normalize } from './util/canonical.ts'
+import type { Recipe, SourceChanges, SourceSpec, Split } from './recipe/schema.ts'
+import { canonicalJson, normalize } from './util/canonical.ts'
 import { NO_PROGRESS, type Progress } from './util/progress.ts'
 import { BUILDER } from './version.ts'
 import { assertReplaceable, makeOutParent, writeOutDir } from './write/out-dir.ts'
@@ -46,13 +48,41 @@ export interface SourceBuildOptions {
   decodeTimeoutMs?: number
   /** prepared sources from earlier builds, keyed by their inputs (default: none) */
   preparedCache?: PreparedCache
+  /**
+   * the recipe `changesFrom.recipe` names, with its own lock: when the recipe types no figures, its
+   * records are built too, from the same inputs where it pins the same files, and compared (default: none)
+   */
+  previous?: PreviousRecipe
+}
+
+export interface PreviousRecipe {
+  recipe: Recipe
+  /** that recipe's own lock; null builds it unfrozen */
+  lock: Lock | null
+}
+
+/** The recipe asks the build to compute its "Changes from" figures. */
+export const computesChanges = (recipe: Recipe): boolean => recipe.changesFrom !== undefined && recipe.changesFrom.bySource === undefined
+
+/** What makes a source's questions: the same name, repo, commit, files and reading give the same ones. */
+function questionsKey(spec: SourceSpec, commit: string): string {
+  const { name, repo, config, files, adapter, mapping, card } = spec
+  return canonicalJson({ name, repo, commit, config, files, adapter, mapping, card })
 }
 
 /** Everything but the writing: sources in, the output files out. */
 export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, options: SourceBuildOptions = {}): Promise<BuiltDataset> {
   const lock = options.lock ?? null
   const progress = options.progress ?? NO_PROGRESS
-  const trusted = new Set(lock?.sources.flatMap((s) => s.files.map((f) => f.sha256)) ?? [])
+  const previous = options.previous && computesChanges(recipe) ? options.previous : null
+  if (!previous && computesChanges(recipe))
+    throw new JevError(
+      'RECIPE',
+      `changesFrom ${recipe.changesFrom!.version} gives no bySource figures, so the build needs that version's recipe (${recipe.changesFrom!.recipe}) to compute them`,
+      { field: 'changesFrom.bySource' },
+    )
+  const prevLock = previous?.lock ?? null
+  const trusted = new Set([lock, prevLock].flatMap((l) => l?.sources.flatMap((s) => s.files.map((f) => f.sha256)) ?? []))
   const sources: LoadedSource[] = []
   const prepared: PreparedSource[] = []
   // every source's files download at once, while the sources are loaded one at a time, each question
@@ -68,6 +98,13 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
   const use = cache && builder ? { cache, builder } : null
   /** source → its prepared entry's key, for the lending's entries */
   const keys = new Map<string, string>()
+  // the previous recipe's sources, by name; one that reads the same questions as a source of this recipe shares its pass
+  const before = { loaded: new Map<string, LoadedSource>(), prepared: new Map<string, PreparedSource>(), keys: new Map<string, string>() }
+  const twinOf = (spec: SourceSpec) => {
+    if (!previous) return undefined
+    const key = questionsKey(spec, lockedRevision(lock, spec))
+    return previous.recipe.sources.find((p) => questionsKey(p, lockedRevision(prevLock, p)) === key)
+  }
   for (const [i, spec] of recipe.sources.entries()) {
     progress.stage(`loading and preparing sources (${i + 1} of ${recipe.sources.length}: ${spec.name})`)
     const fetching = downloads[i]!
@@ -82,15 +119,58 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
     if (use) {
       // the files are read and hashed whether or not the entry is there: the key holds their sha256
       const files = await fetching
+      // a decode takes the files' bytes over; the previous recipe's entry needs only their hashes, or a fresh read
+      const described = [...files]
       const got = await loadPrepared(spec, recipe, files, use, (take) => load(take, Promise.resolve(files)))
       sources.push(got.loaded)
       prepared.push(got.prepared)
       keys.set(spec.name, got.key)
+      const twin = twinOf(spec)
+      if (twin && previous) {
+        const again = () => fetchSource(spec, lockedRevision(lock, spec), fetcher)
+        const was = await loadPrepared(twin, previous.recipe, described, use, (take) => load(take, again()))
+        before.loaded.set(twin.name, was.loaded)
+        before.prepared.set(twin.name, was.prepared)
+        before.keys.set(twin.name, was.key)
+      }
       continue
     }
     const preparer = new SourcePreparer(spec, recipe)
-    sources.push(await load((q) => preparer.add(q)))
+    const twin = twinOf(spec)
+    const twinPreparer = twin && previous ? new SourcePreparer(twin, previous.recipe) : null
+    const loaded = await load(
+      twinPreparer
+        ? (q) => {
+            preparer.add(q)
+            twinPreparer.add(q)
+          }
+        : (q) => preparer.add(q),
+    )
+    sources.push(loaded)
     prepared.push(preparer.finish())
+    if (twin && twinPreparer) {
+      before.loaded.set(twin.name, loaded)
+      before.prepared.set(twin.name, twinPreparer.finish())
+    }
+  }
+  // the previous recipe's sources that read other questions, on their own, under its own lock
+  for (const spec of previous?.recipe.sources ?? []) {
+    if (!previous || before.prepared.has(spec.name)) continue
+    progress.stage(`loading and preparing ${previous.recipe.version}'s ${spec.name}, for the "Changes from" figures`)
+    const revision = lockedRevision(prevLock, spec)
+    const files = await fetchSource(spec, revision, fetcher)
+    const load = (take: (q: UpstreamQuestion) => void) =>
+      loadSource(spec, revision, fetcher, { trusted, onQuestion: take, prefetched: Promise.resolve(files), progress })
+    if (use) {
+      const was = await loadPrepared(spec, previous.recipe, files, use, load)
+      before.loaded.set(spec.name, was.loaded)
+      before.prepared.set(spec.name, was.prepared)
+      before.keys.set(spec.name, was.key)
+      continue
+    }
+    const preparer = new SourcePreparer(spec, previous.recipe)
+    before.loaded.set(spec.name, await load((q) => preparer.add(q)))
+    before.prepared.set(spec.name, preparer.finish())
   }
   const warnings = lock ? checkAgainstLock(lock, sources) : []
   // an exclusion entry that matches nothing is most likely a typo
@@ -101,6 +181,7 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
   const { records, drops, origins } = buildFromPrepared(recipe, prepared, lending?.memos)
   if (use && lending) await writeLendingMemos(use.cache, recipe, keys, lending.memos, lending.sizes)
   const jsonl: Record<Split, string> = { test: toJsonl(records.test), val: toJsonl(records.val) }
+  const changes = previous ? await changesFrom(previous, before, use, jsonl, recipe, warnings) : undefined
   const stats = computeStats(
     records,
     recipe.sources.map((s) => s.name),
@@ -113,13 +194,23 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
     // card.ts loads the YAML library: only where a card is rendered
     const { renderCard } = await import('./emit/card/card.ts')
     const bytes = { test: Buffer.byteLength(jsonl.test), val: Buffer.byteLength(jsonl.val) }
-    return renderCard({ recipe, recipeHash: hash, builderVersion: BUILDER.version, stats, drops, audit, bytes })
+    return renderCard({
+      recipe,
+      recipeHash: hash,
+      builderVersion: BUILDER.version,
+      stats,
+      drops,
+      audit,
+      bytes,
+      ...(changes ? { changes } : {}),
+    })
   }
   const makeCard = async () => {
     const audit = computeAudit(records, provenance, recipe)
     return { audit, card: await render(audit) }
   }
-  const outputs = [jsonl.test, jsonl.val, provenanceText]
+  // computed figures are part of what the card is made from
+  const outputs = [jsonl.test, jsonl.val, provenanceText, ...(changes ? [JSON.stringify(changes)] : [])]
   const foreign = (what: string) =>
     warnings.push(
       `prepared cache: ${what} holds a card that is not the one its audit gives (the cache folder was written by something other than a build); the card was rendered afresh`,
@@ -157,9 +248,46 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
     stats,
     drops,
     audit,
+    ...(changes && recipe.changesFrom ? { changesFrom: { version: recipe.changesFrom.version, bySource: changes } } : {}),
   })
   const files = new Map(OUTPUTS.filter(isMade).map((o) => [o.name, o.kind === 'manifest' ? manifestJson(manifest) : contentOf(o)]))
   return { files, manifest, stats, drops, sources, lock: makeLock(recipe, hash, BUILDER, sources), warnings }
+}
+
+/**
+ * The previous recipe's records, built from what was loaded for it (under its own lock), compared
+ * with this build's: the card's "Changes from" figures, per source in this recipe's order.
+ */
+async function changesFrom(
+  previous: PreviousRecipe,
+  before: { loaded: Map<string, LoadedSource>; prepared: Map<string, PreparedSource>; keys: Map<string, string> },
+  use: { cache: PreparedCache; builder: string } | null,
+  jsonl: Record<Split, string>,
+  recipe: Recipe,
+  warnings: string[],
+): Promise<Record<string, SourceChanges>> {
+  const { recipe: prev, lock } = previous
+  const version = `${prev.name} ${prev.version}`
+  if (lock)
+    warnings.push(
+      ...checkAgainstLock(
+        lock,
+        prev.sources.map((s) => before.loaded.get(s.name)!),
+      ).map((w) => `${version}: ${w}`),
+    )
+  const lending = use ? await readLendingMemos(use.cache, prev, before.keys) : null
+  const built = buildFromPrepared(
+    prev,
+    prev.sources.map((s) => before.prepared.get(s.name)!),
+    lending?.memos,
+  )
+  if (use && lending) await writeLendingMemos(use.cache, prev, before.keys, lending.memos, lending.sizes)
+  const then = { test: toJsonl(built.records.test), val: toJsonl(built.records.val) }
+  return compareBuildTexts(
+    then,
+    jsonl,
+    recipe.sources.map((s) => s.name),
+  )
 }
 
 export async function buildToDir(

@@ -10,7 +10,7 @@ import { Manifest } from '../emit/manifest.ts'
 import { OUTPUTS } from '../emit/outputs.ts'
 import { type ProvenanceLine, parseProvenance } from '../emit/provenance.ts'
 import { computeStats, type DatasetStats } from '../emit/stats.ts'
-import { DataRecord, N_CHOICES, type Recipe, SPLITS, type Split } from '../recipe/schema.ts'
+import { DataRecord, N_CHOICES, type Recipe, type SourceChanges, SPLITS, type Split } from '../recipe/schema.ts'
 import { normalize } from '../util/canonical.ts'
 import { checkCardMetadata } from './card.ts'
 import { rootCausesFirst } from './check-order.ts'
@@ -137,6 +137,15 @@ function checkCroissantFile(raw: Record<string, Buffer | null>, recipe: Recipe):
   return problems
 }
 
+function manifestChanges(manifest: Buffer | null | undefined, version: string): Record<string, SourceChanges> | undefined {
+  try {
+    const m = Manifest.safeParse(JSON.parse(manifest?.toString('utf8') ?? ''))
+    return m.success && m.data.changesFrom?.version === version ? m.data.changesFrom.bySource : undefined
+  } catch {
+    return undefined
+  }
+}
+
 function listsOutput(manifest: Buffer | null | undefined, name: string): boolean {
   try {
     const m = JSON.parse(manifest?.toString('utf8') ?? '') as { outputs?: { path?: unknown }[] }
@@ -238,8 +247,18 @@ function checkCard(
     if (!card.includes(figureLink(f.name))) problems.push(`README.md: does not show the figure ${f.name} (${figureLink(f.name)})`)
   if (audit && !card.includes(auditSection(audit, recipe)))
     problems.push('README.md: the distractor audit section is not what the records and provenance.jsonl give')
-  if (recipe.changesFrom && !card.includes(changesSection(recipe)))
-    problems.push(`README.md: the "Changes from ${recipe.changesFrom.version}" section is not what the recipe states`)
+  if (recipe.changesFrom) {
+    // typed into the recipe, or computed by the build and recorded in manifest.json
+    const computed = recipe.changesFrom.bySource ? undefined : manifestChanges(raw['manifest.json'], recipe.changesFrom.version)
+    if (!recipe.changesFrom.bySource && !computed)
+      problems.push(
+        `README.md: the "Changes from ${recipe.changesFrom.version}" figures are computed by the build, and manifest.json records none`,
+      )
+    else if (!card.includes(changesSection(recipe, computed)))
+      problems.push(
+        `README.md: the "Changes from ${recipe.changesFrom.version}" section is not what the ${computed ? "manifest's computed figures give" : 'recipe states'}`,
+      )
+  }
   const floor = stats.chanceFloor.test.toFixed(3)
   if (!card.includes(`**${floor}**`)) problems.push(`README.md: does not state the test chance floor ${floor} computed from test.jsonl`)
   if (!card.includes(`seed **${recipe.seed}**`)) problems.push(`README.md: does not state the seed ${recipe.seed}`)

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { LoadedSource } from '../load-sources.ts'
 import type { DropCounts } from '../prepare/prepare.ts'
-import { BuilderRef, Hex64, RecipeRef, type Split } from '../recipe/schema.ts'
+import { BuilderRef, Hex64, RecipeRef, SourceChanges, type Split } from '../recipe/schema.ts'
 import { setHash, sha256Hex } from '../util/hash.ts'
 import { Audit } from './audit.ts'
 import type { OutputFile } from './outputs.ts'
@@ -30,6 +30,8 @@ export const Manifest = z.strictObject({
   drops: z.record(z.string(), z.record(z.string(), z.int())),
   /** the distractor audit (recipes from 1.1.0 on; a manifest of 1.0.0 has none) */
   audit: Audit.optional(),
+  /** the "Changes from" figures the build computed by building the previous recipe too (recipes without typed ones) */
+  changesFrom: z.strictObject({ version: z.string(), bySource: z.record(z.string(), SourceChanges) }).optional(),
 })
 export type Manifest = z.infer<typeof Manifest>
 
@@ -51,6 +53,7 @@ export interface ManifestInput {
   stats: DatasetStats
   drops: ReadonlyMap<string, DropCounts>
   audit: Audit
+  changesFrom?: Manifest['changesFrom']
 }
 
 export function buildManifest(input: ManifestInput): Manifest {
@@ -79,6 +82,7 @@ export function buildManifest(input: ManifestInput): Manifest {
     counts: { bySource: input.stats.bySource, byChoices: input.stats.byChoices },
     drops,
     audit: input.audit,
+    ...(input.changesFrom ? { changesFrom: input.changesFrom } : {}),
   }
 }
 

@@ -3,7 +3,7 @@ import { kindOf } from '../../adapt/kinds.ts'
 import { DROP_REASONS, type DropReason } from '../../prepare/eligibility.ts'
 import type { DropCounts } from '../../prepare/prepare.ts'
 import { sourceFiles } from '../../recipe/load.ts'
-import type { Recipe } from '../../recipe/schema.ts'
+import type { Recipe, SourceChanges } from '../../recipe/schema.ts'
 import { LANGUAGES, N_CHOICES, SPLITS } from '../../recipe/schema.ts'
 import type { Audit } from '../audit.ts'
 import { figureLink } from '../figures.ts'
@@ -22,6 +22,8 @@ export interface CardInput {
   audit: Audit
   /** bytes of test.jsonl and val.jsonl, for dataset_info */
   bytes: Record<'test' | 'val', number>
+  /** the "Changes from" figures the build computed, for a recipe that types none */
+  changes?: Readonly<Record<string, SourceChanges>>
 }
 
 const LABELS = 'ABCDEFGH'
@@ -135,7 +137,7 @@ A multiple-choice set for models that return a probability for every option inst
 ${
   recipe.changesFrom
     ? `
-${changesSection(recipe)}`
+${changesSection(recipe, c.changes)}`
     : ''
 }
 ## Splits and counts
