@@ -105,7 +105,7 @@ test('a card whose computed figures were edited, or a manifest without them, fai
   const recipe = await loadRecipe(newPath)
   const manifestText = await readFile(join(out, 'manifest.json'), 'utf8')
   const m = JSON.parse(manifestText)
-  const first = Object.keys(m.changesFrom.bySource)[0]
+  const first = Object.keys(m.changesFrom.bySource)[0]!
   m.changesFrom.bySource[first].kept += 1
   await writeFile(join(out, 'manifest.json'), `${JSON.stringify(m, null, 2)}\n`)
   assert.ok(
