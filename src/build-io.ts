@@ -1,6 +1,6 @@
 import type { UpstreamQuestion } from './adapt/adapter.ts'
 import { buildFromPrepared } from './build.ts'
-import { compareBuildTexts } from './check/compare.ts'
+import { computesChanges, PreviousBuild, type PreviousRecipe } from './check/previous-build.ts'
 import { type Audit, computeAudit } from './emit/audit.ts'
 import { CROISSANT_FILE, croissantJson, makesCroissant } from './emit/croissant.ts'
 import { renderFigures } from './emit/figures.ts'
@@ -19,8 +19,8 @@ import type { PreparedCache } from './prepared-cache/cache.ts'
 import { cardCached, loadPrepared, readLendingMemos, writeLendingMemos } from './prepared-cache/hook.ts'
 import { recipeHash } from './recipe/load.ts'
 import { checkAgainstLock, type Lock, lockedRevision, makeLock } from './recipe/lock.ts'
-import type { Recipe, SourceChanges, SourceSpec, Split } from './recipe/schema.ts'
-import { canonicalJson, normalize } from './util/canonical.ts'
+import type { Recipe, Split } from './recipe/schema.ts'
+import { normalize } from './util/canonical.ts'
 import { NO_PROGRESS, type Progress } from './util/progress.ts'
 import { BUILDER } from './version.ts'
 import { assertReplaceable, makeOutParent, writeOutDir } from './write/out-dir.ts'
@@ -55,20 +55,7 @@ export interface SourceBuildOptions {
   previous?: PreviousRecipe
 }
 
-export interface PreviousRecipe {
-  recipe: Recipe
-  /** that recipe's own lock; null builds it unfrozen */
-  lock: Lock | null
-}
-
-/** The recipe asks the build to compute its "Changes from" figures. */
-export const computesChanges = (recipe: Recipe): boolean => recipe.changesFrom !== undefined && recipe.changesFrom.bySource === undefined
-
-/** What makes a source's questions: the same name, repo, commit, files and reading give the same ones. */
-function questionsKey(spec: SourceSpec, commit: string): string {
-  const { name, repo, config, files, adapter, mapping, card } = spec
-  return canonicalJson({ name, repo, commit, config, files, adapter, mapping, card })
-}
+export { computesChanges, type PreviousRecipe }
 
 /** Everything but the writing: sources in, the output files out. */
 export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, options: SourceBuildOptions = {}): Promise<BuiltDataset> {
@@ -98,13 +85,8 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
   const use = cache && builder ? { cache, builder } : null
   /** source → its prepared entry's key, for the lending's entries */
   const keys = new Map<string, string>()
-  // the previous recipe's sources, by name; one that reads the same questions as a source of this recipe shares its pass
-  const before = { loaded: new Map<string, LoadedSource>(), prepared: new Map<string, PreparedSource>(), keys: new Map<string, string>() }
-  const twinOf = (spec: SourceSpec) => {
-    if (!previous) return undefined
-    const key = questionsKey(spec, lockedRevision(lock, spec))
-    return previous.recipe.sources.find((p) => questionsKey(p, lockedRevision(prevLock, p)) === key)
-  }
+  // the previous recipe's build, for the "Changes from" figures; its sources share this build's reads where they can
+  const before = previous ? new PreviousBuild(previous, lock, fetcher, trusted, progress, use) : null
   for (const [i, spec] of recipe.sources.entries()) {
     progress.stage(`loading and preparing sources (${i + 1} of ${recipe.sources.length}: ${spec.name})`)
     const fetching = downloads[i]!
@@ -119,58 +101,27 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
     if (use) {
       // the files are read and hashed whether or not the entry is there: the key holds their sha256
       const files = await fetching
-      // a decode takes the files' bytes over; the previous recipe's entry needs only their hashes, or a fresh read
-      const described = [...files]
+      // a decode takes the files' bytes over; the previous build needs only their hashes, or a fresh read
+      before?.share(spec, { files: [...files], again: () => fetchSource(spec, lockedRevision(lock, spec), fetcher), load })
       const got = await loadPrepared(spec, recipe, files, use, (take) => load(take, Promise.resolve(files)))
       sources.push(got.loaded)
       prepared.push(got.prepared)
       keys.set(spec.name, got.key)
-      const twin = twinOf(spec)
-      if (twin && previous) {
-        const again = () => fetchSource(spec, lockedRevision(lock, spec), fetcher)
-        const was = await loadPrepared(twin, previous.recipe, described, use, (take) => load(take, again()))
-        before.loaded.set(twin.name, was.loaded)
-        before.prepared.set(twin.name, was.prepared)
-        before.keys.set(twin.name, was.key)
-      }
       continue
     }
     const preparer = new SourcePreparer(spec, recipe)
-    const twin = twinOf(spec)
-    const twinPreparer = twin && previous ? new SourcePreparer(twin, previous.recipe) : null
+    const twin = before?.preparerFor(spec) ?? null
     const loaded = await load(
-      twinPreparer
+      twin
         ? (q) => {
             preparer.add(q)
-            twinPreparer.add(q)
+            twin.add(q)
           }
         : (q) => preparer.add(q),
     )
+    twin?.done(loaded)
     sources.push(loaded)
     prepared.push(preparer.finish())
-    if (twin && twinPreparer) {
-      before.loaded.set(twin.name, loaded)
-      before.prepared.set(twin.name, twinPreparer.finish())
-    }
-  }
-  // the previous recipe's sources that read other questions, on their own, under its own lock
-  for (const spec of previous?.recipe.sources ?? []) {
-    if (!previous || before.prepared.has(spec.name)) continue
-    progress.stage(`loading and preparing ${previous.recipe.version}'s ${spec.name}, for the "Changes from" figures`)
-    const revision = lockedRevision(prevLock, spec)
-    const files = await fetchSource(spec, revision, fetcher)
-    const load = (take: (q: UpstreamQuestion) => void) =>
-      loadSource(spec, revision, fetcher, { trusted, onQuestion: take, prefetched: Promise.resolve(files), progress })
-    if (use) {
-      const was = await loadPrepared(spec, previous.recipe, files, use, load)
-      before.loaded.set(spec.name, was.loaded)
-      before.prepared.set(spec.name, was.prepared)
-      before.keys.set(spec.name, was.key)
-      continue
-    }
-    const preparer = new SourcePreparer(spec, previous.recipe)
-    before.loaded.set(spec.name, await load((q) => preparer.add(q)))
-    before.prepared.set(spec.name, preparer.finish())
   }
   const warnings = lock ? checkAgainstLock(lock, sources) : []
   // an exclusion entry that matches nothing is most likely a typo
@@ -181,7 +132,13 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
   const { records, drops, origins } = buildFromPrepared(recipe, prepared, lending?.memos)
   if (use && lending) await writeLendingMemos(use.cache, recipe, keys, lending.memos, lending.sizes)
   const jsonl: Record<Split, string> = { test: toJsonl(records.test), val: toJsonl(records.val) }
-  const changes = previous ? await changesFrom(previous, before, use, jsonl, recipe, warnings) : undefined
+  const changes = before
+    ? await before.changes(
+        jsonl,
+        recipe.sources.map((s) => s.name),
+        warnings,
+      )
+    : undefined
   const stats = computeStats(
     records,
     recipe.sources.map((s) => s.name),
@@ -252,42 +209,6 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
   })
   const files = new Map(OUTPUTS.filter(isMade).map((o) => [o.name, o.kind === 'manifest' ? manifestJson(manifest) : contentOf(o)]))
   return { files, manifest, stats, drops, sources, lock: makeLock(recipe, hash, BUILDER, sources), warnings }
-}
-
-/**
- * The previous recipe's records, built from what was loaded for it (under its own lock), compared
- * with this build's: the card's "Changes from" figures, per source in this recipe's order.
- */
-async function changesFrom(
-  previous: PreviousRecipe,
-  before: { loaded: Map<string, LoadedSource>; prepared: Map<string, PreparedSource>; keys: Map<string, string> },
-  use: { cache: PreparedCache; builder: string } | null,
-  jsonl: Record<Split, string>,
-  recipe: Recipe,
-  warnings: string[],
-): Promise<Record<string, SourceChanges>> {
-  const { recipe: prev, lock } = previous
-  const version = `${prev.name} ${prev.version}`
-  if (lock)
-    warnings.push(
-      ...checkAgainstLock(
-        lock,
-        prev.sources.map((s) => before.loaded.get(s.name)!),
-      ).map((w) => `${version}: ${w}`),
-    )
-  const lending = use ? await readLendingMemos(use.cache, prev, before.keys) : null
-  const built = buildFromPrepared(
-    prev,
-    prev.sources.map((s) => before.prepared.get(s.name)!),
-    lending?.memos,
-  )
-  if (use && lending) await writeLendingMemos(use.cache, prev, before.keys, lending.memos, lending.sizes)
-  const then = { test: toJsonl(built.records.test), val: toJsonl(built.records.val) }
-  return compareBuildTexts(
-    then,
-    jsonl,
-    recipe.sources.map((s) => s.name),
-  )
 }
 
 export async function buildToDir(

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
@@ -135,6 +135,14 @@ test('with the prepared cache the figures and every byte are the same, cold and 
     for (const [name, content] of plain.files) assert.equal(outputText(b.files.get(name)!), outputText(content), name)
     assert.deepEqual(b.warnings, plain.warnings)
   }
+  // the warm build took the previous recipe's records from the cache; a lock that differs is not covered by them
+  assert.equal((await readdir(join(tmp, 'cache'))).filter((n) => n.includes('.previous.')).length, 1)
+  const bad = structuredClone(previous.lock!)
+  bad.sources[0]!.files[0]!.rowsHash = '0'.repeat(64)
+  await assert.rejects(
+    buildFromSources(recipe, fetcher, { previous: { ...previous, lock: bad }, preparedCache }),
+    (e: Error & { code?: string }) => e.code === 'LOCK',
+  )
 })
 
 test('the previous recipe is built under its own lock: rows that differ from it are a LOCK error', async () => {
