@@ -264,3 +264,25 @@ test('a publication with a date that is not one, or a licence that is not a URL,
   assert.throws(bad({ datePublished: '2026-12-01T10:00:00Z' }), /publication\.datePublished: must be an ISO date/)
   assert.throws(bad({ license: 'cc-by-sa-4.0' }), /publication\.license: must be an http\(s\) URL/)
 })
+
+test('publish uploads croissant.json when the build made it, and does without it when it did not', async () => {
+  const { checkOwnManifest, readPublishFiles } = await import('../src/publish/files.ts')
+  const made = await readPublishFiles(good)
+  assert.ok(made.some((f) => f.path === 'croissant.json'))
+  assert.deepEqual(checkOwnManifest(made), [])
+  // a build of a recipe without a publication: nothing to upload, nothing missing
+  const lock = await readLock(FIXTURE_LOCK)
+  const { publication: _, ...without } = recipe
+  const dir = join(tmp, 'publish-without')
+  const { writeOutDir } = await import('../src/write/out-dir.ts')
+  await writeOutDir(dir, (await buildFromSources(without, createMirrorFetcher(FIXTURE_HUB), { lock })).files)
+  const plain = await readPublishFiles(dir)
+  assert.equal(
+    plain.some((f) => f.path === 'croissant.json'),
+    false,
+  )
+  assert.deepEqual(checkOwnManifest(plain), [])
+  // one the manifest lists but the folder lacks is not published silently
+  const lacking = made.filter((f) => f.path !== 'croissant.json')
+  assert.deepEqual(checkOwnManifest(lacking), ['croissant.json: listed in manifest.json but not published'])
+})
