@@ -1,10 +1,12 @@
 import type { UpstreamQuestion } from './adapt/adapter.ts'
 import { WordVectors } from './borrow/vectors.ts'
 import { type BuildResources, buildFromPrepared } from './build.ts'
+import { computesChanges, PreviousBuild, type PreviousRecipe } from './check/previous-build.ts'
 import { checkTrainingAgainstLock, lockEntries } from './contam/load.ts'
 import { type ContaminationSummary, markOf, summarize } from './contam/report.ts'
 import { type ContaminationResult, checkContamination, excludeFlagged } from './contam/run.ts'
 import { type Audit, computeAudit } from './emit/audit.ts'
+import { CROISSANT_FILE, croissantJson, makesCroissant } from './emit/croissant.ts'
 import { renderFigures } from './emit/figures.ts'
 import { toJsonl } from './emit/jsonl.ts'
 import { buildManifest, type Manifest, manifestJson } from './emit/manifest.ts'
@@ -51,14 +53,29 @@ export interface SourceBuildOptions {
   decodeTimeoutMs?: number
   /** prepared sources from earlier builds, keyed by their inputs (default: none) */
   preparedCache?: PreparedCache
+  /**
+   * the recipe `changesFrom.recipe` names, with its own lock: when the recipe types no figures, its
+   * records are built too, from the same inputs where it pins the same files, and compared (default: none)
+   */
+  previous?: PreviousRecipe
 }
+
+export { computesChanges, type PreviousRecipe }
 
 /** Everything but the writing: sources in, the output files out. */
 export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, options: SourceBuildOptions = {}): Promise<BuiltDataset> {
   const lock = options.lock ?? null
   const progress = options.progress ?? NO_PROGRESS
+  const previous = options.previous && computesChanges(recipe) ? options.previous : null
+  if (!previous && computesChanges(recipe))
+    throw new JevError(
+      'RECIPE',
+      `changesFrom ${recipe.changesFrom!.version} gives no bySource figures, so the build needs that version's recipe (${recipe.changesFrom!.recipe}) to compute them`,
+      { field: 'changesFrom.bySource' },
+    )
+  const prevLock = previous?.lock ?? null
   const trusted = new Set([
-    ...(lock?.sources.flatMap((s) => s.files.map((f) => f.sha256)) ?? []),
+    ...[lock, prevLock].flatMap((l) => l?.sources.flatMap((s) => s.files.map((f) => f.sha256)) ?? []),
     ...(lock?.contamination?.map((f) => f.sha256) ?? []),
   ])
   const sources: LoadedSource[] = []
@@ -76,6 +93,8 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
   const use = cache && builder ? { cache, builder } : null
   /** source → its prepared entry's key, for the lending's entries */
   const keys = new Map<string, string>()
+  // the previous recipe's build, for the "Changes from" figures; its sources share this build's reads where they can
+  const before = previous ? new PreviousBuild(previous, lock, fetcher, trusted, progress, use) : null
   for (const [i, spec] of recipe.sources.entries()) {
     progress.stage(`loading and preparing sources (${i + 1} of ${recipe.sources.length}: ${spec.name})`)
     const fetching = downloads[i]!
@@ -90,6 +109,8 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
     if (use) {
       // the files are read and hashed whether or not the entry is there: the key holds their sha256
       const files = await fetching
+      // a decode takes the files' bytes over; the previous build needs only their hashes, or a fresh read
+      before?.share(spec, { files: [...files], again: () => fetchSource(spec, lockedRevision(lock, spec), fetcher), load })
       const got = await loadPrepared(spec, recipe, files, use, (take) => load(take, Promise.resolve(files)))
       sources.push(got.loaded)
       prepared.push(got.prepared)
@@ -97,7 +118,17 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
       continue
     }
     const preparer = new SourcePreparer(spec, recipe)
-    sources.push(await load((q) => preparer.add(q)))
+    const twin = before?.preparerFor(spec) ?? null
+    const loaded = await load(
+      twin
+        ? (q) => {
+            preparer.add(q)
+            twin.add(q)
+          }
+        : (q) => preparer.add(q),
+    )
+    twin?.done(loaded)
+    sources.push(loaded)
     prepared.push(preparer.finish())
   }
   const warnings = lock ? checkAgainstLock(lock, sources) : []
@@ -118,6 +149,13 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
   const { records, drops, origins } = buildFromPrepared(recipe, prepared, lending?.memos, resources)
   if (use && lending) await writeLendingMemos(use.cache, recipe, keys, lending.memos, lending.sizes)
   const jsonl: Record<Split, string> = { test: toJsonl(records.test), val: toJsonl(records.val) }
+  const changes = before
+    ? await before.changes(
+        jsonl,
+        recipe.sources.map((s) => s.name),
+        warnings,
+      )
+    : undefined
   const stats = computeStats(
     records,
     recipe.sources.map((s) => s.name),
@@ -149,14 +187,21 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
       audit,
       bytes,
       ...(contaminationSummary ? { contamination: contaminationSummary } : {}),
+      ...(changes ? { changes } : {}),
     })
   }
   const makeCard = async () => {
     const audit = computeAudit(records, provenance, recipe)
     return { audit, card: await render(audit) }
   }
-  // the card also says which training files were not got, which no output holds
-  const outputs = [jsonl.test, jsonl.val, provenanceText, ...(contaminationSummary ? [JSON.stringify(contaminationSummary)] : [])]
+  // the card also says which training files were not got, which no output holds; computed figures are part of what it is made from
+  const outputs = [
+    jsonl.test,
+    jsonl.val,
+    provenanceText,
+    ...(contaminationSummary ? [JSON.stringify(contaminationSummary)] : []),
+    ...(changes ? [JSON.stringify(changes)] : []),
+  ]
   const foreign = (what: string) =>
     warnings.push(
       `prepared cache: ${what} holds a card that is not the one its audit gives (the cache folder was written by something other than a build); the card was rendered afresh`,
@@ -170,7 +215,11 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
     ['README.md', { content: card }],
     // the card's figures, from the same stats and audit as its tables
     ...renderFigures(stats, audit).map((f): [string, { content: OutputContent }] => [f.name, { content: f.svg }]),
+    // Croissant metadata, only when the recipe says who publishes it and when
+    ...(makesCroissant(recipe) ? [[CROISSANT_FILE, { content: croissantJson({ recipe, files: jsonl }) }] as const] : []),
   ])
+  /** an optional output the recipe does not ask for is neither written nor listed */
+  const isMade = (o: OutputSpec) => !o.optional || content.has(o.name)
   const made = (o: OutputSpec) => {
     const c = content.get(o.name)
     if (!c) throw new Error(`the build makes no content for the output ${o.name}`)
@@ -182,14 +231,18 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
     recipe: { name: recipe.name, version: recipe.version, hash, seed: recipe.seed },
     builder: BUILDER,
     sources,
-    outputs: MANIFEST_OUTPUTS.map((o) => ({ ...describeFile(o.name, contentOf(o)), ...(o.hasRows ? { rows: rowsOf(o) } : {}) })),
+    outputs: MANIFEST_OUTPUTS.filter(isMade).map((o) => ({
+      ...describeFile(o.name, contentOf(o)),
+      ...(o.hasRows ? { rows: rowsOf(o) } : {}),
+    })),
     jsonl,
     stats,
     drops,
     audit,
     ...(contaminationSummary ? { contamination: contaminationSummary } : {}),
+    ...(changes && recipe.changesFrom ? { changesFrom: { version: recipe.changesFrom.version, bySource: changes } } : {}),
   })
-  const files = new Map(OUTPUTS.map((o) => [o.name, o.kind === 'manifest' ? manifestJson(manifest) : contentOf(o)]))
+  const files = new Map(OUTPUTS.filter(isMade).map((o) => [o.name, o.kind === 'manifest' ? manifestJson(manifest) : contentOf(o)]))
   return {
     files,
     manifest,

@@ -50,7 +50,7 @@ describe('diff-dataset', () => {
     await cp(reference, copy, { recursive: true })
     const r = await diff([reference, `${copy}/`])
     assert.equal(r.status, 0)
-    assert.deepEqual(r.out, [`ok: ${reference} and ${copy} are identical (8 files)`])
+    assert.deepEqual(r.out, [`ok: ${reference} and ${copy} are identical (9 files)`])
   })
 
   test('added, removed and changed records, which options, totals by source and option count; exit DIFF', async () => {
@@ -124,7 +124,7 @@ describe('diff-dataset', () => {
     git('commit', '-qm', 'v1')
     const same = await runNode('diff-dataset.ts', ['--rev', 'HEAD'], {}, repo)
     assert.equal(same.status, 0, same.stderr)
-    assert.equal(same.stdout, 'ok: HEAD:out and out are identical (8 files)\n')
+    assert.equal(same.stdout, 'ok: HEAD:out and out are identical (9 files)\n')
     const m = JSON.parse(await readFile(join(repo, 'out/manifest.json'), 'utf8'))
     m.seed += 1
     await writeFile(join(repo, 'out/manifest.json'), JSON.stringify(m))

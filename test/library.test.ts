@@ -87,6 +87,7 @@ test('serveHub serves the mirror; publishDataset plans a dry run against it and 
       'README.md',
       'answer-positions.svg',
       'borrowed-options.svg',
+      'croissant.json',
       'manifest.json',
       'option-counts.svg',
       'provenance.jsonl',

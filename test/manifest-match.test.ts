@@ -23,11 +23,26 @@ test("a build's own files match its manifest", () => {
   assert.deepEqual(m.unlisted, [])
   assert.deepEqual(
     m.outputs.map((o) => o.path),
-    ['test.jsonl', 'val.jsonl', 'README.md', 'provenance.jsonl', 'option-counts.svg', 'answer-positions.svg', 'borrowed-options.svg'],
+    [
+      'test.jsonl',
+      'val.jsonl',
+      'README.md',
+      'provenance.jsonl',
+      'option-counts.svg',
+      'answer-positions.svg',
+      'borrowed-options.svg',
+      'croissant.json',
+    ],
   )
   for (const o of m.outputs) assert.ok(o.sameContent && o.rowsMatch !== false, o.path)
   assert.equal(m.outputs.find((o) => o.path === 'README.md')!.rowsMatch, null, 'the card has no rows')
   assert.equal(m.datasetHashMatches(), true)
+})
+
+test('an optional output must be listed where it was made, and only there', () => {
+  const manifest = { ...built.manifest, outputs: built.manifest.outputs.filter((o) => o.path !== 'croissant.json') }
+  assert.deepEqual(matchManifest(manifest, (p) => files.get(p)).unlisted, ['croissant.json'])
+  assert.deepEqual(matchManifest(manifest, (p) => (p === 'croissant.json' ? undefined : files.get(p))).unlisted, [])
 })
 
 test('a missing file, an edited one, a dropped line and an unlisted output are each found', () => {

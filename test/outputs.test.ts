@@ -39,7 +39,16 @@ test('the registry: unique names, a split file per split, one card and one manif
 test("the manifest's outputs keep the order every published manifest has, and the card's configs name the splits", () => {
   assert.deepEqual(
     MANIFEST_OUTPUTS.map((o) => o.name),
-    ['test.jsonl', 'val.jsonl', 'README.md', 'provenance.jsonl', 'option-counts.svg', 'answer-positions.svg', 'borrowed-options.svg'],
+    [
+      'test.jsonl',
+      'val.jsonl',
+      'README.md',
+      'provenance.jsonl',
+      'option-counts.svg',
+      'answer-positions.svg',
+      'borrowed-options.svg',
+      'croissant.json',
+    ],
   )
   assert.deepEqual(
     CONFIG_OUTPUTS.map((o) => `${o.split} ${o.name}`),

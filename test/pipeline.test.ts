@@ -337,7 +337,16 @@ test('the manifest records sources, pinned revisions, per-file rows and rowsHash
 
   assert.deepEqual(
     m.outputs.map((o) => o.path),
-    ['test.jsonl', 'val.jsonl', 'README.md', 'provenance.jsonl', 'option-counts.svg', 'answer-positions.svg', 'borrowed-options.svg'],
+    [
+      'test.jsonl',
+      'val.jsonl',
+      'README.md',
+      'provenance.jsonl',
+      'option-counts.svg',
+      'answer-positions.svg',
+      'borrowed-options.svg',
+      'croissant.json',
+    ],
   )
   for (const o of m.outputs) {
     const buf = await readFile(join(refDir, o.path))

@@ -73,6 +73,7 @@ test('first publish creates the repo, uploads the output files byte-identical in
       'add option-counts.svg',
       'add answer-positions.svg',
       'add borrowed-options.svg',
+      'add croissant.json',
       'add manifest.json',
     ],
   )
@@ -180,6 +181,7 @@ test('files an earlier publish listed in its manifest and this one lacks are del
       'unchanged option-counts.svg',
       'unchanged answer-positions.svg',
       'unchanged borrowed-options.svg',
+      'unchanged croissant.json',
       'replace manifest.json',
       'delete data/old.jsonl',
     ],

@@ -4,16 +4,18 @@ import { kindOf } from '../adapt/kinds.ts'
 import { type Audit, computeAudit } from '../emit/audit.ts'
 import { choicesTable, countsTable, positionsTable } from '../emit/card/card.ts'
 import { auditSection, auditTables, changesSection } from '../emit/card/distractors.ts'
+import { CROISSANT_FILE, croissantJson, makesCroissant } from '../emit/croissant.ts'
 import { FIGURES, figureLink, renderFigures } from '../emit/figures.ts'
 import { Manifest } from '../emit/manifest.ts'
-import { OUTPUT_FILES } from '../emit/outputs.ts'
+import { OUTPUTS } from '../emit/outputs.ts'
 import { type ProvenanceLine, parseProvenance } from '../emit/provenance.ts'
 import { computeStats, type DatasetStats } from '../emit/stats.ts'
-import { DataRecord, N_CHOICES, type Recipe, SPLITS, type Split } from '../recipe/schema.ts'
+import { DataRecord, N_CHOICES, type Recipe, type SourceChanges, SPLITS, type Split } from '../recipe/schema.ts'
 import { normalize } from '../util/canonical.ts'
 import { checkCardMetadata } from './card.ts'
 import { rootCausesFirst } from './check-order.ts'
 import { checkContamination } from './contamination.ts'
+import { checkCroissant } from './croissant.ts'
 import { matchManifest } from './manifest-match.ts'
 import { checkPlacement } from './placement.ts'
 import { checkProvenance } from './provenance.ts'
@@ -45,9 +47,10 @@ export interface ReadDataset {
 export async function readDataset(dir: string): Promise<ReadDataset> {
   const problems: string[] = []
   const raw: Record<string, Buffer | null> = {}
-  for (const name of OUTPUT_FILES)
-    raw[name] = await readFile(join(dir, name)).catch(() => {
-      problems.push(`${name}: missing`)
+  for (const o of OUTPUTS)
+    raw[o.name] = await readFile(join(dir, o.name)).catch(() => {
+      // an optional output is required only where the recipe or the manifest says it was made
+      if (!o.optional) problems.push(`${o.name}: missing`)
       return null
     })
   const records: Record<Split, DataRecord[]> = { test: [], val: [] }
@@ -109,6 +112,7 @@ export async function checkFolder(dir: string, recipe: Recipe): Promise<string[]
     } catch {} // checkManifest reports it
     problems.push(...checkContamination(recipe, provenance, manifest, raw['README.md']?.toString('utf8') ?? null))
   }
+  problems.push(...checkCroissantFile(raw, recipe))
   if (audit)
     problems.push(
       ...checkFigures(
@@ -121,6 +125,43 @@ export async function checkFolder(dir: string, recipe: Recipe): Promise<string[]
       ),
     )
   return rootCausesFirst(problems)
+}
+
+/** croissant.json: required when the recipe has a publication or the manifest lists it; checked when present. */
+function checkCroissantFile(raw: Record<string, Buffer | null>, recipe: Recipe): string[] {
+  const buf = raw[CROISSANT_FILE]
+  const listed = listsOutput(raw['manifest.json'], CROISSANT_FILE)
+  if (!buf)
+    return makesCroissant(recipe) || listed
+      ? [`${CROISSANT_FILE}: missing (${makesCroissant(recipe) ? 'the recipe has a publication' : 'manifest.json lists it'})`]
+      : []
+  const problems = checkCroissant(buf.toString('utf8'), (path) => raw[path])
+  if (!makesCroissant(recipe)) problems.push(`${CROISSANT_FILE}: the recipe has no publication to describe`)
+  else if (problems.length === 0) {
+    const test = raw['test.jsonl']
+    const val = raw['val.jsonl']
+    if (test && val && !buf.equals(Buffer.from(croissantJson({ recipe, files: { test, val } }), 'utf8')))
+      problems.push(`${CROISSANT_FILE}: not what the recipe's publication and the data files give`)
+  }
+  return problems
+}
+
+function manifestChanges(manifest: Buffer | null | undefined, version: string): Record<string, SourceChanges> | undefined {
+  try {
+    const m = Manifest.safeParse(JSON.parse(manifest?.toString('utf8') ?? ''))
+    return m.success && m.data.changesFrom?.version === version ? m.data.changesFrom.bySource : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function listsOutput(manifest: Buffer | null | undefined, name: string): boolean {
+  try {
+    const m = JSON.parse(manifest?.toString('utf8') ?? '') as { outputs?: { path?: unknown }[] }
+    return Array.isArray(m.outputs) && m.outputs.some((o) => o?.path === name)
+  } catch {
+    return false
+  }
 }
 
 /** Each figure must be the one its records and provenance draw (a missing one is already reported as missing). */
@@ -215,8 +256,18 @@ function checkCard(
     if (!card.includes(figureLink(f.name))) problems.push(`README.md: does not show the figure ${f.name} (${figureLink(f.name)})`)
   if (audit && !card.includes(auditSection(audit, recipe)))
     problems.push('README.md: the distractor audit section is not what the records and provenance.jsonl give')
-  if (recipe.changesFrom && !card.includes(changesSection(recipe)))
-    problems.push(`README.md: the "Changes from ${recipe.changesFrom.version}" section is not what the recipe states`)
+  if (recipe.changesFrom) {
+    // typed into the recipe, or computed by the build and recorded in manifest.json
+    const computed = recipe.changesFrom.bySource ? undefined : manifestChanges(raw['manifest.json'], recipe.changesFrom.version)
+    if (!recipe.changesFrom.bySource && !computed)
+      problems.push(
+        `README.md: the "Changes from ${recipe.changesFrom.version}" figures are computed by the build, and manifest.json records none`,
+      )
+    else if (!card.includes(changesSection(recipe, computed)))
+      problems.push(
+        `README.md: the "Changes from ${recipe.changesFrom.version}" section is not what the ${computed ? "manifest's computed figures give" : 'recipe states'}`,
+      )
+  }
   const floor = stats.chanceFloor.test.toFixed(3)
   if (!card.includes(`**${floor}**`)) problems.push(`README.md: does not state the test chance floor ${floor} computed from test.jsonl`)
   if (!card.includes(`seed **${recipe.seed}**`)) problems.push(`README.md: does not state the seed ${recipe.seed}`)

@@ -3,19 +3,11 @@
 // card's "Changes from" figures) all read their differences from here.
 
 import { recordLines } from '../emit/manifest.ts'
-import { type DataRecord, SPLITS, type Split } from '../recipe/schema.ts'
+import { DataRecord, type SourceChanges, SPLITS, type Split } from '../recipe/schema.ts'
 import { compareStrings } from '../util/canonical.ts'
 import { sha256Hex } from '../util/hash.ts'
 
-/** Per source, how a build's records relate to the previous version's. */
-export interface SourceChanges {
-  /** same id in the same split, the same record byte for byte */
-  kept: number
-  /** same id in the same split, other choices or answer position */
-  optionsChanged: number
-  /** records of this build whose question was not in that split before */
-  replaced: number
-}
+export type { SourceChanges }
 
 /**
  * Compares two builds record by record, keyed by split and id. Sources in
@@ -41,6 +33,23 @@ export function compareBuilds(
     }
   }
   return out
+}
+
+/**
+ * compareBuilds over two builds' test.jsonl and val.jsonl text: compare-builds reads them from two
+ * folders, each line checked against the record schema; a build, from its own two builds, need not
+ * check the lines it wrote itself (`trusted`).
+ */
+export function compareBuildTexts(
+  before: Record<Split, string>,
+  after: Record<Split, string>,
+  order: readonly string[] = [],
+  trusted = false,
+): Record<string, SourceChanges> {
+  const record = trusted ? (l: string) => JSON.parse(l) as DataRecord : (l: string) => DataRecord.parse(JSON.parse(l))
+  const read = (jsonl: Record<Split, string>) =>
+    Object.fromEntries(SPLITS.map((s) => [s, recordLines(jsonl[s]).map(record)])) as Record<Split, DataRecord[]>
+  return compareBuilds(read(before), read(after), order)
 }
 
 export interface ChangedRecord {

@@ -6,7 +6,15 @@ import { loadRecipe } from '../recipe/load.ts'
 import { lockPathFor, readLock, writeLock } from '../recipe/lock.ts'
 import { sha256Hex } from '../util/hash.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
-import { fetcherFor, namedBadEntry, preparedCacheFor, recipePathOf, SOURCE_NOTES, SOURCE_OPTIONS } from './common/source-options.ts'
+import {
+  fetcherFor,
+  namedBadEntry,
+  preparedCacheFor,
+  previousRecipeOf,
+  recipePathOf,
+  SOURCE_NOTES,
+  SOURCE_OPTIONS,
+} from './common/source-options.ts'
 import type { Io } from './run.ts'
 
 export const buildCommand = defineCommand({
@@ -113,7 +121,13 @@ export async function runBuild(values: BuildValues, env: NodeJS.ProcessEnv, io: 
   const lock = values['update-lock'] ? null : await readLock(lockPath)
   const fetcher = await fetcherFor(values, env, io.err, lock, io.progress)
   const preparedCache = preparedCacheFor(values['no-prepared-cache'], env)
-  const options = { lock, ...(io.progress ? { progress: io.progress } : {}), ...(preparedCache ? { preparedCache } : {}) }
+  const previous = await previousRecipeOf(recipe, recipePathOf(values))
+  const options = {
+    lock,
+    ...(io.progress ? { progress: io.progress } : {}),
+    ...(preparedCache ? { preparedCache } : {}),
+    ...(previous ? { previous } : {}),
+  }
   const built = await buildToDir(recipe, fetcher, values.out, options).catch(async (e: unknown) => {
     throw await namedBadEntry(e, fetcher)
   })

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { ContaminationSummary } from '../contam/report.ts'
 import type { LoadedSource } from '../load-sources.ts'
 import type { DropCounts } from '../prepare/prepare.ts'
-import { BuilderRef, Hex64, RecipeRef, type Split } from '../recipe/schema.ts'
+import { BuilderRef, Hex64, RecipeRef, SourceChanges, type Split } from '../recipe/schema.ts'
 import { setHash, sha256Hex } from '../util/hash.ts'
 import { Audit } from './audit.ts'
 import type { OutputFile } from './outputs.ts'
@@ -33,6 +33,8 @@ export const Manifest = z.strictObject({
   audit: Audit.optional(),
   /** the contamination check (recipes with a `contamination` section) */
   contamination: ContaminationSummary.optional(),
+  /** the "Changes from" figures the build computed by building the previous recipe too (recipes without typed ones) */
+  changesFrom: z.strictObject({ version: z.string(), bySource: z.record(z.string(), SourceChanges) }).optional(),
 })
 export type Manifest = z.infer<typeof Manifest>
 
@@ -55,6 +57,7 @@ export interface ManifestInput {
   drops: ReadonlyMap<string, DropCounts>
   audit: Audit
   contamination?: ContaminationSummary
+  changesFrom?: Manifest['changesFrom']
 }
 
 export function buildManifest(input: ManifestInput): Manifest {
@@ -84,6 +87,7 @@ export function buildManifest(input: ManifestInput): Manifest {
     drops,
     audit: input.audit,
     ...(input.contamination ? { contamination: input.contamination } : {}),
+    ...(input.changesFrom ? { changesFrom: input.changesFrom } : {}),
   }
 }
 

@@ -7,8 +7,8 @@
 import type { Split } from '../recipe/schema.ts'
 import { sha256Hex } from '../util/hash.ts'
 
-/** A split's records; provenance and the like beside them; the dataset card; a figure the card shows; the manifest. */
-export type OutputKind = 'split' | 'sidecar' | 'card' | 'figure' | 'manifest'
+/** A split's records; provenance and the like beside them; the dataset card; a figure the card shows; machine-readable metadata; the manifest. */
+export type OutputKind = 'split' | 'sidecar' | 'card' | 'figure' | 'metadata' | 'manifest'
 
 export interface OutputSpec {
   readonly name: string
@@ -23,6 +23,8 @@ export interface OutputSpec {
   readonly hasRows: boolean
   /** where manifest.json's `outputs` lists it (their order since 1.0.0); null: not listed (the manifest itself) */
   readonly manifestOrder: number | null
+  /** made only when the recipe asks for it (croissant.json: a `publication`); the manifest lists it when made */
+  readonly optional?: boolean
 }
 
 /** In the order they are written, checked and published. */
@@ -35,6 +37,16 @@ export const OUTPUTS: readonly OutputSpec[] = [
   { name: 'option-counts.svg', kind: 'figure', encoding: 'text', inConfigs: false, hasRows: false, manifestOrder: 4 },
   { name: 'answer-positions.svg', kind: 'figure', encoding: 'text', inConfigs: false, hasRows: false, manifestOrder: 5 },
   { name: 'borrowed-options.svg', kind: 'figure', encoding: 'text', inConfigs: false, hasRows: false, manifestOrder: 6 },
+  // Croissant 1.0 metadata (src/emit/croissant.ts), for recipes with a `publication`
+  {
+    name: 'croissant.json',
+    kind: 'metadata',
+    encoding: 'text',
+    inConfigs: false,
+    hasRows: false,
+    manifestOrder: 7,
+    optional: true,
+  },
   { name: 'manifest.json', kind: 'manifest', encoding: 'text', inConfigs: false, hasRows: false, manifestOrder: null },
 ]
 
@@ -52,6 +64,9 @@ export const CONFIG_OUTPUTS: readonly (OutputSpec & { split: Split })[] = OUTPUT
 export const MANIFEST_OUTPUTS: readonly OutputSpec[] = OUTPUTS.filter((o) => o.manifestOrder !== null).sort(
   (a, b) => a.manifestOrder! - b.manifestOrder!,
 )
+
+/** Outputs every build makes. */
+export const REQUIRED_OUTPUTS: readonly OutputSpec[] = OUTPUTS.filter((o) => !o.optional)
 
 export const outputSpec = (name: string): OutputSpec | undefined => OUTPUTS.find((o) => o.name === name)
 

@@ -41,11 +41,19 @@ export interface CardEntry {
   card: string
 }
 
-/** Three kinds of entry: a source prepared, the lending worked out over it under one recipe, and a build's card. */
+/** The records of a previous recipe's build, for the "Changes from" figures: its test.jsonl and val.jsonl text, and its lock's warnings. */
+export interface PreviousEntry {
+  test: string
+  val: string
+  warnings: string[]
+}
+
+/** Four kinds of entry: a source prepared, the lending worked out over it under one recipe, a build's card, and a previous recipe's records. */
 export interface EntryKinds {
   prepared: PreparedEntry
   lending: LendingEntry
   card: CardEntry
+  previous: PreviousEntry
 }
 
 export interface PreparedCache {
@@ -104,6 +112,14 @@ export function cardKey(
   )
 }
 
+/**
+ * The key of a previous recipe's records: that recipe, its lock (which its rows were checked against
+ * before the entry was written), the sha256 of every file it reads, in its sources' order, and the builder.
+ */
+export function previousKey(builder: string, recipe: Recipe, lock: unknown, fileSha256s: readonly (readonly string[])[]): string {
+  return sha256Hex(canonicalJson({ format: FORMAT, builder, node: process.versions.node, recipe, lock, files: fileSha256s }))
+}
+
 /** File names carry the source name and kind so old entries can be pruned; the name is the recipe's, kept to safe characters. */
 function entryName(kind: keyof EntryKinds, key: string, source: string): string {
   return `${source.replace(/[^A-Za-z0-9._-]/g, '_')}.${kind}.${key}.v8`
@@ -118,6 +134,10 @@ const isKind: { [K in keyof EntryKinds]: (v: unknown) => boolean } = {
     (v as PreparedEntry).prepared.texts instanceof Uint8Array,
   lending: (v) => v instanceof Map,
   // the entry's hash and key vouch for its bytes already; the audit schema's zod parse cost ~7 ms of a warm build
+  previous: (v) =>
+    typeof (v as Partial<PreviousEntry> | null)?.test === 'string' &&
+    typeof (v as PreviousEntry).val === 'string' &&
+    Array.isArray((v as PreviousEntry).warnings),
   card: (v) =>
     typeof (v as Partial<CardEntry> | null)?.card === 'string' &&
     SPLITS.every((s) => typeof (v as CardEntry).audit?.[s]?.bySource === 'object'),

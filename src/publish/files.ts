@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { DataFileFacts } from '../check/card.ts'
 import { matchManifest } from '../check/manifest-match.ts'
 import { Manifest, recordLines } from '../emit/manifest.ts'
-import { CONFIG_OUTPUTS, OUTPUT_FILES } from '../emit/outputs.ts'
+import { CONFIG_OUTPUTS, OUTPUT_FILES, outputSpec } from '../emit/outputs.ts'
 import { JevError } from '../errors.ts'
 import { readRegular } from '../util/files.ts'
 import { gitBlobSha1, sha256Hex } from '../util/hash.ts'
@@ -35,10 +35,12 @@ export async function readPublishFiles(outDir: string): Promise<LocalFile[]> {
   for (const path of PUBLISHED_FILES) {
     const abs = join(outDir, path)
     const bytes = await readRegular(abs).catch((e: NodeJS.ErrnoException) => {
+      // an optional output (croissant.json) the build did not make; the own-manifest check catches one it lists
+      if (e.code === 'ENOENT' && outputSpec(path)?.optional) return null
       const why = e.code === 'ENOENT' ? 'is missing; build it first (npm run build-dataset)' : `cannot be read: ${e.message}`
       throw new JevError('IO', `${abs} ${why}`, { file: abs })
     })
-    files.push(describeLocal(path, bytes))
+    if (bytes) files.push(describeLocal(path, bytes))
   }
   return files
 }

@@ -236,6 +236,38 @@ export const SourceSpec = z.strictObject({
 })
 export type SourceSpec = z.infer<typeof SourceSpec>
 
+/** Per source, how a build's records relate to the previous version's (src/check/compare.ts counts them). */
+export const SourceChanges = z.strictObject({
+  kept: z.int().describe('same id in the same split, the same record byte for byte'),
+  optionsChanged: z.int().describe('same id in the same split, other choices or answer position'),
+  replaced: z.int().describe('records of this build whose question was not in that split before'),
+})
+export type SourceChanges = z.infer<typeof SourceChanges>
+
+/** A calendar date, YYYY-MM-DD, that exists. */
+const isoDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be an ISO date, YYYY-MM-DD')
+  .refine(
+    (d) => {
+      const t = Date.parse(`${d}T00:00:00Z`)
+      return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 10) === d
+    },
+    { message: 'is not a calendar date' },
+  )
+const httpUrl = z.string().regex(/^https?:\/\/[^\s/]+\S*$/, 'must be an http(s) URL')
+
+/** The dataset-level facts Croissant requires that the sources and rules do not give; no build time. */
+export const Publication = z.strictObject({
+  datePublished: isoDate.describe('the day this version is published (fixed in the recipe, never the build time)'),
+  description: z.string().min(1).describe("the dataset's description, a few sentences"),
+  license: httpUrl.describe("the licence's URL, e.g. https://creativecommons.org/licenses/by-sa/4.0/"),
+  url: httpUrl.describe("the dataset's web page"),
+  creator: z.array(z.strictObject({ type: z.enum(['Person', 'Organization']), name: z.string().min(1), url: httpUrl.optional() })).min(1),
+  citeAs: z.string().min(1).describe('how to cite the dataset (BibTeX)'),
+})
+export type Publication = z.infer<typeof Publication>
+
 export const Recipe = z
   .strictObject({
     $schema: z.string().optional(),
@@ -278,10 +310,16 @@ export const Recipe = z
         version: z.string().regex(/^\d+\.\d+\.\d+$/),
         recipe: z.string().min(1).describe("that version's recipe, beside this one"),
         note: z.string().min(1).describe('what changed and why, in a few sentences, for the card'),
-        bySource: z.record(z.string(), z.strictObject({ kept: z.int(), optionsChanged: z.int(), replaced: z.int() })),
+        bySource: z
+          .record(z.string(), SourceChanges)
+          .optional()
+          .describe('typed-in figures; without them the build computes them by building `recipe` (with its own lock) and comparing'),
       })
       .optional()
       .describe('what changed from the previous version, as `npm run compare-builds` computes it; the card reports it'),
+    publication: Publication.optional().describe(
+      'who publishes the dataset, when and under what licence; with it the build writes croissant.json (Croissant 1.0)',
+    ),
     exclude: z
       .strictObject({
         ids: z.array(z.string().min(1)).default([]),

@@ -172,7 +172,7 @@ test('the build summary lists every file written, manifest.json too, with its sh
   assert.equal(r.status, 0, r.stderr)
   const listed = r.stdout.split('\n').flatMap((l) => /^(\S+)\s+sha256 [0-9a-f]{64}\s+\d+ bytes$/.exec(l)?.[1] ?? [])
   assert.deepEqual([...listed].sort(), (await readdir(out)).sort())
-  assert.equal(listed.length, 8)
+  assert.equal(listed.length, 9)
   assert.equal(listed.at(-1), 'manifest.json')
 })
 

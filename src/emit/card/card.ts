@@ -4,7 +4,7 @@ import type { ContaminationSummary } from '../../contam/report.ts'
 import { DROP_REASONS, type DropReason } from '../../prepare/eligibility.ts'
 import type { DropCounts } from '../../prepare/prepare.ts'
 import { sourceFiles } from '../../recipe/load.ts'
-import type { Recipe } from '../../recipe/schema.ts'
+import type { Recipe, SourceChanges } from '../../recipe/schema.ts'
 import { LANGUAGES, N_CHOICES, SPLITS } from '../../recipe/schema.ts'
 import type { Audit } from '../audit.ts'
 import { figureLink } from '../figures.ts'
@@ -26,6 +26,8 @@ export interface CardInput {
   bytes: Record<'test' | 'val', number>
   /** the contamination check, where the recipe asks for one */
   contamination?: ContaminationSummary
+  /** the "Changes from" figures the build computed, for a recipe that types none */
+  changes?: Readonly<Record<string, SourceChanges>>
 }
 
 const LABELS = 'ABCDEFGH'
@@ -140,7 +142,7 @@ A multiple-choice set for models that return a probability for every option inst
 ${
   recipe.changesFrom
     ? `
-${changesSection(recipe)}`
+${changesSection(recipe, c.changes)}`
     : ''
 }
 ## Splits and counts
@@ -262,5 +264,13 @@ python eval.py --url http://127.0.0.1:8080 --data out/
 This derivative is released under **CC BY-SA 4.0**. It contains text from:
 
 ${attributions.join('\n')}
+${
+  recipe.publication
+    ? `
+## Machine-readable metadata
+
+\`croissant.json\` describes this dataset in [Croissant 1.0](http://mlcommons.org/croissant/1.0): licence, creator, citation, version ${recipe.version}, the sha256 of \`test.jsonl\` and \`val.jsonl\`, and one record set per split with the fields above (\`choices\` a repeated text field, \`id\` the key).
 `
+    : ''
+}`
 }

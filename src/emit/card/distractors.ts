@@ -1,4 +1,4 @@
-import { N_CHOICES, type Recipe, SPLITS } from '../../recipe/schema.ts'
+import { N_CHOICES, type Recipe, type SourceChanges, SPLITS } from '../../recipe/schema.ts'
 import type { Audit } from '../audit.ts'
 import { figureLink } from '../figures.ts'
 import { table } from './table.ts'
@@ -154,12 +154,17 @@ What this means for readers: ${grownTest} of the ${Object.values(t.bySource).red
   }`
 }
 
-/** "Changes from <previous>", from the figures the recipe carries (CI recomputes them from both builds). */
-export function changesSection(recipe: Recipe): string {
+/**
+ * "Changes from <previous>": the figures the recipe carries (CI recomputes them from both builds), or
+ * those the build computed by building the previous recipe too (`computed`, when the recipe has none).
+ */
+export function changesSection(recipe: Recipe, computed?: Readonly<Record<string, SourceChanges>>): string {
   const c = recipe.changesFrom
   if (!c) return ''
-  const rows = Object.entries(c.bySource).map(([s, f]) => [s, f.kept, f.optionsChanged, f.replaced])
-  const sum = (k: 'kept' | 'optionsChanged' | 'replaced') => Object.values(c.bySource).reduce((x, f) => x + f[k], 0)
+  const figures = c.bySource ?? computed
+  if (!figures) throw new Error(`changesFrom ${c.version}: no figures, typed or computed`)
+  const rows = Object.entries(figures).map(([s, f]) => [s, f.kept, f.optionsChanged, f.replaced])
+  const sum = (k: 'kept' | 'optionsChanged' | 'replaced') => Object.values(figures).reduce((x, f) => x + f[k], 0)
   return `## Changes from ${c.version}
 
 ${c.note} Compared record by record with a rebuild of ${c.version} (its recipe, \`recipes/${c.recipe}\` in the builder's repository, still rebuilds the published ${c.version} files byte for byte): ${sum('kept')} records are unchanged, ${sum('optionsChanged')} keep their question in the same split with other options, and ${sum('replaced')} are questions that replace others.
