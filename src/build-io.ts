@@ -146,7 +146,7 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
   const lending = use ? await readLendingMemos(use.cache, recipe, keys) : null
   const resources = await readResources(recipe)
   if (contamination) resources.related = contamination.optionSets
-  const { records, drops, origins } = buildFromPrepared(recipe, prepared, lending?.memos, resources)
+  const { records, drops, origins, levels } = buildFromPrepared(recipe, prepared, lending?.memos, resources)
   if (use && lending) await writeLendingMemos(use.cache, recipe, keys, lending.memos, lending.sizes)
   const jsonl: Record<Split, string> = { test: toJsonl(records.test), val: toJsonl(records.val) }
   const changes = before
@@ -188,6 +188,7 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
       bytes,
       ...(contaminationSummary ? { contamination: contaminationSummary } : {}),
       ...(changes ? { changes } : {}),
+      ...(levels ? { levels } : {}),
     })
   }
   const makeCard = async () => {
@@ -240,6 +241,7 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
     drops,
     audit,
     ...(contaminationSummary ? { contamination: contaminationSummary } : {}),
+    ...(levels ? { borrowingLevels: levels } : {}),
     ...(changes && recipe.changesFrom ? { changesFrom: { version: recipe.changesFrom.version, bySource: changes } } : {}),
   })
   const files = new Map(OUTPUTS.filter(isMade).map((o) => [o.name, o.kind === 'manifest' ? manifestJson(manifest) : contentOf(o)]))

@@ -210,6 +210,7 @@ function atFallback(rule: Distractors['borrow'], level: number): Distractors['bo
     ...rule,
     plausible: {
       ...rule.plausible,
+      ...(f.maxWords !== undefined && { maxWords: f.maxWords }),
       ...(vectors && { vectors: { ...vectors, minTopic: f.minTopic ?? vectors.minTopic } }),
       ...(related && { related: { min: { ...related.min, ...f.relatedMin } } }),
     },
@@ -241,7 +242,7 @@ function lendings(
       const related = sets
         ? (relatedOf.get(p.spec.name) ?? relatedOf.set(p.spec.name, new RelatedOptions(sets)).get(p.spec.name))
         : undefined
-      const relatedMin = related && p.spec.language ? (rule.plausible?.related?.min[p.spec.language] ?? 0) : 0
+      const relatedMin = related && p.spec.language ? Math.round(1024 * (rule.plausible?.related?.min[p.spec.language] ?? 0)) : 0
       for (const [g, side] of groupsOf(p.spec, p.lenders[split])) {
         const key = groupKey(p.spec.name, split, g)
         // each level's candidates are its own

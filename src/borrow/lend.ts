@@ -40,7 +40,7 @@ export interface SimilarLendingOptions {
   maxChars: number
   /** keys the tie-break between lenders of equal similarity */
   tieKey: (c: Candidate) => number
-  /** the source's training questions' options, and how many of them must list a candidate with an own option */
+  /** the source's training questions' options, and the least tie to an own option a candidate needs (×1024) */
   related?: RelatedOptions
   relatedMin?: number
   /** English word vectors for the plausible rule's topic fit (the recipe pins them) */
@@ -146,7 +146,7 @@ export function similarLending(
    */
   function plausibleCandidates(c: Candidate, rules: Plausible): Borrowed[] {
     const own = c.options.length
-    if (own >= 8) return []
+    if (own >= 8 || tooLong(c.options, rules.maxWords)) return []
     const { lenders, position, ties, isNegative } = (ready ??= lendingSide(side, o))
     const at = position.get(c.id)
     if (at === undefined) return []
@@ -208,8 +208,7 @@ export function similarLending(
         if (onTopic === null) continue
         const trained = inTraining?.get(norm) ?? 0
         if (trained < need) continue
-        const listed = Math.min(3, (listedWith.get(norm) ?? 0) + trained)
-        const fit = similarity + onTopic + 384 * listed + shared(itemTerms, norm) - penalty(text)
+        const fit = similarity + onTopic + 384 * Math.min(3, listedWith.get(norm) ?? 0) + trained + shared(itemTerms, norm) - penalty(text)
         if (fit < rules.minFit) continue
         if (process.env.JEV_DEBUG_ITEM === c.id)
           console.error(
@@ -448,4 +447,10 @@ function bestFit(c: Candidate, list: readonly Borrowed[], k: number, longest: 'k
   if (longer.length === 0) return list.slice(0, k)
   const first = longer[0]!
   return [first, ...list.filter((b) => b !== first).slice(0, k - 1)]
+}
+
+/** Whether an English item's longest own option has more than `max` words. */
+function tooLong(options: readonly string[], max: number | undefined): boolean {
+  if (max === undefined) return false
+  return options.some((o) => LATIN.test(o) && o.trim().split(/\s+/).length > max)
 }

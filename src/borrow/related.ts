@@ -22,13 +22,20 @@ export class RelatedOptions {
     }
   }
 
-  /** For each option, how many training questions list it together with one of `own` (their own options not counted). */
+  /**
+   * For each option, how strongly the training questions tie it to `own`:
+   * the questions that list it with one of them, over the square root of all
+   * that list it (a word listed everywhere is tied to nothing), times 1024 and
+   * rounded. The own options themselves are left out.
+   */
   around(own: readonly string[]): Map<string, number> {
     const questions = new Set<number>()
     for (const o of own) for (const q of this.listing.get(o) ?? []) questions.add(q)
+    const counts = new Map<string, number>()
+    for (const q of [...questions].sort((a, b) => a - b)) for (const o of this.sets[q]!) counts.set(o, (counts.get(o) ?? 0) + 1)
+    for (const o of own) counts.delete(o)
     const out = new Map<string, number>()
-    for (const q of [...questions].sort((a, b) => a - b)) for (const o of this.sets[q]!) out.set(o, (out.get(o) ?? 0) + 1)
-    for (const o of own) out.delete(o)
+    for (const [o, n] of counts) out.set(o, Math.round((1024 * n) / Math.sqrt(this.listing.get(o)!.length)))
     return out
   }
 }

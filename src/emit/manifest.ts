@@ -33,6 +33,8 @@ export const Manifest = z.strictObject({
   audit: Audit.optional(),
   /** the contamination check (recipes with a `contamination` section) */
   contamination: ContaminationSummary.optional(),
+  /** per split, which thresholds of the plausible rule met the quota table: 0 its own, i its i-th fallback */
+  borrowingLevels: z.strictObject({ test: z.int().nonnegative(), val: z.int().nonnegative() }).optional(),
   /** the "Changes from" figures the build computed by building the previous recipe too (recipes without typed ones) */
   changesFrom: z.strictObject({ version: z.string(), bySource: z.record(z.string(), SourceChanges) }).optional(),
 })
@@ -57,6 +59,7 @@ export interface ManifestInput {
   drops: ReadonlyMap<string, DropCounts>
   audit: Audit
   contamination?: ContaminationSummary
+  borrowingLevels?: Record<'test' | 'val', number>
   changesFrom?: Manifest['changesFrom']
 }
 
@@ -87,6 +90,7 @@ export function buildManifest(input: ManifestInput): Manifest {
     drops,
     audit: input.audit,
     ...(input.contamination ? { contamination: input.contamination } : {}),
+    ...(input.borrowingLevels ? { borrowingLevels: input.borrowingLevels } : {}),
     ...(input.changesFrom ? { changesFrom: input.changesFrom } : {}),
   }
 }

@@ -57,6 +57,11 @@ const Plausible = z.strictObject({
     .lt(1)
     .default(0.05)
     .describe('lenders less similar than this offer nothing: what they lend is off the topic'),
+  maxWords: z
+    .int()
+    .positive()
+    .optional()
+    .describe("an English item whose longest own option has more words than this is not grown: another question's clause reads as foreign"),
   minFit: z
     .int()
     .default(0)
@@ -78,8 +83,10 @@ const Plausible = z.strictObject({
   related: z
     .strictObject({
       min: z
-        .partialRecord(z.enum(LANGUAGES), z.int().nonnegative())
-        .describe('per language, how many training questions must list a candidate together with one of the own options'),
+        .partialRecord(z.enum(LANGUAGES), z.number().nonnegative())
+        .describe(
+          "per language, the least tie a candidate needs: the training questions listing it with an own option, over the square root of all listing it",
+        ),
     })
     .optional()
     .describe("options the training splits of `contamination.against` list together with the item's own: one topic"),
@@ -87,7 +94,8 @@ const Plausible = z.strictObject({
     .array(
       z.strictObject({
         minTopic: z.number().min(-1).max(1).optional(),
-        relatedMin: z.partialRecord(z.enum(LANGUAGES), z.int().nonnegative()).optional(),
+        relatedMin: z.partialRecord(z.enum(LANGUAGES), z.number().nonnegative()).optional(),
+        maxWords: z.int().positive().optional(),
       }),
     )
     .default([])

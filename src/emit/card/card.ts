@@ -28,6 +28,8 @@ export interface CardInput {
   contamination?: ContaminationSummary
   /** the "Changes from" figures the build computed, for a recipe that types none */
   changes?: Readonly<Record<string, SourceChanges>>
+  /** per split, the plausible rule's thresholds that met the quota table (0 its own, i its i-th fallback) */
+  levels?: Record<'test' | 'val', number>
 }
 
 const LABELS = 'ABCDEFGH'
