@@ -3,7 +3,7 @@ import { type Borrowed, type Lending, longestCredit, similarLending } from './bo
 import { dealLongest, type LengthItem } from './borrow/length-cue.ts'
 import { negationTest } from './borrow/negation.ts'
 import { buildPools, groupOf, groupsOf, uniformLending } from './borrow/pool.ts'
-import { RelatedOptions } from './borrow/related.ts'
+import { RelatedOptions, type TrainingQuestion } from './borrow/related.ts'
 import type { WordVectors } from './borrow/vectors.ts'
 import { JevError } from './errors.ts'
 import type { Candidate, DropReason } from './prepare/eligibility.ts'
@@ -52,8 +52,8 @@ export function buildRecords(
 /** What the recipe pins besides its sources, read at the edge: the word vectors of its plausible rule. */
 export interface BuildResources {
   vectors?: WordVectors
-  /** per source, each training question's normalised options (read for the contamination report) */
-  related?: ReadonlyMap<string, readonly (readonly string[])[]>
+  /** per source, its training questions with their options, normalised (read for the contamination report) */
+  related?: ReadonlyMap<string, readonly TrainingQuestion[]>
 }
 
 /** Per group's side (`source\0split\0group`), each item's lending candidates by id: what similarLending works out and can be given back. */

@@ -116,3 +116,43 @@ export function lengthPenalty(own: readonly string[]): (text: string) => number 
     return Math.round(Math.log2(ratio) * 1024)
   }
 }
+
+const JAPANESE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー]/u
+
+function stem(w: string): string {
+  return w.length > 4 && w.endsWith('ies')
+    ? `${w.slice(0, -3)}y`
+    : w.length > 3 && w.endsWith('s') && !w.endsWith('ss')
+      ? w.slice(0, -1)
+      : w
+}
+
+function bigrams(text: string): Set<string> {
+  const cps = [...text].filter((ch) => JAPANESE.test(ch))
+  const out = new Set<string>()
+  for (let i = 0; i + 1 < cps.length; i++) out.add(cps[i]! + cps[i + 1]!)
+  return out
+}
+
+/**
+ * Whether a candidate is too close to the item's right answer to be surely
+ * wrong: it shares a content word with it (plural or not: "volcanic
+ * eruption" beside "volcanic eruptions"), or, in Japanese, a pair of
+ * characters, or one holds the other (腹 and 腹部).
+ */
+export function nearAnswer(right: string): (text: string) => boolean {
+  const rightWords = new Set(
+    words(right)
+      .filter((w) => w.length >= 3 && !STOP.has(w))
+      .map(stem),
+  )
+  const rightBare = [...right.trim()].filter((ch) => JAPANESE.test(ch)).join('')
+  const rightPairs = bigrams(right)
+  return (text) => {
+    if (words(text).some((w) => rightWords.has(stem(w)))) return true
+    const bare = [...text.trim()].filter((ch) => JAPANESE.test(ch)).join('')
+    if (bare !== '' && rightBare !== '' && (bare.includes(rightBare) || rightBare.includes(bare))) return true
+    for (const p of bigrams(text)) if (rightPairs.has(p)) return true
+    return false
+  }
+}

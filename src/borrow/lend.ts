@@ -2,7 +2,7 @@ import type { Candidate } from '../prepare/eligibility.ts'
 import type { Plausible, SimilarBorrowing } from '../recipe/schema.ts'
 import { type Rng, sample } from '../shape/rng.ts'
 import { codePointLength, compareStrings, normalize } from '../util/canonical.ts'
-import { lengthPenalty, sameKind } from './fit.ts'
+import { lengthPenalty, nearAnswer, sameKind } from './fit.ts'
 import { fitsClass, formFilter, isLabelLike, NearCopyShapes, nearCopyTest, numberClass } from './option-kinds.ts'
 import { mix32, ranked } from './rank.ts'
 import type { RelatedOptions } from './related.ts'
@@ -174,8 +174,10 @@ export function similarLending(
     const rightNorms = nearest.filter((j) => !isNegative(j)).map((j) => lenders[j]!.normOptions[lenders[j]!.answer]!)
     const rightNearby = new Set(rightNorms)
     const paraphrase = nearCopyTest(rightNorms, shapes!)
+    const tooClose = nearAnswer(c.options[c.answer]!)
     const listedWith = coOccurrence(ready, c, at)
     const inTraining = o.related?.around(c.normOptions)
+    const answering = o.related?.answering(c.normQuestion)
     const need = o.relatedMin ?? 0
     const itemTerms = termsOf([c.normQuestion, ...c.normOptions])
     const minScore = quantise(rules.minSimilarity)
@@ -203,14 +205,16 @@ export function similarLending(
         if (text.length > o.maxChars && codePointLength(text) > o.maxChars) continue
         if (o.rules.likeForLike && !fitsClass(cls, text)) continue
         if (o.rules.skipLabelLike && isLabelLike(text)) continue
-        if (!sameForm(text) || !kind(text) || nearCopyOfOwn(norm) || paraphrase(norm)) continue
+        // an option the question itself names ("教会" for "キリスト教の教会のことを何という？") may well be its answer
+        if (c.normQuestion.includes(norm)) continue
+        if (!sameForm(text) || !kind(text) || nearCopyOfOwn(norm) || paraphrase(norm) || tooClose(text)) continue
         const onTopic = topic(text)
         if (onTopic === null) continue
-        const trained = inTraining?.get(norm) ?? 0
+        // tied to the own options, or listed by training questions like this one
+        const trained = Math.max(inTraining?.get(norm) ?? 0, answering?.get(norm) ?? 0)
         if (trained < need) continue
         const fit = similarity + onTopic + 384 * Math.min(3, listedWith.get(norm) ?? 0) + trained + shared(itemTerms, norm) - penalty(text)
         if (fit < rules.minFit) continue
-        if (process.env.JEV_DEBUG_ITEM === c.id)
           console.error(
             `CAND ${text} fit=${fit} sim=${similarity} topic=${onTopic} listed=${listedWith.get(norm) ?? 0} trained=${trained} shared=${shared(itemTerms, norm)} pen=${penalty(text)}`,
           )
@@ -247,11 +251,14 @@ export function similarLending(
     const own = centroid(c.options.map(vectorOf), o.vectors.header.dimensions)
     if (own.norm2 === 0) return () => 0
     const question = o.vectors.of(c.question)
+    const right = vectorOf(c.options[c.answer]!)
     const min = Math.round(pinned.minTopic * 1024)
+    const max = Math.round(pinned.maxAnswer * 1024)
     return (text) => {
       const v = vectorOf(text)
       const withOwn = cosine1024(v, own)
-      if (v.norm2 === 0 || withOwn < min) return null
+      // as close to the right answer as a synonym: too often right too ("hours" beside "days")
+      if (v.norm2 === 0 || withOwn < min || cosine1024(v, right) >= max) return null
       return 2 * withOwn + (question.norm2 === 0 ? 0 : cosine1024(v, question))
     }
   }

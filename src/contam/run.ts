@@ -1,3 +1,4 @@
+import type { TrainingQuestion } from '../borrow/related.ts'
 import type { FileFetcher } from '../fetch/types.ts'
 import { countDrop, type PreparedSource } from '../prepare/prepare.ts'
 import type { Lock } from '../recipe/lock.ts'
@@ -11,8 +12,8 @@ export interface ContaminationResult {
   loads: TrainingLoad[]
   /** flagged candidates by record id, over both sides of every checked source */
   matches: Map<string, Match>
-  /** per source, each training question's normalised options, in file order (the plausible rule's related options) */
-  optionSets: Map<string, string[][]>
+  /** per source, each training question with its options, normalised, in file order (the plausible rule's related options) */
+  optionSets: Map<string, TrainingQuestion[]>
 }
 
 /**
@@ -33,7 +34,7 @@ export async function checkContamination(
     const language = languageOf(p.spec)
     checks.set(p.spec.name, new ContaminationCheck([...p.sides.test, ...p.sides.val], language, ngramOf(c, language)))
   }
-  const optionSets = new Map<string, string[][]>()
+  const optionSets = new Map<string, TrainingQuestion[]>()
   const loads = await loadTraining(
     recipe,
     fetcher,
@@ -42,7 +43,7 @@ export async function checkContamination(
       checks.get(t.source)!.scan(q, { repo: t.repo, commit, split: t.split, path: t.path, id: q.id })
       let sets = optionSets.get(t.source)
       if (!sets) optionSets.set(t.source, (sets = []))
-      sets.push(q.options.map(normalize))
+      sets.push({ question: normalize(q.question), options: q.options.map(normalize), answer: q.answer })
     },
     trusted,
   )

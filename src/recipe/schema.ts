@@ -77,6 +77,12 @@ const Plausible = z.strictObject({
         .max(1)
         .default(0.5)
         .describe("an English candidate whose words' cosine with the item's own options is below this is off the topic"),
+      maxAnswer: z
+        .number()
+        .min(-1)
+        .max(1)
+        .default(0.8)
+        .describe("an English candidate at least this close to the item's right answer (cosine) may be right too"),
     })
     .optional()
     .describe('static English word vectors for the topic fit; without them, English candidates are ranked by form and words alone'),
@@ -85,7 +91,7 @@ const Plausible = z.strictObject({
       min: z
         .partialRecord(z.enum(LANGUAGES), z.number().nonnegative())
         .describe(
-          "per language, the least tie a candidate needs: the training questions listing it with an own option, over the square root of all listing it",
+          'per language, the least tie a candidate needs: the training questions listing it with an own option, over the square root of all listing it',
         ),
     })
     .optional()

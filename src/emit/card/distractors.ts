@@ -1,4 +1,4 @@
-import { N_CHOICES, type Recipe, type SourceChanges, SPLITS } from '../../recipe/schema.ts'
+import { N_CHOICES, type Plausible, type Recipe, type SourceChanges, SPLITS } from '../../recipe/schema.ts'
 import type { Audit } from '../audit.ts'
 import { figureLink } from '../figures.ts'
 import { table } from './table.ts'
@@ -41,6 +41,7 @@ export function growingRule(recipe: Recipe): string {
       : '',
     b.skipLabelLike ? 'never an option that looks like a label ("(A) …", "A. …", a lone letter)' : '',
   ].filter((x) => x !== '')
+  if (b.plausible) return plausibleRule(recipe, b.plausible, skipped, options, negatives)
   return [
     "Growing keeps every upstream option and borrows from the item's lenders: the other questions of its group on the same side, ranked by similarity to the item (cosine of TF-IDF vectors over question, context and options; words for Latin script, character bigrams for Japanese; IDF over the group's side; ties broken by a keyed hash). Nothing is borrowed across the test/val divide.",
     `  - Lenders skipped: ${skipped.join('; ')}. Only the ${b.maxLenders} most similar of the rest lend; an item they cannot fill can have fewer options.`,
@@ -48,6 +49,37 @@ export function growingRule(recipe: Recipe): string {
     `  - The options needed are drawn by the item's seeded stream from the first ${b.drawFactor} × needed candidates, in lender order.`,
     `  - ${negatives}`,
   ].join('\n')
+}
+
+/** Amendment 1.2's rule, as the card states it. */
+function plausibleRule(recipe: Recipe, p: Plausible, skipped: string[], options: string[], negatives: string): string {
+  const v = p.vectors
+  const fallback = p.fallback.map((f, i) => {
+    const parts = [
+      f.minTopic !== undefined ? `topic cosine at least ${f.minTopic}` : '',
+      f.maxWords !== undefined ? `own options of up to ${f.maxWords} words` : '',
+      ...Object.entries(f.relatedMin ?? {}).map(([lang, m]) => `${lang} tie at least ${m}`),
+    ].filter((x) => x !== '')
+    return `${i + 1}: ${parts.join(', ')}`
+  })
+  return [
+    `Growing keeps every upstream option and borrows wrong options of other questions of the item's group on the same side (the ${p.lenders} most similar by TF-IDF cosine, near-copies and the lenders below skipped). Nothing is borrowed across the test/val divide. A candidate must be of the item's own kind and about its topic, and is ranked by its own fit to the item, not only by its lender:`,
+    `  - Lenders skipped: ${skipped.join('; ')}.`,
+    `  - Options lent: ${options.join('; ')}; of the item's own form (the word most own options start with, an article only where one of them has one, a word count near theirs, a topic word half of them share; for Japanese the script and whether it is a predicate); a number only in a unit the own options have; never an option that refers to others ("None of the above", "I only", "both"); never one that shares a content word with the item's right answer (Japanese: a pair of characters, or one holding the other), nor a near-copy of the right answer of any of the ${recipe.distractors.borrow.rule === 'similar' ? recipe.distractors.borrow.rightAnswersOf : 0} most similar questions.`,
+    v
+      ? `  - English topic fit: static word vectors (${v.from}, quantised to integers, pinned by sha256 \`${v.sha256.slice(0, 12)}…\`), a candidate's cosine with the item's own options at least ${v.minTopic} and below ${v.maxAnswer} with its right answer${p.maxWords !== undefined ? `; items whose longest own option has more than ${p.maxWords} words are not grown (another question's clause reads as foreign)` : ''}.`
+      : '',
+    p.related
+      ? `  - Japanese topic fit: the training splits named under Contamination tie a candidate to the item when training questions list it with one of the own options, or training questions like this one list it; the tie is over the square root of how often the candidate is listed at all, at least ${Object.entries(p.related.min).map(([l, m]) => `${m} (${l})`).join(', ')}.`
+      : '',
+    `  - The candidates are ranked by fit (lender similarity, topic fit, ties and shared words, less a penalty for a length unlike the own options'); the best ones are lent.${p.lengthCue ? ' Where the right answer is the longest own option, a longer candidate is among them often enough that "always the longest" earns about 1/n on grown items (dealt per split and option count).' : ''}`,
+    fallback.length
+      ? `  - Where a split's quota table cannot be met with these thresholds, looser ones are tried in turn (${fallback.join('; ')}); the split's level is in \`manifest.json\` (\`borrowingLevels\`) and below.`
+      : '',
+    `  - ${negatives}`,
+  ]
+    .filter((x) => x !== '')
+    .join('\n')
 }
 
 /** Tables of the audit; check-dataset looks for exactly these in the card. */
