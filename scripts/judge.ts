@@ -1,12 +1,14 @@
 // Blind judging of borrowed options (docs/judging.md).
 //   npm run judge -- draw OUT_DIR --dir docs/judging/NAME --seed N [--test 60] [--val 20] [--sheets 4]
-//   npm run judge -- score OUT_DIR --dir docs/judging/NAME
+//   npm run judge -- score OUT_DIR --dir docs/judging/NAME [--publish recipes/FILE.judged.json [--earlier DIR/result.json --earlier-version V]]
 // draw writes sample.json (the ids, never which options were borrowed) and sheet-K.md for the judges;
 // a judge's answers go to marks-K.txt beside its sheet; score joins them with OUT_DIR/provenance.jsonl.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { JudgedRates } from '../src/emit/judged.ts'
 import { datasetHash, recordLines } from '../src/emit/manifest.ts'
+import { sha256Hex } from '../src/util/hash.ts'
 import { drawSample, parseBuild, parseMarks, renderSheet, type SampleItem, scoreMarks, scoreTable } from './judging/sheet.ts'
 
 const { positionals, values } = parseArgs({
@@ -17,6 +19,9 @@ const { positionals, values } = parseArgs({
     test: { type: 'string', default: '60' },
     val: { type: 'string', default: '20' },
     sheets: { type: 'string', default: '4' },
+    publish: { type: 'string' },
+    earlier: { type: 'string' },
+    'earlier-version': { type: 'string' },
   },
 })
 const [command, out] = positionals
@@ -66,4 +71,24 @@ if (command === 'draw') {
   writeFileSync(join(dir, 'result.md'), `# Result\n\nSample seed ${sample.seed}, dataset ${sample.datasetHash}.\n\n${table}${note}`)
   writeFileSync(join(dir, 'result.json'), `${JSON.stringify(score, null, 2)}\n`)
   process.stdout.write(table + note)
+  if (values.publish) {
+    // what the card states, pinned by the recipe (recipe.judged): only a full marking of the sample counts
+    if (score.unmarked.length) throw new Error(`items ${score.unmarked.join(', ')} are not marked`)
+    const earlier = values.earlier ? (JSON.parse(readFileSync(values.earlier, 'utf8')) as typeof score).all : null
+    const judged: JudgedRates = JudgedRates.parse({
+      datasetHash: hash,
+      protocol: 'docs/judging.md',
+      seed: sample.seed,
+      judges: sample.sheets.length,
+      sample: { test: sample.items.filter((x) => x.split === 'test').length, val: sample.items.filter((x) => x.split === 'val').length },
+      bySource: score.bySource,
+      all: score.all,
+      ...(earlier && {
+        earlier: { version: values['earlier-version'] ?? '?', items: earlier.items, borrowed: earlier.borrowed, foreign: earlier.foreign },
+      }),
+    })
+    const text = `${JSON.stringify(judged, null, 2)}\n`
+    writeFileSync(values.publish, text)
+    console.log(`${values.publish}: sha256 ${sha256Hex(text)} (the recipe's judged.sha256)`)
+  }
 }

@@ -9,6 +9,7 @@ import { type Audit, computeAudit } from './emit/audit.ts'
 import { CROISSANT_FILE, croissantJson, makesCroissant } from './emit/croissant.ts'
 import { renderFigures } from './emit/figures.ts'
 import { toJsonl } from './emit/jsonl.ts'
+import { JudgedRates } from './emit/judged.ts'
 import { buildManifest, type Manifest, manifestJson } from './emit/manifest.ts'
 import { describeFile, MANIFEST_OUTPUTS, OUTPUTS, type OutputContent, type OutputSpec } from './emit/outputs.ts'
 import { provenanceJsonl, provenanceLines } from './emit/provenance.ts'
@@ -26,6 +27,7 @@ import { checkAgainstLock, type Lock, lockedRevision, makeLock } from './recipe/
 import type { Recipe, Split } from './recipe/schema.ts'
 import { normalize } from './util/canonical.ts'
 import { readRegular } from './util/files.ts'
+import { sha256Hex } from './util/hash.ts'
 import { NO_PROGRESS, type Progress } from './util/progress.ts'
 import { BUILDER } from './version.ts'
 import { assertReplaceable, makeOutParent, writeOutDir } from './write/out-dir.ts'
@@ -189,6 +191,7 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
       ...(contaminationSummary ? { contamination: contaminationSummary } : {}),
       ...(changes ? { changes } : {}),
       ...(levels ? { levels } : {}),
+      ...(resources.judged ? { judged: resources.judged } : {}),
     })
   }
   const makeCard = async () => {
@@ -260,15 +263,33 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
 async function readResources(recipe: Recipe): Promise<BuildResources> {
   const borrow = recipe.distractors.borrow
   const pinned = borrow.rule === 'similar' ? borrow.plausible?.vectors : undefined
-  if (!pinned) return {}
+  const out: BuildResources = {}
+  if (pinned) out.vectors = WordVectors.parse(await readPinned(recipe, pinned, 'word vectors'), pinned.path, pinned.sha256)
+  if (recipe.judged) out.judged = parseJudged(await readPinned(recipe, recipe.judged, 'judged rates'), recipe.judged.path)
+  return out
+}
+
+/** A file the recipe pins by sha256, next to it. */
+async function readPinned(recipe: Recipe, pinned: { path: string; sha256: string }, what: string): Promise<Buffer> {
   const file = recipeResource(recipe, pinned.path)
   let bytes: Buffer
   try {
     bytes = await readRegular(file)
   } catch (e) {
-    throw new JevError('IO', `cannot read the recipe's word vectors ${file}: ${(e as Error).message}`, { file }, { cause: e })
+    throw new JevError('IO', `cannot read the recipe's ${what} ${file}: ${(e as Error).message}`, { file }, { cause: e })
   }
-  return { vectors: WordVectors.parse(bytes, file, pinned.sha256) }
+  if (sha256Hex(bytes) !== pinned.sha256)
+    throw new JevError('LOCK', `${file}: sha256 is ${sha256Hex(bytes)}, the recipe pins ${pinned.sha256}`, {
+      file,
+      hint: 'the file changed since the recipe pinned it; put its new sha256 in the recipe only if the change is meant',
+    })
+  return bytes
+}
+
+function parseJudged(bytes: Buffer, file: string): JudgedRates {
+  const r = JudgedRates.safeParse(JSON.parse(bytes.toString('utf8')))
+  if (!r.success) throw new JevError('RECIPE', `${file}: not a judged-rates file: ${r.error.issues[0]?.message}`, { file })
+  return r.data
 }
 
 export async function buildToDir(

@@ -5,6 +5,7 @@ import { negationTest } from './borrow/negation.ts'
 import { buildPools, groupOf, groupsOf, uniformLending } from './borrow/pool.ts'
 import { RelatedOptions, type TrainingQuestion } from './borrow/related.ts'
 import type { WordVectors } from './borrow/vectors.ts'
+import type { JudgedRates } from './emit/judged.ts'
 import { JevError } from './errors.ts'
 import type { Candidate, DropReason } from './prepare/eligibility.ts'
 import { countDrop, type DropCounts, type PreparedSource, prepareSource } from './prepare/prepare.ts'
@@ -52,6 +53,8 @@ export function buildRecords(
 /** What the recipe pins besides its sources, read at the edge: the word vectors of its plausible rule. */
 export interface BuildResources {
   vectors?: WordVectors
+  /** the blind hand-judged rates the card states (not read by the middle) */
+  judged?: JudgedRates
   /** per source, its training questions with their options, normalised (read for the contamination report) */
   related?: ReadonlyMap<string, readonly TrainingQuestion[]>
 }

@@ -16,6 +16,7 @@ import { checkCardMetadata } from './card.ts'
 import { rootCausesFirst } from './check-order.ts'
 import { checkContamination } from './contamination.ts'
 import { checkCroissant } from './croissant.ts'
+import { checkJudged } from './judged.ts'
 import { matchManifest } from './manifest-match.ts'
 import { checkPlacement } from './placement.ts'
 import { checkProvenance } from './provenance.ts'
@@ -113,6 +114,7 @@ export async function checkFolder(dir: string, recipe: Recipe): Promise<string[]
     problems.push(...checkContamination(recipe, provenance, manifest, raw['README.md']?.toString('utf8') ?? null))
   }
   problems.push(...checkCroissantFile(raw, recipe))
+  problems.push(...(await checkJudged(recipe, raw)))
   if (audit)
     problems.push(
       ...checkFigures(

@@ -292,6 +292,13 @@ export const Recipe = z
     quotas: z.strictObject({ test: QuotaTable, val: QuotaTable }),
     sources: z.array(SourceSpec).min(1),
     distractors: Distractors.prefault({}),
+    judged: z
+      .strictObject({
+        path: repoPath.describe('the file next to the recipe that scripts/judge.ts writes'),
+        sha256: z.string().regex(/^[0-9a-f]{64}$/),
+      })
+      .optional()
+      .describe("the blind hand-judged rates of this version's borrowed options, for the card (Amendment 1.2)"),
     placement: z
       .enum(['shuffle', 'dealt'])
       .optional()

@@ -8,6 +8,7 @@ import type { Recipe, SourceChanges } from '../../recipe/schema.ts'
 import { LANGUAGES, N_CHOICES, SPLITS } from '../../recipe/schema.ts'
 import type { Audit } from '../audit.ts'
 import { figureLink } from '../figures.ts'
+import { type JudgedRates, judgedSection } from '../judged.ts'
 import { CONFIG_OUTPUTS } from '../outputs.ts'
 import type { DatasetStats } from '../stats.ts'
 import { contaminationSection } from './contamination.ts'
@@ -30,6 +31,8 @@ export interface CardInput {
   changes?: Readonly<Record<string, SourceChanges>>
   /** per split, the plausible rule's thresholds that met the quota table (0 its own, i its i-th fallback) */
   levels?: Record<'test' | 'val', number>
+  /** the blind hand-judged rates of this build's borrowed options */
+  judged?: JudgedRates
 }
 
 const LABELS = 'ABCDEFGH'
@@ -108,6 +111,11 @@ export function positionsTable(stats: DatasetStats): string {
     [`${s} expected if uniform`, ...stats.expectedPositions[s].map((x) => x.toFixed(1))],
   ])
   return table(['split', ...LABELS.split('')], rows)
+}
+
+function levelsLine(levels: Record<'test' | 'val', number>): string {
+  const one = (split: string, l: number) => `${split} ${l === 0 ? "the rule's own" : `fallback ${l}`}`
+  return `${one('test', levels.test)}, ${one('val', levels.val)} (the smaller a side's pool of lenders, the looser the thresholds its quota table needs)`
 }
 
 export function renderCard(c: CardInput): string {
@@ -222,7 +230,19 @@ Files read: ${files.join(', ')}. No other split (no train split) is used${recipe
       : `Options are shuffled with a seeded Fisher–Yates shuffle${unshuffled.length ? ` (except ${names(unshuffled)}, which keep${unshuffled.length === 1 ? 's' : ''} the upstream order)` : ''}.`
   } All randomness comes from seed ${recipe.seed} through seedrandom (alea) streams keyed by purpose and upstream identity.
 
-${auditSection(c.audit, recipe)}
+${auditSection(c.audit, recipe)}${
+  c.levels
+    ? `
+
+Thresholds used: ${levelsLine(c.levels)}.`
+    : ''
+}${
+  c.judged
+    ? `
+
+${judgedSection(c.judged)}`
+    : ''
+}
 
 ## Evaluating
 

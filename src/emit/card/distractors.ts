@@ -70,7 +70,11 @@ function plausibleRule(recipe: Recipe, p: Plausible, skipped: string[], options:
       ? `  - English topic fit: static word vectors (${v.from}, quantised to integers, pinned by sha256 \`${v.sha256.slice(0, 12)}…\`), a candidate's cosine with the item's own options at least ${v.minTopic} and below ${v.maxAnswer} with its right answer${p.maxWords !== undefined ? `; items whose longest own option has more than ${p.maxWords} words are not grown (another question's clause reads as foreign)` : ''}.`
       : '',
     p.related
-      ? `  - Japanese topic fit: the training splits named under Contamination tie a candidate to the item when training questions list it with one of the own options, or training questions like this one list it; the tie is over the square root of how often the candidate is listed at all, at least ${Object.entries(p.related.min).map(([l, m]) => `${m} (${l})`).join(', ')}.`
+      ? `  - Japanese topic fit: the training splits named under Contamination tie a candidate to the item when training questions list it with one of the own options, or training questions like this one list it; the tie is over the square root of how often the candidate is listed at all, at least ${Object.entries(
+          p.related.min,
+        )
+          .map(([l, m]) => `${m} (${l})`)
+          .join(', ')}.`
       : '',
     `  - The candidates are ranked by fit (lender similarity, topic fit, ties and shared words, less a penalty for a length unlike the own options'); the best ones are lent.${p.lengthCue ? ' Where the right answer is the longest own option, a longer candidate is among them often enough that "always the longest" earns about 1/n on grown items (dealt per split and option count).' : ''}`,
     fallback.length

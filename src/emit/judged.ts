@@ -1,0 +1,56 @@
+/**
+ * The blind hand-judged rates of a build's borrowed options (Amendment 1.2):
+ * what scripts/judge.ts scores from the judges' marks, kept next to the
+ * recipe and pinned by it, so the card can state them for exactly the build
+ * they were judged on (check-dataset compares the dataset hash).
+ */
+import { z } from 'zod'
+
+const Rates = z.strictObject({
+  items: z.int().nonnegative(),
+  borrowed: z.int().nonnegative(),
+  foreign: z.int().nonnegative(),
+  maybeRightItems: z.int().nonnegative(),
+  upstream: z.int().nonnegative(),
+  upstreamForeign: z.int().nonnegative(),
+})
+export type JudgedRatesRow = z.infer<typeof Rates>
+
+export const JudgedRates = z.strictObject({
+  /** the build the sample was drawn from */
+  datasetHash: z.string().regex(/^[0-9a-f]{64}$/),
+  /** where the protocol, the sheets and the marks are */
+  protocol: z.string().min(1),
+  seed: z.int(),
+  judges: z.int().positive(),
+  sample: z.strictObject({ test: z.int().nonnegative(), val: z.int().nonnegative() }),
+  bySource: z.record(z.string(), Rates),
+  all: Rates,
+  /** the same protocol on an earlier version, for the card's comparison */
+  earlier: z
+    .strictObject({ version: z.string(), items: z.int().nonnegative(), borrowed: z.int().nonnegative(), foreign: z.int().nonnegative() })
+    .optional(),
+})
+export type JudgedRates = z.infer<typeof JudgedRates>
+
+const pct = (a: number, b: number) => (b === 0 ? '–' : `${((100 * a) / b).toFixed(0)} %`)
+
+/** The card's part: the rates by source and what they mean. */
+export function judgedSection(j: JudgedRates): string {
+  const rows = [...Object.entries(j.bySource), ['all', j.all] as const].map(
+    ([name, r]) =>
+      `| ${name} | ${r.items} | ${r.borrowed} | ${r.foreign} (${pct(r.foreign, r.borrowed)}) | ${r.maybeRightItems} (${pct(r.maybeRightItems, r.items)}) | ${pct(r.upstreamForeign, r.upstream)} |`,
+  )
+  const earlier = j.earlier
+    ? ` The same protocol on ${j.earlier.version} (${j.earlier.items} grown items) found ${pct(j.earlier.foreign, j.earlier.borrowed)} of its ${j.earlier.borrowed} borrowed options obviously foreign.`
+    : ''
+  return `### Judged by hand, blind
+
+A seeded sample of grown items (seed ${j.seed}: ${j.sample.test} test and ${j.sample.val} val items, the first of each split in the order of a keyed hash of their ids) was shown to ${j.judges} reviewers, each a fresh one that saw nothing but its sheet: each question with its options in the record's order, with no mark of which were borrowed and without the answer. Each option was marked "belongs", "obviously foreign" (struck without knowing the answer) or "may also be right". The protocol, the sheets and the marks are in the builder's repository (\`${j.protocol}\`); \`scripts/judge.ts\` scores them against \`provenance.jsonl\`.
+
+| source | grown items | borrowed options | obviously foreign | items with a borrowed option that may also be right | upstream options marked foreign |
+|---|---:|---:|---:|---:|---:|
+${rows.join('\n')}
+
+${pct(j.all.foreign, j.all.borrowed)} of the judged borrowed options are still obviously foreign, and ${pct(j.all.maybeRightItems, j.all.items)} of the judged items have a borrowed option that may also be right; Amendment 1.2 aims at 35 % and 2 %, and this version does not reach them.${earlier} The last column is the reviewers' strictness on the upstream options themselves. Read the results with this in mind: on grown items part of what is measured is still striking options that do not belong, so report by option count and by upstream options kept (below), and compare calibration across option counts with care.`
+}
