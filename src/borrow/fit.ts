@@ -25,7 +25,7 @@ const REFERENTIAL = [
   /^(only )?(i|ii|iii|iv)( only)?\.?$/i,
   /^[a-h] (and|or|&) [a-h]\b/i,
   /^(statement|option|answer|choice)s? /i,
-  /すべて|全て|どれも|いずれも|以上|両方/,
+  /すべて|全て|どれも|どれでも|いずれも|以上|両方/,
 ]
 
 /** An option that only makes sense beside the others it names or counts. */
@@ -39,8 +39,9 @@ const HAS_LATIN = /\p{Script=Latin}/u
 const KATAKANA = /^[\p{Script=Katakana}ー・\s]+$/u
 const HIRAGANA = /^[\p{Script=Hiragana}ー\s]+$/u
 const HAN = /\p{Script=Han}/u
-// a Japanese option that ends in kana other than a noun's long vowel reads as a verb or adjective (持つ, 白い, 開く)
-const PREDICATE_END = /[\p{Script=Hiragana}]$/u
+// a Japanese option that ends in hiragana reads as a verb or adjective (持つ, 白い, 開く); a noun written in hiragana
+// (さこつ) reads so too, which only makes the rule stricter where most own options are nouns
+const PREDICATE_END = /\p{Script=Hiragana}$/u
 
 function words(text: string): string[] {
   return (text.toLowerCase().match(LATIN_WORD) ?? []).map((w) => w.replace(/['’]s$/, ''))

@@ -1,0 +1,178 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { gzipSync } from 'node:zlib'
+import { isReferential, lengthPenalty, nearAnswer, sameKind } from '../src/borrow/fit.ts'
+import { similarLending } from '../src/borrow/lend.ts'
+import { dealLongest } from '../src/borrow/length-cue.ts'
+import { RelatedOptions } from '../src/borrow/related.ts'
+import { centroid, cosine1024, vectorWords, WordVectors } from '../src/borrow/vectors.ts'
+import { isJevError } from '../src/errors.ts'
+import { toCandidate } from '../src/prepare/eligibility.ts'
+import { Distractors, type SimilarBorrowing } from '../src/recipe/schema.ts'
+import { keyedUnit, rngFor } from '../src/shape/rng.ts'
+import { normalize } from '../src/util/canonical.ts'
+import { sha256Hex } from '../src/util/hash.ts'
+import { uq } from './helpers/questions.ts'
+
+/** A vectors file of the given words: each a signed-byte vector. */
+function vectorsFile(words: Record<string, number[]>): Buffer {
+  const dims = Object.values(words)[0]!.length
+  const lines = Object.entries(words).map(([w, v]) => `${w}\t${Buffer.from(Int8Array.from(v).buffer).toString('base64')}`)
+  return gzipSync(`${JSON.stringify({ from: 'test', dimensions: dims, scale: 127, words: lines.length })}\n${lines.join('\n')}\n`)
+}
+
+describe('sameKind', () => {
+  test('the word most own options start with, and no article where none has one', () => {
+    const kind = sameKind(['to produce bile', 'to oxygenate blood', 'to remove toxins', 'to digest food'])
+    assert.equal(kind('to make urine'), true)
+    assert.equal(kind('digestive system'), false)
+    assert.equal(kind('form chemicals that destroy microbes'), false)
+    const bare = sameKind(['flowers', 'seeds', 'roots', 'leaves'])
+    assert.equal(bare('spores'), true)
+    assert.equal(bare('the rock cycle'), false)
+  })
+  test('a topic word half the own options share, and a word count near theirs', () => {
+    const kind = sameKind([
+      'Delegates typically have little interest in politics.',
+      'Delegates are generally more likely to register as third party voters.',
+      'Typically, the general population is less ideological than the delegates.',
+      'The majority of the general population is more educated than the delegates.',
+    ])
+    assert.equal(kind('Delegates are usually chosen by party leaders.'), true)
+    assert.equal(kind('Affluent individuals are less likely to vote than impoverished individuals.'), false)
+    assert.equal(sameKind(['sound', 'light', 'smoke', 'water vapor'])('sitting at a desk'), false)
+  })
+  test('numbers only in a unit the own options have', () => {
+    const kind = sameKind(['5 m/s', '10 m/s', '15 m/s', '20 m/s'])
+    assert.equal(kind('25 m/s'), true)
+    assert.equal(kind('25 s'), false)
+    assert.equal(kind('25'), false)
+  })
+  test('Japanese: the script of an own option, and a predicate only among predicates', () => {
+    const nouns = sameKind(['アキレス腱', '鎖骨', '薬指', '綿', 'つま先'])
+    assert.equal(nouns('黄色い'), false)
+    assert.equal(nouns('踵'), true)
+    assert.equal(nouns('ヒール'), false)
+    const verbs = sameKind(['あげる', '閉める', 'まわす', '開く', '持つ'])
+    assert.equal(verbs('業者'), false)
+    assert.equal(verbs('たたむ'), true)
+  })
+})
+
+test('options that refer to others are never lent', () => {
+  for (const t of ['None of the above', 'All of these', 'Both A and B', 'I and II only', 'II only', 'Neither', '以上のすべて', 'どれでもない'])
+    assert.equal(isReferential(t), true, t)
+  for (const t of ['nitrogen', 'Allele frequency', 'Noneuclidean geometry', '寺']) assert.equal(isReferential(t), false, t)
+})
+
+test('nearAnswer: a shared content word (plural or not), a Japanese character pair, or one holding the other', () => {
+  const en = nearAnswer('volcanic eruptions')
+  assert.equal(en('volcanic activity'), true)
+  assert.equal(en('a volcanic eruption'), true)
+  assert.equal(en('tidal waves'), false)
+  const ja = nearAnswer('腹')
+  assert.equal(ja('腹部'), true)
+  assert.equal(ja('胸'), false)
+  assert.equal(nearAnswer('宅配便')('配便車'), true)
+})
+
+test('lengthPenalty is 0 within the own options’ lengths and grows outside them', () => {
+  const p = lengthPenalty(['ab', 'abcd'])
+  assert.equal(p('abc'), 0)
+  assert.ok(p('abcdefgh') > 0 && p('a') > 0)
+  assert.ok(p('abcdefghijklmnop') > p('abcdefgh'))
+})
+
+describe('WordVectors', () => {
+  const words = { heat: [100, 20, 0], cold: [90, 40, 0], freezer: [80, 50, 10], clouds: [0, 10, 120], fluffy: [5, 0, 110] }
+  const bytes = vectorsFile(words)
+  test('reads a pinned file and refuses one whose sha256 differs, naming the file', () => {
+    const v = WordVectors.parse(bytes, 'v.gz', sha256Hex(bytes))
+    assert.equal(v.has('heat'), true)
+    assert.throws(
+      () => WordVectors.parse(bytes, 'v.gz', '0'.repeat(64)),
+      (e: unknown) => isJevError(e) && e.code === 'LOCK' && e.message.includes('v.gz'),
+    )
+    assert.throws(() => WordVectors.parse(gzipSync('not json\n'), 'bad.gz'), /bad\.gz: line 1/)
+  })
+  test('a text is the sum of its words; the cosine is an integer, the same for the same texts', () => {
+    const v = WordVectors.parse(bytes, 'v.gz')
+    assert.deepEqual(vectorWords("The freezer's cold"), ['freezer', 'cold'])
+    const own = centroid([v.of('heat'), v.of('cold')], 3)
+    const near = cosine1024(v.of('freezer'), own)
+    const far = cosine1024(v.of('fluffy clouds'), own)
+    assert.ok(Number.isInteger(near) && near > far)
+    assert.equal(cosine1024(v.of('unknown words'), own), -1024)
+    assert.equal(cosine1024(v.of('freezer'), own), near)
+  })
+})
+
+describe('RelatedOptions', () => {
+  const training = [
+    { question: '山にある水は？', options: ['渓流', '滝', '池', '海', 'お金'], answer: 0 },
+    { question: '川の上流は？', options: ['渓流', '滝', '源流', 'お金', '家'], answer: 2 },
+    { question: '買い物に使うものは？', options: ['お金', '家', '学校', '財布', '海'], answer: 3 },
+    { question: '住むところは？', options: ['家', 'お金', '学校', '部屋', '池'], answer: 0 },
+  ].map((t) => ({ question: normalize(t.question), options: t.options.map(normalize), answer: t.answer }))
+  const r = new RelatedOptions(training)
+  test('ties an option to the own options by the training questions listing them together, less for one listed everywhere', () => {
+    const tie = r.around(['渓流'])
+    assert.equal(tie.has('渓流'), false)
+    assert.ok(tie.get('滝')! > tie.get('お金')!, 'お金 is listed by every question')
+  })
+  test("the wrong options of training questions like the item's, never their right answers", () => {
+    const got = r.answering(normalize('山の水は？'))
+    assert.ok(got.has('滝'))
+    assert.equal(got.has('渓流'), false)
+  })
+})
+
+test('dealLongest keeps a group’s credit within count/n: forced items first, then the dealt ones in keyed order', () => {
+  const items = Array.from({ length: 8 }, (_, i) => ({ id: `x${i}`, identity: `x${i}`, n: 4, credit: i < 4 ? 840 : 0, choice: i < 4 }))
+  const kept = dealLongest(items, 1234, 'test')
+  // budget: 8 items × 840/4 = 1680, two full credits
+  assert.equal(kept.size, 2)
+  const forced = items.map((it, i) => (i === 0 ? { ...it, choice: false } : it))
+  assert.equal(dealLongest(forced, 1234, 'test').size, 1)
+  assert.deepEqual(dealLongest([...items].reverse(), 1234, 'test'), kept)
+})
+
+describe('similarLending with the plausible rule', () => {
+  const rules = {
+    ...(Distractors.parse({}).borrow as SimilarBorrowing),
+    plausible: { lenders: 50, minSimilarity: 0, minFit: -1e9, lengthCue: false, fallback: [] },
+  } as SimilarBorrowing
+  const c = (id: string, question: string, options: string[], answer = 0) => toCandidate(uq({ id, question, options, answer }))
+  const item = c('s-item', 'Which process in the water cycle returns water to the atmosphere?', [
+    'evaporation',
+    'precipitation',
+    'condensation',
+    'runoff',
+  ])
+  const side = [
+    item,
+    c('s-1', 'Which process in the water cycle forms clouds?', ['condensation', 'sublimation', 'None of the above', 'deposition']),
+    c('s-2', 'Which process of the water cycle moves water into the ground?', ['infiltration', 'transpiration', 'evaporations', 'erosion']),
+    c('s-3', 'Which process in the water cycle makes rain?', ['precipitation', 'melting', '5 km', 'freezing']),
+  ]
+  const lending = similarLending(side, {
+    rules,
+    maxChars: 200,
+    tieKey: (x) => [...x.identity].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) >>> 0, 7),
+    cueKey: (x) => keyedUnit(1, 'length-cue', x.identity),
+    isNegative: () => false,
+  })
+  test('never a referential option, a number among words, nor one close to the right answer', () => {
+    const texts = lending.candidates(item).map((b) => b.text)
+    assert.ok(texts.length > 0)
+    for (const t of ['None of the above', '5 km', 'evaporations']) assert.equal(texts.includes(t), false, t)
+    // lenders that share an option with the item lend nothing (1.1.0's rule, kept)
+    assert.equal(texts.includes('sublimation'), false)
+  })
+  test('the borrowed options are the best-fitting candidates, the same every time', () => {
+    const a = lending.borrow(item, 2, rngFor(1, 'grow', item.identity))
+    const b = lending.borrow(item, 2, rngFor(2, 'grow', item.identity))
+    assert.deepEqual(a, b)
+    assert.deepEqual(a, lending.candidates(item).slice(0, 2))
+  })
+})
