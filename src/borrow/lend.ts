@@ -215,9 +215,6 @@ export function similarLending(
         if (trained < need) continue
         const fit = similarity + onTopic + 384 * Math.min(3, listedWith.get(norm) ?? 0) + trained + shared(itemTerms, norm) - penalty(text)
         if (fit < rules.minFit) continue
-        console.error(
-          `CAND ${text} fit=${fit} sim=${similarity} topic=${onTopic} listed=${listedWith.get(norm) ?? 0} trained=${trained} shared=${shared(itemTerms, norm)} pen=${penalty(text)}`,
-        )
         found.push({ b: { text, lender: lender.id, index: i }, fit, tie: mix32(ties[at]! ^ ties[j]! ^ i) })
       }
     }
