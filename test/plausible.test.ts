@@ -60,7 +60,16 @@ describe('sameKind', () => {
 })
 
 test('options that refer to others are never lent', () => {
-  for (const t of ['None of the above', 'All of these', 'Both A and B', 'I and II only', 'II only', 'Neither', '以上のすべて', 'どれでもない'])
+  for (const t of [
+    'None of the above',
+    'All of these',
+    'Both A and B',
+    'I and II only',
+    'II only',
+    'Neither',
+    '以上のすべて',
+    'どれでもない',
+  ])
     assert.equal(isReferential(t), true, t)
   for (const t of ['nitrogen', 'Allele frequency', 'Noneuclidean geometry', '寺']) assert.equal(isReferential(t), false, t)
 })

@@ -106,10 +106,9 @@ async function fails(run: (io: ReturnType<typeof collectIo>['io']) => Promise<nu
   return { status, err: c.err }
 }
 
-test('USAGE errors show the usage before the hint: serve-hub --port 99999, --host 0.0.0.0; HF_ENDPOINT=ftp://x', async () => {
+test('USAGE errors show the usage before the hint: serve-hub --port 99999, HF_ENDPOINT=ftp://x; --host 0.0.0.0 says what to give instead', async () => {
   const cases = [
     ['serve-hub', () => fails((io) => serveHubCli(['--port', '99999'], {}, io, Promise.resolve()))],
-    ['serve-hub', () => fails((io) => serveHubCli(['--host', '0.0.0.0'], {}, io, Promise.resolve()))],
     ['build-dataset', () => fails((io) => buildDatasetCli(['--out', join(tmpdir(), 'jev-never', 'out')], { HF_ENDPOINT: 'ftp://x' }, io))],
   ] as const
   for (const [name, run] of cases) {
@@ -120,6 +119,11 @@ test('USAGE errors show the usage before the hint: serve-hub --port 99999, --hos
     assert.equal(r.err.at(-1), 'hint: see --help')
   }
   assert.equal(existsSync(join(tmpdir(), 'jev-never')), false, 'no folder made for a build that never started')
+  // a refusal with a reason of its own says what to do instead of pointing at --help
+  const host = await fails((io) => serveHubCli(['--host', '0.0.0.0'], {}, io, Promise.resolve()))
+  assert.equal(host.status, 2)
+  assert.match(host.err[0]!, /^error\[USAGE\]: refusing to listen on 0\.0\.0\.0/)
+  assert.equal(host.err.at(-1), 'hint: leave --host out (127.0.0.1), or give ::1 or localhost')
 })
 
 test('a --mirror that is not there: IO naming it, for build-dataset and serve-hub (which used to start silently)', async () => {
