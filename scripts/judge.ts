@@ -44,6 +44,9 @@ interface SampleFile {
 if (command === 'draw') {
   const seed = Number(values.seed)
   if (!Number.isInteger(seed)) throw new Error('--seed must be an integer')
+  for (const flag of ['test', 'val', 'sheets'] as const)
+    if (!Number.isInteger(Number(values[flag])) || Number(values[flag]) < (flag === 'sheets' ? 1 : 0))
+      throw new Error(`--${flag} must be a whole number`)
   const items = drawSample(build, seed, { test: Number(values.test), val: Number(values.val) })
   const k = Number(values.sheets)
   const sheets = Array.from({ length: k }, (_, i) => items.filter((_, j) => j % k === i).map((x) => x.n))
@@ -74,6 +77,7 @@ if (command === 'draw') {
   if (values.publish) {
     // what the card states, pinned by the recipe (recipe.judged): only a full marking of the sample counts
     if (score.unmarked.length) throw new Error(`items ${score.unmarked.join(', ')} are not marked`)
+    if (values.earlier && !values['earlier-version']) throw new Error('--earlier needs --earlier-version')
     const earlier = values.earlier ? (JSON.parse(readFileSync(values.earlier, 'utf8')) as typeof score).all : null
     const judged: JudgedRates = JudgedRates.parse({
       datasetHash: hash,
@@ -84,7 +88,7 @@ if (command === 'draw') {
       bySource: score.bySource,
       all: score.all,
       ...(earlier && {
-        earlier: { version: values['earlier-version'] ?? '?', items: earlier.items, borrowed: earlier.borrowed, foreign: earlier.foreign },
+        earlier: { version: values['earlier-version']!, items: earlier.items, borrowed: earlier.borrowed, foreign: earlier.foreign },
       }),
     })
     const text = `${JSON.stringify(judged, null, 2)}\n`

@@ -145,11 +145,13 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
     if (recipe.contamination.exclude) prepared = excludeFlagged(prepared, contamination.matches)
   }
   progress.stage('selecting, borrowing distractors and reshaping')
-  const lending = use ? await readLendingMemos(use.cache, recipe, keys) : null
+  // the training files the plausible rule reads are part of what the lending works out
+  const training = contamination?.loads.flatMap((l) => (l.checked && !l.entry.optional ? [l.file.sha256] : [])) ?? []
+  const lending = use ? await readLendingMemos(use.cache, recipe, keys, training) : null
   const resources = await readResources(recipe)
   if (contamination) resources.related = contamination.optionSets
   const { records, drops, origins, levels } = buildFromPrepared(recipe, prepared, lending?.memos, resources)
-  if (use && lending) await writeLendingMemos(use.cache, recipe, keys, lending.memos, lending.sizes)
+  if (use && lending) await writeLendingMemos(use.cache, recipe, keys, lending.memos, lending.sizes, training)
   const jsonl: Record<Split, string> = { test: toJsonl(records.test), val: toJsonl(records.val) }
   const changes = before
     ? await before.changes(
@@ -287,8 +289,20 @@ async function readPinned(recipe: Recipe, pinned: { path: string; sha256: string
 }
 
 function parseJudged(bytes: Buffer, file: string): JudgedRates {
-  const r = JudgedRates.safeParse(JSON.parse(bytes.toString('utf8')))
-  if (!r.success) throw new JevError('RECIPE', `${file}: not a judged-rates file: ${r.error.issues[0]?.message}`, { file })
+  let json: unknown
+  try {
+    json = JSON.parse(bytes.toString('utf8'))
+  } catch (e) {
+    throw new JevError('RECIPE', `${file}: not JSON: ${(e as Error).message}`, { file, field: 'judged' })
+  }
+  const r = JudgedRates.safeParse(json)
+  if (!r.success) {
+    const issue = r.error.issues[0]
+    throw new JevError('RECIPE', `${file}: not a judged-rates file: at $.${issue?.path.join('.')}: ${issue?.message}`, {
+      file,
+      field: 'judged',
+    })
+  }
   return r.data
 }
 

@@ -14,7 +14,7 @@ import { assignQuotas } from './select/quota.ts'
 import { selectSplit } from './select/select.ts'
 import { dealPositions } from './shape/deal.ts'
 import { allDistinct, type Origin, reshape } from './shape/reshape.ts'
-import { keyedHash, keyedUnit, rngFor } from './shape/rng.ts'
+import { keyedHash, rngFor } from './shape/rng.ts'
 import { compareStrings } from './util/canonical.ts'
 
 export interface BuildOutput {
@@ -74,12 +74,14 @@ export function buildFromPrepared(
 ): BuildOutput {
   const plausible = recipe.distractors.borrow.rule === 'similar' ? recipe.distractors.borrow.plausible : undefined
   if (plausible?.vectors && !resources.vectors)
-    throw new JevError('RECIPE', 'the recipe names word vectors (distractors.borrow.plausible.vectors) that were not read', {})
+    throw new JevError('RECIPE', 'the recipe names word vectors (distractors.borrow.plausible.vectors) that were not read', {
+      field: 'distractors.borrow.plausible.vectors',
+    })
   if (plausible?.related && !recipe.contamination)
     throw new JevError(
       'RECIPE',
       'distractors.borrow.plausible.related reads the training splits of `contamination`, which the recipe does not have',
-      {},
+      { field: 'distractors.borrow.plausible.related' },
     )
   const fallbacks = plausible?.fallback.length ?? 0
   const atLevel = new Map<number, Map<string, Lending>>()
@@ -260,7 +262,8 @@ function lendings(
             tieKey: (c) => parseInt(keyedHash(recipe.seed, 'lend', `${p.spec.name}\u0000${split}\u0000${c.identity}`).slice(0, 8), 16),
             ...(resources.vectors && { vectors: resources.vectors }),
             ...(related && { related, relatedMin }),
-            cueKey: (c) => keyedUnit(recipe.seed, 'length-cue', `${p.spec.name}\u0000${split}\u0000${c.identity}`),
+            cueKey: (c) =>
+              BigInt(`0x${keyedHash(recipe.seed, 'length-cue', `${p.spec.name}\u0000${split}\u0000${c.identity}`).slice(0, 13)}`),
             isNegative: (c) => isNegative(p.spec, c.normQuestion),
             memo,
           }),

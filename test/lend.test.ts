@@ -3,7 +3,7 @@ import { describe, test } from 'node:test'
 import { similarLending } from '../src/borrow/lend.ts'
 import { type Candidate, toCandidate } from '../src/prepare/eligibility.ts'
 import { Distractors, type SimilarBorrowing } from '../src/recipe/schema.ts'
-import { keyedUnit, rngFor, shuffle } from '../src/shape/rng.ts'
+import { keyedHash, rngFor, shuffle } from '../src/shape/rng.ts'
 import { normalize } from '../src/util/canonical.ts'
 import { uq } from './helpers/questions.ts'
 
@@ -15,7 +15,7 @@ const lending = (side: Candidate[], over: Partial<SimilarBorrowing> = {}, maxCha
     rules: { ...rules, ...over },
     maxChars,
     tieKey: (x) => [...x.identity].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) >>> 0, 7),
-    cueKey: (x) => keyedUnit(1, 'length-cue', x.identity),
+    cueKey: (x) => BigInt(`0x${keyedHash(1, 'length-cue', x.identity).slice(0, 13)}`),
     isNegative: (x) => NEG.test(x.normQuestion),
   })
 const draw = (side: Candidate[], item: Candidate, k: number, over: Partial<SimilarBorrowing> = {}, seed = 1) =>

@@ -99,7 +99,7 @@ export function parseMarks(text: string, items: readonly SampleItem[], build: Bu
     const n = Number(m[1])
     const marks = m[2]!.toLowerCase().split(/\s+/) as Mark[]
     const expect = wanted.get(n)
-    if (expect === undefined) return
+    if (expect === undefined) throw new SyntaxError(`${file}:${lineNo + 1}: item ${n} is not on this sheet`)
     if (marks.length !== expect) throw new SyntaxError(`${file}:${lineNo + 1}: item ${n} has ${expect} options, ${marks.length} marks`)
     if (out.has(n)) throw new SyntaxError(`${file}:${lineNo + 1}: item ${n} marked twice`)
     out.set(n, marks)

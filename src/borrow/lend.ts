@@ -45,8 +45,8 @@ export interface SimilarLendingOptions {
   relatedMin?: number
   /** English word vectors for the plausible rule's topic fit (the recipe pins them) */
   vectors?: WordVectors
-  /** a keyed draw in [0, 1) of the item's own, for the length rule of Amendment 1.2 */
-  cueKey: (c: Candidate) => number
+  /** a keyed 52-bit draw of the item's own, for the length rule of Amendment 1.2 */
+  cueKey: (c: Candidate) => bigint
   isNegative: (c: Candidate) => boolean
   /** items' candidates by id, worked out already (by an earlier build of the same side and rules); filled in as more are */
   memo?: Map<string, Borrowed[]>
@@ -106,6 +106,7 @@ export function similarLending(
     // the right answers of the most similar questions are never lent, even where a lender lists one as wrong:
     // "Which resource is renewable?" must not borrow "solar energy" from "Which renewable resource is made by convection?"
     const nearest: number[] = []
+    // the break closes byScore, so only these nearest lenders are read below: 1.1.0's records depend on it
     if (o.rules.rightAnswersOf > 0) for (const j of byScore) if (nearest.push(j) === o.rules.rightAnswersOf) break
     const rightNearby = new Set(nearest.filter((j) => !isNegative(j)).map((j) => lenders[j]!.normOptions[lenders[j]!.answer]!))
     const order = (function* () {
@@ -218,8 +219,8 @@ export function similarLending(
         found.push({ b: { text, lender: lender.id, index: i }, fit, tie: mix32(ties[at]! ^ ties[j]! ^ i) })
       }
     }
-    // where the right answer is the item's longest option and nothing to borrow is longer, it grows only as
-    // often as bestFit would keep it the longest at its smallest grown size: else length becomes a cue
+    // where the right answer is the item's longest option and nothing to borrow is longer, it grows only
+    // now and then (keepsLongest): else length becomes a cue
     if (rules.lengthCue && longestCredit(c.options, c.answer) > 0) {
       const right = codePointLength(c.options[c.answer]!)
       if (!found.some((f) => codePointLength(f.b.text) > right) && !keepsLongest(o.cueKey(c), 4 * (own + 1), longestShare(ready))) return []
@@ -345,7 +346,7 @@ class ContentWords {
   private isContent(id: number): boolean {
     if (this.kind[id] === 0) {
       const w = this.index.words[id]!
-      this.kind[id] = isLatinOrDigits(w) && (w.length < 3 || FUNCTION_WORDS.has(w)) ? 2 : 1
+      this.kind[id] = isFunctionWord(w) ? 2 : 1
     }
     return this.kind[id] === 1
   }
@@ -428,13 +429,14 @@ function longestShare(side: Side): [number, number] {
 
 /**
  * Whether an item whose right answer is its longest option, and which has
- * nothing longer to borrow, may still grow (called with twice its smallest
- * grown size): with chance 840·of / (n · credit), at most 1, by a keyed draw
- * of the item's own. Such items spend the length deal's budget without
- * choice, so only about half of what 1/n allows grow; the build deals the rest.
+ * nothing longer to borrow, may still grow (called with four times its
+ * smallest grown size): with chance 840·of / (n · credit), at most 1, by a
+ * keyed 52-bit draw of the item's own, compared exactly. Such items spend the
+ * length deal's budget without choice, so only about a quarter of what 1/n
+ * allows grow this way; the build deals the rest.
  */
-function keepsLongest(cue: number, n: number, [credit, of]: [number, number]): boolean {
-  return credit === 0 || cue * n * credit < 840 * of
+function keepsLongest(cue: bigint, n: number, [credit, of]: [number, number]): boolean {
+  return credit === 0 || cue * BigInt(n * credit) < BigInt(840 * of) << 52n
 }
 
 /**

@@ -81,10 +81,6 @@ export class WordVectors {
     return new WordVectors(header, table)
   }
 
-  has(word: string): boolean {
-    return this.table.has(word)
-  }
-
   /** The vector of a text: its words' vectors summed (a hyphenated word not in the table, by its parts). */
   of(text: string): TextVector {
     const sum = new Int32Array(this.header.dimensions)

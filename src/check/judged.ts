@@ -4,13 +4,17 @@ import { JudgedRates, judgedSection } from '../emit/judged.ts'
 import { datasetHash, recordLines } from '../emit/manifest.ts'
 import { recipeResource } from '../recipe/load.ts'
 import type { Recipe } from '../recipe/schema.ts'
+import { sha256Hex } from '../util/hash.ts'
 
 export async function checkJudged(recipe: Recipe, raw: Readonly<Record<string, Buffer | null>>): Promise<string[]> {
   if (!recipe.judged) return []
   const file = recipeResource(recipe, recipe.judged.path)
   let judged: JudgedRates
   try {
-    judged = JudgedRates.parse(JSON.parse(await readFile(file, 'utf8')))
+    const bytes = await readFile(file)
+    if (sha256Hex(bytes) !== recipe.judged.sha256)
+      return [`${file}: sha256 is ${sha256Hex(bytes)}, the recipe pins ${recipe.judged.sha256}`]
+    judged = JudgedRates.parse(JSON.parse(bytes.toString('utf8')))
   } catch (e) {
     return [`${file}: cannot read the judged rates: ${(e as Error).message}`]
   }

@@ -12,7 +12,7 @@ export interface ContaminationResult {
   loads: TrainingLoad[]
   /** flagged candidates by record id, over both sides of every checked source */
   matches: Map<string, Match>
-  /** per source, each training question with its options, normalised, in file order (the plausible rule's related options) */
+  /** per source, each question of its required training files with its options, normalised, in file order (the plausible rule's related options) */
   optionSets: Map<string, TrainingQuestion[]>
 }
 
@@ -41,6 +41,8 @@ export async function checkContamination(
     lock,
     (q, t, commit) => {
       checks.get(t.source)!.scan(q, { repo: t.repo, commit, split: t.split, path: t.path, id: q.id })
+      // the borrowing reads only files a build cannot do without: an optional one may be missing, and the records must not change with it
+      if (t.optional) return
       let sets = optionSets.get(t.source)
       if (!sets) optionSets.set(t.source, (sets = []))
       sets.push({ question: normalize(q.question), options: q.options.map(normalize), answer: q.answer })

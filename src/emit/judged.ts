@@ -35,6 +35,12 @@ export type JudgedRates = z.infer<typeof JudgedRates>
 
 const pct = (a: number, b: number) => (b === 0 ? '–' : `${((100 * a) / b).toFixed(0)} %`)
 
+/** Amendment 1.2's targets: at most 35 % foreign overall and 45 % in every source, at most 2 % of items with a second right answer. */
+function meets(j: JudgedRates): boolean {
+  const under = (r: JudgedRatesRow, share: number) => r.foreign * 100 <= share * r.borrowed
+  return under(j.all, 35) && Object.values(j.bySource).every((r) => under(r, 45)) && j.all.maybeRightItems * 100 <= 2 * j.all.items
+}
+
 /** The card's part: the rates by source and what they mean. */
 export function judgedSection(j: JudgedRates): string {
   const rows = [...Object.entries(j.bySource), ['all', j.all] as const].map(
@@ -52,5 +58,5 @@ A seeded sample of grown items (seed ${j.seed}: ${j.sample.test} test and ${j.sa
 |---|---:|---:|---:|---:|---:|
 ${rows.join('\n')}
 
-${pct(j.all.foreign, j.all.borrowed)} of the judged borrowed options are still obviously foreign, and ${pct(j.all.maybeRightItems, j.all.items)} of the judged items have a borrowed option that may also be right; Amendment 1.2 aims at 35 % and 2 %, and this version does not reach them.${earlier} The last column is the reviewers' strictness on the upstream options themselves. Read the results with this in mind: on grown items part of what is measured is still striking options that do not belong, so report by option count and by upstream options kept (below), and compare calibration across option counts with care.`
+${pct(j.all.foreign, j.all.borrowed)} of the judged borrowed options are still obviously foreign, and ${pct(j.all.maybeRightItems, j.all.items)} of the judged items have a borrowed option that may also be right; Amendment 1.2 aims at 35 % and 2 %, and this version ${meets(j) ? 'reaches both' : 'does not reach them'}.${earlier} The last column is the reviewers' strictness on the upstream options themselves. Read the results with this in mind: on grown items part of what is measured is still striking options that do not belong, so report by option count and by upstream options kept (below), and compare calibration across option counts with care.`
 }

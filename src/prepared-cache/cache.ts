@@ -80,10 +80,11 @@ export function preparedKey(builder: string, recipe: Recipe, spec: SourceSpec, f
 
 /**
  * The key of what the lending works out over a prepared source: the prepared entry's key (the source and
- * the builder) and the whole recipe, which holds the rules, the seed and the negation test it reads.
+ * the builder), the whole recipe, which holds the rules, the seed and the negation test it reads, and the
+ * sha256 of the training files the plausible rule reads (`training`, in the recipe's order).
  */
-export function lendingKey(prepared: string, recipe: Recipe): string {
-  return sha256Hex(canonicalJson({ format: FORMAT, prepared, recipe }))
+export function lendingKey(prepared: string, recipe: Recipe, training: readonly string[] = []): string {
+  return sha256Hex(canonicalJson({ format: FORMAT, prepared, recipe, ...(training.length ? { training } : {}) }))
 }
 
 /**

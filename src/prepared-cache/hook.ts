@@ -93,11 +93,12 @@ export async function readLendingMemos(
   cache: PreparedCache,
   recipe: Recipe,
   keys: ReadonlyMap<string, string>,
+  training: readonly string[] = [],
 ): Promise<{ memos: LendingMemos; sizes: Map<string, number> }> {
   const memos: LendingMemos = new Map()
   const sizes = new Map<string, number>()
   for (const [source, key] of keys) {
-    const got = await cache.get('lending', lendingKey(key, recipe), source)
+    const got = await cache.get('lending', lendingKey(key, recipe, training), source)
     for (const [group, memo] of got ?? []) if (group.startsWith(`${source}\u0000`)) memos.set(group, memo)
     sizes.set(source, memoSize(memos, source))
   }
@@ -111,11 +112,12 @@ export async function writeLendingMemos(
   keys: ReadonlyMap<string, string>,
   memos: LendingMemos,
   sizes: ReadonlyMap<string, number>,
+  training: readonly string[] = [],
 ): Promise<void> {
   for (const [source, key] of keys) {
     if (memoSize(memos, source) === (sizes.get(source) ?? 0)) continue
     const mine = new Map([...memos].filter(([group]) => group.startsWith(`${source}\u0000`)))
-    await cache.put('lending', lendingKey(key, recipe), source, mine)
+    await cache.put('lending', lendingKey(key, recipe, training), source, mine)
   }
 }
 

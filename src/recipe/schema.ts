@@ -105,7 +105,9 @@ const Plausible = z.strictObject({
       }),
     )
     .default([])
-    .describe('looser thresholds, tried in turn for a split whose quota table the ones above cannot meet (the card says which it used)'),
+    .describe(
+      'looser thresholds, tried in turn for a split whose quota table the ones above cannot meet; each replaces only the fields it names (the card says which it used)',
+    ),
   lengthCue: z
     .boolean()
     .default(true)

@@ -67,18 +67,23 @@ function plausibleRule(recipe: Recipe, p: Plausible, skipped: string[], options:
     `  - Lenders skipped: ${skipped.join('; ')}.`,
     `  - Options lent: ${options.join('; ')}; of the item's own form (the word most own options start with, an article only where one of them has one, a word count near theirs, a topic word half of them share; for Japanese the script and whether it is a predicate); a number only in a unit the own options have; never an option that refers to others ("None of the above", "I only", "both"); never one that shares a content word with the item's right answer (Japanese: a pair of characters, or one holding the other), nor a near-copy of the right answer of any of the ${recipe.distractors.borrow.rule === 'similar' ? recipe.distractors.borrow.rightAnswersOf : 0} most similar questions.`,
     v
-      ? `  - English topic fit: static word vectors (${v.from}, quantised to integers, pinned by sha256 \`${v.sha256.slice(0, 12)}…\`), a candidate's cosine with the item's own options at least ${v.minTopic} and below ${v.maxAnswer} with its right answer${p.maxWords !== undefined ? `; items whose longest own option has more than ${p.maxWords} words are not grown (another question's clause reads as foreign)` : ''}.`
+      ? `  - English topic fit: static word vectors (${v.from}, quantised to integers, pinned by sha256 \`${v.sha256.slice(0, 12)}…\`), a candidate's cosine with the item's own options at least ${v.minTopic} and below ${v.maxAnswer} with its right answer.`
+      : '',
+    p.maxWords !== undefined
+      ? `  - English items whose longest own option has more than ${p.maxWords} words are not grown (another question's clause reads as foreign).`
       : '',
     p.related
-      ? `  - Japanese topic fit: the training splits named under Contamination tie a candidate to the item when training questions list it with one of the own options, or training questions like this one list it; the tie is over the square root of how often the candidate is listed at all, at least ${Object.entries(
+      ? `  - Ties in the training splits: the required training files named under Contamination tie a candidate to the item when their questions list it with one of the own options, or questions like this one list it as a wrong option; the tie is over the square root of how often the candidate is listed at all. It adds to every candidate's fit, and for ${Object.entries(
           p.related.min,
         )
-          .map(([l, m]) => `${m} (${l})`)
-          .join(', ')}.`
+          .map(([l, m]) => `${l} it must be at least ${m}`)
+          .join(
+            ', ',
+          )}. An optional training file is never read for this, so a build gives the same records whether or not it could get one.`
       : '',
     `  - The candidates are ranked by fit (lender similarity, topic fit, ties and shared words, less a penalty for a length unlike the own options'); the best ones are lent.${p.lengthCue ? ' Where the right answer is the longest own option, a longer candidate is among them often enough that "always the longest" earns about 1/n on grown items (dealt per split and option count).' : ''}`,
     fallback.length
-      ? `  - Where a split's quota table cannot be met with these thresholds, looser ones are tried in turn (${fallback.join('; ')}); the split's level is in \`manifest.json\` (\`borrowingLevels\`) and below.`
+      ? `  - Where a split's quota table cannot be met with these thresholds, looser ones are tried in turn, each replacing only what it names (${fallback.join('; ')}); the split's level is in \`manifest.json\` (\`borrowingLevels\`) and below.`
       : '',
     `  - ${negatives}`,
   ]
