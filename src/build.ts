@@ -85,9 +85,11 @@ export function buildFromPrepared(
     )
   const fallbacks = plausible?.fallback.length ?? 0
   const atLevel = new Map<number, Map<string, Lending>>()
+  // the training splits' ties, one per source for every level
+  const relatedOf = new Map<string, RelatedOptions>()
   const lendingsAt = (level: number) => {
     let got = atLevel.get(level)
-    if (!got) atLevel.set(level, (got = lendings(recipe, prepared, memos, resources, level)))
+    if (!got) atLevel.set(level, (got = lendings(recipe, prepared, memos, resources, level, relatedOf)))
     return got
   }
   const levels: Record<Split, number> = { test: 0, val: 0 }
@@ -229,9 +231,9 @@ function lendings(
   memos: LendingMemos,
   resources: BuildResources,
   level = 0,
+  relatedOf = new Map<string, RelatedOptions>(),
 ): Map<string, Lending> {
   const out = new Map<string, Lending>()
-  const relatedOf = new Map<string, RelatedOptions>()
   const rule = atFallback(recipe.distractors.borrow, level)
   const isNegative = negationTest(recipe)
   for (const p of prepared)

@@ -208,12 +208,13 @@ export function similarLending(
         if (o.rules.skipLabelLike && isLabelLike(text)) continue
         // an option the question itself names ("教会" for "キリスト教の教会のことを何という？") may well be its answer
         if (c.normQuestion.includes(norm)) continue
-        if (!sameForm(text) || !kind(text) || nearCopyOfOwn(norm) || paraphrase(norm) || tooClose(text)) continue
-        const onTopic = topic(text)
-        if (onTopic === null) continue
-        // tied to the own options, or listed by training questions like this one
+        // tied to the own options, or listed by training questions like this one (the cheap tests first)
         const trained = Math.max(inTraining?.get(norm) ?? 0, answering?.get(norm) ?? 0)
         if (trained < need) continue
+        if (!sameForm(text) || !kind(text)) continue
+        const onTopic = topic(text)
+        if (onTopic === null) continue
+        if (nearCopyOfOwn(norm) || paraphrase(norm) || tooClose(text)) continue
         const fit = similarity + onTopic + 384 * Math.min(3, listedWith.get(norm) ?? 0) + trained + shared(itemTerms, norm) - penalty(text)
         if (fit < rules.minFit) continue
         found.push({ b: { text, lender: lender.id, index: i }, fit, tie: mix32(ties[at]! ^ ties[j]! ^ i) })
