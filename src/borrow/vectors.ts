@@ -39,10 +39,9 @@ export interface VectorsHeader {
   words: number
 }
 
-/** A text's vector: the sum of its words' integer vectors, with how many words had one. */
+/** A text's vector: the sum of its words' integer vectors. */
 export interface TextVector {
   sum: Int32Array
-  words: number
   /** the sum's squared length, exact */
   norm2: number
 }
@@ -84,34 +83,30 @@ export class WordVectors {
   /** The vector of a text: its words' vectors summed (a hyphenated word not in the table, by its parts). */
   of(text: string): TextVector {
     const sum = new Int32Array(this.header.dimensions)
-    let words = 0
     const add = (w: string) => {
       const v = this.table.get(w)
       if (!v) return false
       for (let i = 0; i < v.length; i++) sum[i]! += v[i]!
-      words++
       return true
     }
     for (const w of vectorWords(text)) if (!add(w) && w.includes('-')) for (const part of w.split('-')) if (!STOP.has(part)) add(part)
     let norm2 = 0
     for (let i = 0; i < sum.length; i++) norm2 += sum[i]! * sum[i]!
-    return { sum, words, norm2 }
+    return { sum, norm2 }
   }
 }
 
 /** The sum of unit-length versions of some text vectors, scaled to integers: their centroid's direction. */
 export function centroid(vectors: readonly TextVector[], dimensions: number): TextVector {
   const sum = new Int32Array(dimensions)
-  let words = 0
   for (const v of vectors) {
     if (v.norm2 === 0) continue
     const len = Math.sqrt(v.norm2)
     for (let i = 0; i < dimensions; i++) sum[i]! += Math.round((v.sum[i]! * 1024) / len)
-    words += v.words
   }
   let norm2 = 0
   for (let i = 0; i < dimensions; i++) norm2 += sum[i]! * sum[i]!
-  return { sum, words, norm2 }
+  return { sum, norm2 }
 }
 
 /** Cosine of two text vectors, times 1024, rounded; -1024 when either has no words with a vector. */

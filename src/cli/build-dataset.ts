@@ -10,10 +10,10 @@ import {
   fetcherFor,
   namedBadEntry,
   preparedCacheFor,
-  previousRecipeOf,
   recipePathOf,
   SOURCE_NOTES,
   SOURCE_OPTIONS,
+  sourceBuildOptions,
 } from './common/source-options.ts'
 import type { Io } from './run.ts'
 
@@ -121,13 +121,7 @@ export async function runBuild(values: BuildValues, env: NodeJS.ProcessEnv, io: 
   const lock = values['update-lock'] ? null : await readLock(lockPath)
   const fetcher = await fetcherFor(values, env, io.err, lock, io.progress)
   const preparedCache = preparedCacheFor(values['no-prepared-cache'], env)
-  const previous = await previousRecipeOf(recipe, recipePathOf(values))
-  const options = {
-    lock,
-    ...(io.progress ? { progress: io.progress } : {}),
-    ...(preparedCache ? { preparedCache } : {}),
-    ...(previous ? { previous } : {}),
-  }
+  const options = await sourceBuildOptions(recipe, values, lock, io, preparedCache)
   const built = await buildToDir(recipe, fetcher, values.out, options).catch(async (e: unknown) => {
     throw await namedBadEntry(e, fetcher)
   })

@@ -2,7 +2,7 @@
 import { stat } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
-import { type BuiltDataset, buildFromSources, computesChanges, type PreviousRecipe } from '../../build-io.ts'
+import { type BuiltDataset, buildFromSources, computesChanges, type PreviousRecipe, type SourceBuildOptions } from '../../build-io.ts'
 import { JevError } from '../../errors.ts'
 import { BOUND_SETTINGS, boundsFrom } from '../../fetch/bounds.ts'
 import { createMirrorFetcher } from '../../fetch/mirror.ts'
@@ -149,6 +149,23 @@ export function recipePathOf(values: Pick<SourceValues, 'recipe'>): string {
   return values.recipe ?? DEFAULT_RECIPE
 }
 
+/** What a build from the command line passes to buildFromSources: the lock, progress, the prepared cache and the previous recipe. */
+export async function sourceBuildOptions(
+  recipe: Recipe,
+  values: Pick<SourceValues, 'recipe'>,
+  lock: Lock | null,
+  io: Pick<Io, 'progress'>,
+  preparedCache?: PreparedCache,
+): Promise<SourceBuildOptions> {
+  const previous = await previousRecipeOf(recipe, recipePathOf(values))
+  return {
+    lock,
+    ...(io.progress ? { progress: io.progress } : {}),
+    ...(preparedCache ? { preparedCache } : {}),
+    ...(previous ? { previous } : {}),
+  }
+}
+
 /**
  * The recipe `changesFrom.recipe` names (beside this one) and its own lock, when the recipe has the
  * build compute its "Changes from" figures; undefined when it types them or has no changesFrom.
@@ -205,13 +222,7 @@ export async function rebuildFromLock(
   const fetcher = await fetcherFor(values, env, io.err, lock, io.progress)
   // no cache of prepared sources: a verifying rebuild derives everything from the bytes again, independently of what a build left
   // (`preparedCache` only for verify-dataset's second rebuild, which asks whether the cache made a difference)
-  const previous = await previousRecipeOf(recipe, recipePathOf(values))
-  const options = {
-    lock,
-    ...(io.progress ? { progress: io.progress } : {}),
-    ...(preparedCache ? { preparedCache } : {}),
-    ...(previous ? { previous } : {}),
-  }
+  const options = await sourceBuildOptions(recipe, values, lock, io, preparedCache)
   const rebuilt = await buildFromSources(recipe, fetcher, options).catch(async (e: unknown) => {
     throw await namedBadEntry(e, fetcher)
   })
