@@ -2,9 +2,9 @@ import type { UpstreamQuestion } from './adapt/adapter.ts'
 import { WordVectors } from './borrow/vectors.ts'
 import { type BuildResources, buildFromPrepared } from './build.ts'
 import { computesChanges, PreviousBuild, type PreviousRecipe } from './check/previous-build.ts'
-import { checkTrainingAgainstLock, lockEntries } from './contam/load.ts'
+import { checkTrainingAgainstLock, fetchTraining, lockEntries } from './contam/load.ts'
 import { type ContaminationSummary, markOf, summarize } from './contam/report.ts'
-import { type ContaminationResult, checkContamination, excludeFlagged } from './contam/run.ts'
+import { type ContaminationResult, excludeFlagged, findContamination } from './contam/run.ts'
 import { type Audit, computeAudit } from './emit/audit.ts'
 import { CROISSANT_FILE, croissantJson, makesCroissant } from './emit/croissant.ts'
 import { renderFigures } from './emit/figures.ts'
@@ -21,7 +21,7 @@ import { unmatchedExclusions } from './prepare/exclusion-warnings.ts'
 import { type DropCounts, type PreparedSource, SourcePreparer } from './prepare/prepare.ts'
 import { builderId } from './prepared-cache/builder-id.ts'
 import type { PreparedCache } from './prepared-cache/cache.ts'
-import { cardCached, loadPrepared, readLendingMemos, writeLendingMemos } from './prepared-cache/hook.ts'
+import { cardCached, contaminationCached, loadPrepared, readLendingMemos, writeLendingMemos } from './prepared-cache/hook.ts'
 import { recipeHash, recipeResource } from './recipe/load.ts'
 import { checkAgainstLock, type Lock, lockedRevision, makeLock } from './recipe/lock.ts'
 import type { Recipe, Split } from './recipe/schema.ts'
@@ -140,7 +140,9 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
   let contamination: ContaminationResult | null = null
   if (recipe.contamination) {
     progress.stage('checking the candidates against the training splits')
-    contamination = await checkContamination(recipe, prepared, fetcher, lock, trusted)
+    const fetched = await fetchTraining(recipe, fetcher, lock)
+    const find = () => findContamination(recipe, prepared, fetched, fetcher, trusted)
+    contamination = use ? await contaminationCached(use, recipe, keys, fetched, find) : await find()
     if (lock) warnings.push(...checkTrainingAgainstLock(lock, contamination.loads))
     if (recipe.contamination.exclude) prepared = excludeFlagged(prepared, contamination.matches)
   }

@@ -12,6 +12,7 @@ import { type ProvenanceLine, parseProvenance } from '../src/emit/provenance.ts'
 import { isJevError } from '../src/errors.ts'
 import { createHubFetcher } from '../src/fetch/hub.ts'
 import { createMirrorFetcher } from '../src/fetch/mirror.ts'
+import { dirPreparedCache, type PreparedCache } from '../src/prepared-cache/cache.ts'
 import { parseRecipe } from '../src/recipe/load.ts'
 import { Lock } from '../src/recipe/lock.ts'
 import type { DataRecord, Recipe } from '../src/recipe/schema.ts'
@@ -220,6 +221,45 @@ test('planted rows flag the records they copy, naming the training row; exclude:
   // counts and option-count quotas exactly as the recipe says
   assert.deepEqual(await checkFolder(out, strict), [])
   assert.deepEqual(dropped.manifest.counts.byChoices, plain.manifest.counts.byChoices)
+})
+
+test('with the cache of prepared sources: cold, warm and after the training file changes, the bytes and the lock of a build without', async () => {
+  const cacheDir = join(tmp, 'cache')
+  const hits: string[] = []
+  const inner = dirPreparedCache(cacheDir)
+  const cache: PreparedCache = {
+    async get(kind, key, source) {
+      const got = await inner.get(kind, key, source)
+      if (got) hits.push(kind)
+      return got
+    },
+    put: inner.put,
+  }
+  const recipe = recipeWith({ against: [arcTrain()] })
+  const same = (a: typeof plain, b: typeof plain) => {
+    assert.deepEqual([...b.files], [...a.files])
+    assert.deepEqual(b.lock, a.lock)
+    assert.deepEqual(b.warnings, a.warnings)
+  }
+  const arcTest = await readRows(join(FIXTURE_HUB, 'datasets', ARC, 'ARC-Challenge/test-00000-of-00001.parquet'))
+  const planted = {
+    ...arcTest.find((r) => `arc_challenge-${r.id}` === records(plain, 'test').find((x) => x.source === 'arc_challenge')!.id)!,
+    id: 'Planted_cached',
+  }
+  await writeTrain([...(await filler()), planted])
+  const flagged = await buildFromSources(recipe, createMirrorFetcher(hub))
+  assert.equal(flagged.manifest.contamination?.flagged.arc_challenge?.test, 1)
+  same(flagged, await buildFromSources(recipe, createMirrorFetcher(hub), { preparedCache: cache }))
+  assert.ok(!hits.includes('contamination'))
+  same(flagged, await buildFromSources(recipe, createMirrorFetcher(hub), { preparedCache: cache }))
+  assert.ok(hits.includes('contamination'), 'a warm build reads the check back')
+  // the same candidates against other training rows: a miss, and what an uncached build finds
+  hits.length = 0
+  await writeTrain(await filler())
+  const clean = await buildFromSources(recipe, createMirrorFetcher(hub))
+  assert.equal(clean.manifest.contamination?.flagged.arc_challenge?.test, 0)
+  same(clean, await buildFromSources(recipe, createMirrorFetcher(hub), { preparedCache: cache }))
+  assert.ok(!hits.includes('contamination') && hits.includes('prepared'))
 })
 
 test('a required training file the build cannot get is a typed error naming it', async () => {

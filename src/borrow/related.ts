@@ -33,7 +33,17 @@ export class RelatedOptions {
   private readonly aroundOf = new Map<string, Map<string, number>>()
   private readonly answeringOf = new Map<string, Map<string, number>>()
 
+  /** the training questions until the first question asked indexes them: a build whose lending is all cached never does */
+  private pending: readonly TrainingQuestion[] | null
+
   constructor(training: readonly TrainingQuestion[]) {
+    this.pending = training
+  }
+
+  private index(): void {
+    const training = this.pending
+    if (!training) return
+    this.pending = null
     const docs = training.map((t) => [...new Set(this.tokenizer.ids(t.question))])
     const df = new Map<number, number>()
     for (const terms of docs) for (const id of terms) df.set(id, (df.get(id) ?? 0) + 1)
@@ -67,6 +77,7 @@ export class RelatedOptions {
    * rounded. The own options themselves are left out.
    */
   around(own: readonly string[]): Map<string, number> {
+    this.index()
     const key = own.join('\u0000')
     let got = this.aroundOf.get(key)
     if (!got) this.aroundOf.set(key, (got = this.aroundNow(own)))
@@ -90,6 +101,7 @@ export class RelatedOptions {
    * as a wrong option: their right answers are too often right here too.
    */
   answering(question: string): Map<string, number> {
+    this.index()
     let got = this.answeringOf.get(question)
     if (!got) this.answeringOf.set(question, (got = this.answeringNow(question)))
     return got

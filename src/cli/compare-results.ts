@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { JevError } from '../errors.ts'
 import { DEFAULT_RESAMPLES, DEFAULT_SEED } from '../eval/bootstrap.ts'
-import { type Comparison, compareResults, parseResultItems } from '../eval/compare.ts'
+import { type Comparison, compareItems, parseResultItems } from '../eval/compare.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
 import type { Io } from './run.ts'
 
@@ -39,7 +39,7 @@ export async function runCompareResults(parsed: NonNullable<ReturnType<typeof pa
       }),
       f,
     )
-  return compareResults(await read(a), await read(b), whole(parsed.values.bootstrap, 'bootstrap', 1), whole(parsed.values.seed, 'seed', 0))
+  return compareItems(await read(a), await read(b), whole(parsed.values.bootstrap, 'bootstrap', 1), whole(parsed.values.seed, 'seed', 0))
 }
 
 const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a')

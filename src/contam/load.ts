@@ -26,24 +26,21 @@ function revisionOf(lock: Lock | null, t: TrainingFile): string {
   return entry.commit
 }
 
+/** A training file fetched, with its revision, or (optional only) not available and why. */
+export type FetchedTraining =
+  | { entry: TrainingFile; revision: string; file: SourceFile }
+  | { entry: TrainingFile; checked: false; reason: string }
+
 /**
- * Fetches every training file of the recipe's `contamination` and hands each decoded question, read with
- * its source's adapter, to `take`. A required file that cannot be got is an error naming it.
+ * Fetches every training file of the recipe's `contamination`, without decoding it. A required file that
+ * cannot be got is an error naming it; an optional one is reported as not available.
  */
-export async function loadTraining(
-  recipe: Recipe,
-  fetcher: FileFetcher,
-  lock: Lock | null,
-  take: (q: UpstreamQuestion, t: TrainingFile, commit: string) => void,
-  trusted: ReadonlySet<string> = new Set(),
-): Promise<TrainingLoad[]> {
-  const out: TrainingLoad[] = []
+export async function fetchTraining(recipe: Recipe, fetcher: FileFetcher, lock: Lock | null): Promise<FetchedTraining[]> {
+  const out: FetchedTraining[] = []
   for (const t of recipe.contamination?.against ?? []) {
-    const spec = recipe.sources.find((s) => s.name === t.source)!
     const revision = revisionOf(lock, t)
-    let file: SourceFile
     try {
-      file = await fetcher.fetchFile(t.repo, revision, t.path)
+      out.push({ entry: t, revision, file: await fetcher.fetchFile(t.repo, revision, t.path) })
     } catch (e) {
       if (!isJevError(e) || !UNAVAILABLE.has(e.code)) throw e
       if (t.optional) {
@@ -64,9 +61,30 @@ export async function loadTraining(
         { cause: e },
       )
     }
+  }
+  return out
+}
+
+/** Decodes the fetched training files, handing each question, read with its source's adapter, to `take`. */
+export async function readTraining(
+  recipe: Recipe,
+  fetched: readonly FetchedTraining[],
+  fetcher: FileFetcher,
+  take: (q: UpstreamQuestion, t: TrainingFile, commit: string) => void,
+  trusted: ReadonlySet<string> = new Set(),
+): Promise<TrainingLoad[]> {
+  const out: TrainingLoad[] = []
+  for (const f of fetched) {
+    if (!('file' in f)) {
+      out.push(f)
+      continue
+    }
+    const t = f.entry
+    const spec = recipe.sources.find((s) => s.name === t.source)!
     // the file read as its source's own files are, under its own split
     const training: SourceSpec = { ...spec, repo: t.repo, revision: t.revision, files: { [t.split]: [t.path] } }
-    const loaded = await loadSource(training, revision, fetcher, {
+    const { file } = f
+    const loaded = await loadSource(training, f.revision, fetcher, {
       trusted: new Set(trusted),
       prefetched: Promise.resolve([file]),
       onQuestion: (q) => take(q, t, file.commit),

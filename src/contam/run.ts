@@ -1,11 +1,10 @@
 import type { TrainingQuestion } from '../borrow/related.ts'
 import type { FileFetcher } from '../fetch/types.ts'
 import { countDrop, type PreparedSource } from '../prepare/prepare.ts'
-import type { Lock } from '../recipe/lock.ts'
 import type { Recipe } from '../recipe/schema.ts'
 import { normalize } from '../util/canonical.ts'
 import { ContaminationCheck, type Match } from './check.ts'
-import { loadTraining, type TrainingLoad } from './load.ts'
+import { type FetchedTraining, readTraining, type TrainingLoad } from './load.ts'
 import { languageOf, ngramOf } from './report.ts'
 
 export interface ContaminationResult {
@@ -18,13 +17,13 @@ export interface ContaminationResult {
 
 /**
  * Checks every candidate of every source the recipe's `contamination` lists against that source's
- * training files, read as the files arrive; the items' n-grams are held, the training rows are not.
+ * training files, decoded one after another; the items' n-grams are held, the training rows are not.
  */
-export async function checkContamination(
+export async function findContamination(
   recipe: Recipe,
   prepared: readonly PreparedSource[],
+  fetched: readonly FetchedTraining[],
   fetcher: FileFetcher,
-  lock: Lock | null,
   trusted: ReadonlySet<string>,
 ): Promise<ContaminationResult> {
   const c = recipe.contamination!
@@ -35,10 +34,10 @@ export async function checkContamination(
     checks.set(p.spec.name, new ContaminationCheck([...p.sides.test, ...p.sides.val], language, ngramOf(c, language)))
   }
   const optionSets = new Map<string, TrainingQuestion[]>()
-  const loads = await loadTraining(
+  const loads = await readTraining(
     recipe,
+    fetched,
     fetcher,
-    lock,
     (q, t, commit) => {
       checks.get(t.source)!.scan(q, { repo: t.repo, commit, split: t.split, path: t.path, id: q.id })
       // the borrowing reads only files a build cannot do without: an optional one may be missing, and the records must not change with it

@@ -43,7 +43,7 @@ export interface Comparison {
   scores: Record<ScoreName, { a: number; b: number; diff: number; interval: Interval; significant: boolean }>
 }
 
-export function compareResults(a: ResultItems, b: ResultItems, resamples: number, seed: number): Comparison {
+export function compareItems(a: ResultItems, b: ResultItems, resamples: number, seed: number): Comparison {
   if (a.dataset.datasetHash !== b.dataset.datasetHash)
     throw new JevError('USAGE', 'the two results are of different data (their datasetHash differs)', {
       hint: 'compare results of the same dataset build',

@@ -10,6 +10,8 @@ import { readdir, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { deserialize, serialize } from 'node:v8'
 import type { Borrowed } from '../borrow/lend.ts'
+import type { TrainingQuestion } from '../borrow/related.ts'
+import type { Match } from '../contam/check.ts'
 import type { Audit } from '../emit/audit.ts'
 import type { DropCounts } from '../prepare/prepare.ts'
 import { type Recipe, type SourceSpec, SPLITS } from '../recipe/schema.ts'
@@ -48,12 +50,23 @@ export interface PreviousEntry {
   warnings: string[]
 }
 
-/** Four kinds of entry: a source prepared, the lending worked out over it under one recipe, a build's card, and a previous recipe's records. */
+/**
+ * What the contamination check found over the prepared sources: per training file of the recipe, its row count
+ * and row hash (null: not available), the flagged candidates, and the training options the plausible rule reads.
+ */
+export interface ContaminationEntry {
+  files: ({ rows: number; rowsHash: string } | null)[]
+  matches: Map<string, Match>
+  optionSets: Map<string, TrainingQuestion[]>
+}
+
+/** Five kinds of entry: a source prepared, the lending worked out over it under one recipe, a build's card, a previous recipe's records, and the contamination check. */
 export interface EntryKinds {
   prepared: PreparedEntry
   lending: LendingEntry
   card: CardEntry
   previous: PreviousEntry
+  contamination: ContaminationEntry
 }
 
 export interface PreparedCache {
@@ -121,6 +134,14 @@ export function previousKey(builder: string, recipe: Recipe, lock: unknown, file
   return sha256Hex(canonicalJson({ format: FORMAT, builder, node: process.versions.node, recipe, lock, files: fileSha256s }))
 }
 
+/**
+ * The key of the contamination check: the recipe's `contamination` section, the prepared entries' keys (the
+ * candidates, the adapters that read the training rows, the builder), and the sha256 of every training file (null: not got).
+ */
+export function contaminationKey(recipe: Recipe, prepared: readonly string[], training: readonly (string | null)[]): string {
+  return sha256Hex(canonicalJson({ format: FORMAT, contamination: recipe.contamination ?? null, prepared, training }))
+}
+
 /** File names carry the source name and kind so old entries can be pruned; the name is the recipe's, kept to safe characters. */
 function entryName(kind: keyof EntryKinds, key: string, source: string): string {
   return `${source.replace(/[^A-Za-z0-9._-]/g, '_')}.${kind}.${key}.v8`
@@ -139,6 +160,10 @@ const isKind: { [K in keyof EntryKinds]: (v: unknown) => boolean } = {
     typeof (v as Partial<PreviousEntry> | null)?.test === 'string' &&
     typeof (v as PreviousEntry).val === 'string' &&
     Array.isArray((v as PreviousEntry).warnings),
+  contamination: (v) =>
+    Array.isArray((v as Partial<ContaminationEntry> | null)?.files) &&
+    (v as ContaminationEntry).matches instanceof Map &&
+    (v as ContaminationEntry).optionSets instanceof Map,
   card: (v) =>
     typeof (v as Partial<CardEntry> | null)?.card === 'string' &&
     SPLITS.every((s) => typeof (v as CardEntry).audit?.[s]?.bySource === 'object'),

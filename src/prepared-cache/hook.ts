@@ -4,13 +4,15 @@
  * neither decoded nor prepared; and the lending's per-item work, saved after a build and given back to the next.
  */
 import type { LendingMemos } from '../build.ts'
+import type { FetchedTraining, TrainingLoad } from '../contam/load.ts'
+import type { ContaminationResult } from '../contam/run.ts'
 import type { SourceFile } from '../fetch/types.ts'
 import type { LoadedSource } from '../load-sources.ts'
 import { type DropCounts, type PreparedSource, SourcePreparer } from '../prepare/prepare.ts'
 import { sourceFiles } from '../recipe/load.ts'
 import type { Recipe, SourceSpec } from '../recipe/schema.ts'
 import { BUILDER } from '../version.ts'
-import { type CardEntry, cardKey, lendingKey, type PreparedCache, type PreparedEntry, preparedKey } from './cache.ts'
+import { type CardEntry, cardKey, contaminationKey, lendingKey, type PreparedCache, type PreparedEntry, preparedKey } from './cache.ts'
 import { packPrepared, unpackPrepared } from './store.ts'
 
 /**
@@ -146,4 +148,55 @@ export async function cardCached(
   const made = await make()
   await use.cache.put('card', key, recipe.name, made)
   return made
+}
+
+/**
+ * The contamination check over these prepared sources (`keys`, in the recipe's order) and fetched training
+ * files, from an earlier build that read the same bytes, or made now by `find` and stored.
+ */
+export async function contaminationCached(
+  use: CacheUse,
+  recipe: Recipe,
+  keys: ReadonlyMap<string, string>,
+  fetched: readonly FetchedTraining[],
+  find: () => Promise<ContaminationResult>,
+): Promise<ContaminationResult> {
+  const key = contaminationKey(
+    recipe,
+    [...keys.values()],
+    fetched.map((f) => ('file' in f ? f.file.sha256 : null)),
+  )
+  const hit = await use.cache.get('contamination', key, recipe.name)
+  const loads = hit ? fromContaminationEntry(fetched, hit.files) : null
+  if (hit && loads) return { loads, matches: hit.matches, optionSets: hit.optionSets }
+  const found = await find()
+  await use.cache.put('contamination', key, recipe.name, {
+    files: found.loads.map((l) => (l.checked ? { rows: l.file.rows, rowsHash: l.file.rowsHash } : null)),
+    matches: found.matches,
+    optionSets: found.optionSets,
+  })
+  return found
+}
+
+/** The training files as a decode would have reported them, or null where the entry does not fit them. */
+function fromContaminationEntry(fetched: readonly FetchedTraining[], files: readonly ({ rows: number; rowsHash: string } | null)[]) {
+  if (files.length !== fetched.length) return null
+  const loads: TrainingLoad[] = []
+  for (const [k, f] of fetched.entries()) {
+    const got = files[k]
+    if (!('file' in f)) {
+      if (got !== null) return null
+      loads.push(f)
+      continue
+    }
+    if (!got) return null
+    const { entry, file } = f
+    loads.push({
+      entry,
+      checked: true,
+      commit: file.commit,
+      file: { split: entry.split, path: entry.path, size: file.size, sha256: file.sha256, rows: got.rows, rowsHash: got.rowsHash },
+    })
+  }
+  return loads
 }

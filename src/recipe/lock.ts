@@ -3,7 +3,6 @@ import { JevError } from '../errors.ts'
 import type { LoadedSource } from '../load-sources.ts'
 import { writeFileAtomic } from '../util/atomic.ts'
 import { readRegular } from '../util/files.ts'
-import { sourceFiles } from './load.ts'
 import { BuilderRef, Hex64, type Recipe, RecipeRef, type TrainingFile } from './schema.ts'
 
 /** What a build was made from, byte for byte and row for row; committed next to its recipe. */
