@@ -42,7 +42,9 @@ export interface RunResult {
 // The compiled CLI, as users run it (`npm test` compiles first). Absolute, so a
 // child started in another folder still finds it.
 const JEV = join(ROOT, 'dist/cli/main.js')
-const cliArgs = (script: string, args: string[]) => [JEV, script.replace(/\.ts$/, ''), ...args]
+/** V8 flags the test process runs under (npm test's `--no-opt`), passed on so the CLIs it starts run as it does */
+export const NODE_FLAGS = process.execArgv.filter((a) => a === '--no-opt')
+const cliArgs = (script: string, args: string[]) => [...NODE_FLAGS, JEV, script.replace(/\.ts$/, ''), ...args]
 
 /** Runs `node dist/cli/main.js <command> ...args` (script: `build-dataset.ts` or `build-dataset`) from the project root, synchronously. */
 export function runNodeSync(script: string, args: string[], env: NodeJS.ProcessEnv = {}): RunResult {
