@@ -6,7 +6,6 @@ import { Mapping, mappedAdapter } from '../../src/adapt/descriptor.ts'
 import { kindOf, SOURCE_KINDS } from '../../src/adapt/kinds.ts'
 import { isJevError } from '../../src/errors.ts'
 import { parseRecipe, recipeHash } from '../../src/recipe/load.ts'
-import { readRows } from '../helpers/parquet.ts'
 
 const OBQA = 'test/fixtures/openbookqa/recipe.json'
 const obqaJson = () => JSON.parse(readFileSync(OBQA, 'utf8')) as Record<string, any>
