@@ -1,14 +1,24 @@
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { name: string; version: string }
+/**
+ * The package's own folder, wherever it is installed: the nearest folder above this module with a package.json
+ * (src/ and dist/ sit right below it; the tests' compiled copy one level deeper).
+ */
+export const PACKAGE_ROOT = nearestPackage(dirname(fileURLToPath(import.meta.url)))
+
+function nearestPackage(from: string): string {
+  for (let dir = dirname(from); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir
+    if (dirname(dir) === dir) throw new Error(`no package.json above ${from}`)
+  }
+}
+
+const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { name: string; version: string }
 
 /** The builder's identity as the manifest records it. */
 export const BUILDER = { name: pkg.name, version: pkg.version } as const
-
-/** The package's own folder (src/ and dist/ sit one level below it), wherever it is installed. */
-export const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url))
 
 /** The recipe a command reads when none is named: the package's own, from any working folder. */
 export const DEFAULT_RECIPE = join(PACKAGE_ROOT, 'recipes', 'jev-bench.json')

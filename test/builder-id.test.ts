@@ -5,7 +5,7 @@ import { appendFile, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { pathToFileURL } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { builderId } from '../src/prepared-cache/builder-id.ts'
 import { canonicalJson } from '../src/util/canonical.ts'
 import { sha256Hex } from '../src/util/hash.ts'
@@ -22,7 +22,8 @@ test("the builder's identity covers its code (src/'s files), its runtime depende
   for (const n of Object.keys(pkg.dependencies).sort())
     deps[n] = (JSON.parse(await readFile(join(ROOT, 'node_modules', n, 'package.json'), 'utf8')) as { version: string }).version
   assert.ok(deps.hyparquet && deps.zod, 'the decoder and the row parser are among them')
-  const src = join(ROOT, 'src')
+  // the code this test process loaded: src/, or its compiled copy in .test-build/
+  const src = fileURLToPath(new URL('../src', import.meta.url))
   const files = (await readdir(src, { recursive: true })).filter((f) => /\.(ts|js|mjs)$/.test(f)).sort()
   const h = createHash('sha256')
   for (const f of files)

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict'
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import { buildFromSources, buildToDir } from '../src/build-io.ts'
 import { checkFolder } from '../src/check/check.ts'
 import { ContaminationCheck, type TrainingRow } from '../src/contam/check.ts'
@@ -16,10 +15,10 @@ import { dirPreparedCache, type PreparedCache } from '../src/prepared-cache/cach
 import { parseRecipe } from '../src/recipe/load.ts'
 import { Lock } from '../src/recipe/lock.ts'
 import type { DataRecord, Recipe } from '../src/recipe/schema.ts'
+import { ROOT } from './helpers/cli.ts'
 import { startHubServer } from './helpers/hub-server.ts'
 import { type Row, readRows, rewriteRows } from './helpers/parquet.ts'
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const FIXTURE_HUB = join(ROOT, 'test/fixtures/hub')
 const ARC = 'allenai/ai2_arc'
 const ARC_REV = '210d026faf9955653af8916fad021475a3f00453'

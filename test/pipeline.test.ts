@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict'
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import { buildFromSources, buildToDir } from '../src/build-io.ts'
 import { checkFolder } from '../src/check/check.ts'
 import { datasetHash, Manifest, recordLines } from '../src/emit/manifest.ts'
@@ -18,10 +17,10 @@ import { rowsHash } from '../src/util/canonical.ts'
 import { sha256Hex } from '../src/util/hash.ts'
 import { writeOutDir } from '../src/write/out-dir.ts'
 import { repairOutDir } from '../src/write/out-repair.ts'
+import { ROOT } from './helpers/cli.ts'
 import { startHubServer } from './helpers/hub-server.ts'
 import { narrowInt64, readRows, rewriteRows } from './helpers/parquet.ts'
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const FIXTURE_HUB = join(ROOT, 'test/fixtures/hub')
 const RECIPE_FILE = join(ROOT, 'test/fixtures/recipe.json')
 const FILES = OUTPUT_FILES

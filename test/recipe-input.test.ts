@@ -12,10 +12,10 @@ import { isJevError } from '../src/errors.ts'
 import { loadRecipe, parseRecipe } from '../src/recipe/load.ts'
 import { backtrackingRisk } from '../src/recipe/regex-safety.ts'
 import { DEFAULT_NEGATION_PATTERNS } from '../src/recipe/schema.ts'
-import { FIXTURE_RECIPE } from './helpers/cli.ts'
+import { FIXTURE_RECIPE, ROOT } from './helpers/cli.ts'
 
 const FIXTURE_TEXT = await readFile(FIXTURE_RECIPE, 'utf8')
-const REAL_TEXT = await readFile(new URL('../recipes/jev-bench.json', import.meta.url), 'utf8')
+const REAL_TEXT = await readFile(join(ROOT, 'recipes/jev-bench.json'), 'utf8')
 const recipeError = (says: RegExp) => (e: unknown) => isJevError(e) && e.code === 'RECIPE' && says.test(e.message)
 
 /** The fixture with its own negation patterns. */

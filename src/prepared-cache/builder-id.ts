@@ -9,6 +9,7 @@ import { dirname, join, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { canonicalJson } from '../util/canonical.ts'
 import { sha256Hex } from '../util/hash.ts'
+import { PACKAGE_ROOT } from '../version.ts'
 
 let cached: Promise<string | null> | undefined
 
@@ -43,11 +44,11 @@ async function dependencyVersions(packageRoot: string): Promise<Record<string, s
 /** The identity, or null when the code's hash cannot be had: then nothing is cached. */
 export function builderId(): Promise<string | null> {
   cached ??= (async () => {
-    // src/ and dist/ both sit one level below the package's root
+    // the folder of the code that runs (src/, dist/, or the tests' compiled copy of src/)
     const codeRoot = fileURLToPath(new URL('..', import.meta.url))
     const code = await codeHash(codeRoot).catch(() => null)
     if (code === null) return null
-    const deps = await dependencyVersions(dirname(codeRoot)).catch(() => null)
+    const deps = await dependencyVersions(PACKAGE_ROOT).catch(() => null)
     const { node, v8, icu, unicode } = process.versions
     return sha256Hex(canonicalJson({ code, deps, runtime: { node, v8, icu: icu ?? null, unicode: unicode ?? null } }))
   })()

@@ -1,6 +1,7 @@
 /** The README's flags are the commands' flags: every declared option is documented, under its declared placeholder. */
 import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { test } from 'node:test'
 import { buildCommand } from '../../src/cli/build-dataset.ts'
 import { checkCommand } from '../../src/cli/check-dataset.ts'
@@ -12,6 +13,7 @@ import { publishCommand } from '../../src/cli/publish-dataset.ts'
 import { recipeSchemaCommand } from '../../src/cli/recipe-schema.ts'
 import { serveCommand } from '../../src/cli/serve-hub.ts'
 import { verifyCommand } from '../../src/cli/verify-dataset.ts'
+import { ROOT } from '../helpers/cli.ts'
 
 const COMMANDS = [
   buildCommand,
@@ -26,7 +28,7 @@ const COMMANDS = [
 ]
 
 test('every option a command declares is in the README, and a placeholder written after it is the one --help shows', async () => {
-  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8')
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
   const declared = new Map<string, Set<string>>()
   for (const c of COMMANDS)
     for (const [name, o] of Object.entries(c.spec.options as Options)) {

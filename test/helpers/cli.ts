@@ -1,10 +1,18 @@
 /** Helpers for running the CLIs in-process (with a collecting Io) and as real subprocesses. */
 import { spawn, spawnSync } from 'node:child_process'
-import { dirname, join, resolve } from 'node:path'
+import { existsSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Io } from '../../src/cli/run.ts'
 
-export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
+/** The project's folder: the nearest with a package.json, whether the tests run from test/ or compiled in .test-build/ */
+export const ROOT = projectRoot(dirname(fileURLToPath(import.meta.url)))
+function projectRoot(from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir
+    if (dirname(dir) === dir) throw new Error(`no package.json above ${from}`)
+  }
+}
 export const FIXTURE_HUB = join(ROOT, 'test/fixtures/hub')
 export const FIXTURE_RECIPE = join(ROOT, 'test/fixtures/recipe.json')
 

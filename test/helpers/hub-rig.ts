@@ -7,13 +7,13 @@ import { createHash } from 'node:crypto'
 import { lstat, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { createHubFetcher, type HubFetcherOptions } from '../../src/fetch/hub.ts'
 import type { FileFetcher } from '../../src/fetch/types.ts'
+import { ROOT } from './cli.ts'
 import { type FaultProxy, startFaultProxy } from './fault-proxy.ts'
 import { type HubServer, startHubServer } from './hub-server.ts'
 
-export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+export { ROOT }
 export const FIXTURE_HUB = join(ROOT, 'test', 'fixtures', 'hub')
 export const CHILD = join(ROOT, 'test', 'helpers', 'hub-fetch-child.ts')
 export const ARC = 'allenai/ai2_arc'

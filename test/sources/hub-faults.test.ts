@@ -4,6 +4,7 @@ import { lstat, mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
+import { pathToFileURL } from 'node:url'
 import { isJevError } from '../../src/errors.ts'
 import type { HubFetcherOptions } from '../../src/fetch/hub.ts'
 import { backoffMs, parseRetryAfter } from '../../src/fetch/retry.ts'
@@ -415,7 +416,7 @@ test('a process that exits while it holds a blob lock (a CLI after an error) lea
     const blob = join(tmp, 'blobs', 'abc')
     const script = `
       import { existsSync } from 'node:fs'
-      import { withBlobLock } from ${JSON.stringify(new URL('../../src/fetch/hub-cache.ts', import.meta.url).href)}
+      import { withBlobLock } from ${JSON.stringify(pathToFileURL(join(ROOT, 'src/fetch/hub-cache.ts')).href)}
       // the download the lock guards starts (so the lock is taken and held), and the process exits in the middle of it
       const download = () => {
         if (existsSync(${JSON.stringify(`${blob}.lock`)})) console.log('seen')

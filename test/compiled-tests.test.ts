@@ -1,0 +1,21 @@
+/**
+ * `npm test` runs the tests compiled by tsc into .test-build/, which keeps whatever it once emitted: a test
+ * deleted or renamed in test/ would still run from its old copy there. This names such a copy.
+ */
+import assert from 'node:assert/strict'
+import { existsSync } from 'node:fs'
+import { readdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import { ROOT } from './helpers/cli.ts'
+
+const compiled = import.meta.url.endsWith('.js')
+
+test('every compiled test has its source in test/', { skip: compiled ? false : 'run from source, not compiled' }, async () => {
+  const here = fileURLToPath(new URL('.', import.meta.url))
+  const stale = (await readdir(here, { recursive: true }))
+    .filter((f) => f.endsWith('.test.js'))
+    .filter((f) => !existsSync(join(ROOT, 'test', f.replace(/\.js$/, '.ts'))))
+  assert.deepEqual(stale, [], `compiled tests whose source is gone (remove .test-build/ and run npm test again): ${stale.join(', ')}`)
+})
