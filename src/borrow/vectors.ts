@@ -47,58 +47,41 @@ export interface TextVector {
 }
 
 export class WordVectors {
-  /** the words' lines until the first look-up reads them: a build whose lending is all cached never does */
-  private text: string | null
-  private readonly table = new Map<string, Int8Array>()
-
   private constructor(
     readonly header: VectorsHeader,
-    text: string,
-    private readonly file: string,
-  ) {
-    this.text = text
-  }
+    private readonly table: Map<string, Int8Array>,
+  ) {}
 
   /**
    * Reads a vectors file: gzip of a JSON header line, then one line per word,
-   * "word<TAB>base64 of its signed bytes". `file` names it in errors. The sha256
-   * and the header are checked here, each word's line on the first look-up.
+   * "word<TAB>base64 of its signed bytes". `file` names it in errors.
    */
   static parse(bytes: Uint8Array, file: string, sha256?: string): WordVectors {
     if (sha256 !== undefined && sha256Hex(bytes) !== sha256)
       throw new JevError('LOCK', `${file}: sha256 is ${sha256Hex(bytes)}, the recipe pins ${sha256}`, { file })
-    const text = gunzipSync(bytes).toString('utf8')
-    const end = text.indexOf('\n')
+    const lines = gunzipSync(bytes).toString('utf8').split('\n')
     let header: VectorsHeader
     try {
-      header = JSON.parse(end < 0 ? text : text.slice(0, end)) as VectorsHeader
+      header = JSON.parse(lines[0]!) as VectorsHeader
     } catch {
       throw new JevError('RECIPE', `${file}: line 1 is not the vectors header`, { file })
     }
-    return new WordVectors(header, end < 0 ? '' : text.slice(end + 1), file)
-  }
-
-  private read(): void {
-    const text = this.text
-    if (text === null) return
-    const { file, header, table } = this
-    const lines = text.split('\n')
-    for (let i = 0; i < lines.length; i++) {
+    const table = new Map<string, Int8Array>()
+    for (let i = 1; i < lines.length; i++) {
       const line = lines[i]!
       if (line === '') continue
       const tab = line.indexOf('\t')
       const v = new Int8Array(Buffer.from(line.slice(tab + 1), 'base64'))
       if (tab <= 0 || v.length !== header.dimensions)
-        throw new JevError('RECIPE', `${file}: line ${i + 2} is not "word<TAB>${header.dimensions} bytes in base64"`, { file })
+        throw new JevError('RECIPE', `${file}: line ${i + 1} is not "word<TAB>${header.dimensions} bytes in base64"`, { file })
       table.set(line.slice(0, tab), v)
     }
     if (table.size !== header.words) throw new JevError('RECIPE', `${file}: ${table.size} words, the header says ${header.words}`, { file })
-    this.text = null
+    return new WordVectors(header, table)
   }
 
   /** The vector of a text: its words' vectors summed (a hyphenated word not in the table, by its parts). */
   of(text: string): TextVector {
-    this.read()
     const sum = new Int32Array(this.header.dimensions)
     const add = (w: string) => {
       const v = this.table.get(w)
