@@ -1,18 +1,11 @@
 /** Helpers for running the CLIs in-process (with a collecting Io) and as real subprocesses. */
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import type { Io } from '../../src/cli/run.ts'
+import { PACKAGE_ROOT } from '../../src/version.ts'
 
-/** The project's folder: the nearest with a package.json, whether the tests run from test/ or compiled in .test-build/ */
-export const ROOT = projectRoot(dirname(fileURLToPath(import.meta.url)))
-function projectRoot(from: string): string {
-  for (let dir = from; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'package.json'))) return dir
-    if (dirname(dir) === dir) throw new Error(`no package.json above ${from}`)
-  }
-}
+/** The project's folder, whether the tests run from test/ or compiled in .test-build/ */
+export const ROOT = PACKAGE_ROOT
 export const FIXTURE_HUB = join(ROOT, 'test/fixtures/hub')
 export const FIXTURE_RECIPE = join(ROOT, 'test/fixtures/recipe.json')
 
