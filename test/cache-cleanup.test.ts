@@ -15,15 +15,15 @@ import { createMirrorFetcher } from '../src/fetch/mirror.ts'
 import { dirPreparedCache } from '../src/prepared-cache/cache.ts'
 import { loadRecipe } from '../src/recipe/load.ts'
 import { readLock } from '../src/recipe/lock.ts'
-import { FIXTURE_HUB, FIXTURE_RECIPE } from './helpers/cli.ts'
+import { FIXTURE_HUB, FIXTURE_RECIPE, ownFile, TS_LOADER } from './helpers/cli.ts'
 import { ARC, ARC_REV, assertClean, assertConsistent, CHILD, FILE, listAll, ROOT, withRig } from './helpers/hub-rig.ts'
 
-const PAUSE = join(ROOT, 'test', 'helpers', 'pause-at.ts')
+const PAUSE = ownFile(join(ROOT, 'test', 'helpers', 'pause-at.ts'))
 const LONG_AGO = new Date(Date.now() - 3600_000)
 
-/** Runs `args` under tsx with the pause hook; resolves with the path once paused, then SIGKILLs the child and waits for it to die. */
+/** Runs `args` (compiled, or under tsx) with the pause hook; resolves with the path once paused, then SIGKILLs the child and waits for it to die. */
 async function killAt(args: string[], pause: string, env: NodeJS.ProcessEnv = {}): Promise<string> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', '--import', PAUSE, ...args], {
+  const child: ChildProcess = spawn(process.execPath, [...TS_LOADER, '--import', PAUSE, ...args], {
     cwd: ROOT,
     env: { ...process.env, NODE_TEST_CONTEXT: '', JEV_TEST_PAUSE: pause, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -101,7 +101,7 @@ test('prepared cache, killed while writing an entry: a later warm build removes 
     const dir = join(tmp, 'prepared')
     const lock = join(ROOT, 'test/fixtures/recipe.lock.json')
     const args = [
-      join(ROOT, 'src/cli/main.ts'),
+      ownFile('src/cli/main.ts'),
       'build-dataset',
       '--recipe',
       FIXTURE_RECIPE,

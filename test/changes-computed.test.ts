@@ -16,7 +16,7 @@ import { dirPreparedCache } from '../src/prepared-cache/cache.ts'
 import { loadRecipe } from '../src/recipe/load.ts'
 import { readLock, writeLock } from '../src/recipe/lock.ts'
 import { SPLITS, type Split } from '../src/recipe/schema.ts'
-import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, ROOT } from './helpers/cli.ts'
+import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, ownFile, ROOT, TS_LOADER } from './helpers/cli.ts'
 
 // A recipe pair cut from the fixture: "old" borrows uniformly and grows negative questions (1.0.0's
 // rules); "new" is the fixture recipe with a changesFrom that names old and types no figures.
@@ -93,7 +93,7 @@ test('the build computes the "Changes from" figures, and they are what compare-b
   // the script, run as CI runs it, agrees
   const script = spawnSync(
     process.execPath,
-    ['--import', 'tsx', 'scripts/compare-builds.ts', join(tmp, 'out-old'), out, '--recipe', newPath, '--check'],
+    [...TS_LOADER, ownFile('scripts/compare-builds.ts'), join(tmp, 'out-old'), out, '--recipe', newPath, '--check'],
     { cwd: ROOT, encoding: 'utf8' },
   )
   assert.equal(script.status, 0, script.stderr)

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { pathToFileURL } from 'node:url'
 import { removeStaleTemps } from '../src/util/atomic.ts'
-import { FIXTURE_RECIPE, ROOT, runNode } from './helpers/cli.ts'
+import { FIXTURE_RECIPE, ownFile, ROOT, runNode, TS_LOADER } from './helpers/cli.ts'
 import { ARC, ARC_REV, assertClean, CDN, FILE, FILE_SHA, listAll, withRig } from './helpers/hub-rig.ts'
 
 test('a process that exits while a temp file is being written (a CLI after an error) leaves no temp file', async () => {
@@ -19,7 +19,7 @@ test('a process that exits while a temp file is being written (a CLI after an er
     const dest = join(tmp, 'blobs', 'abc')
     const script = `
       import { readdirSync } from 'node:fs'
-      import { writeAtomic } from ${JSON.stringify(pathToFileURL(join(ROOT, 'src/util/atomic.ts')).href)}
+      import { writeAtomic } from ${JSON.stringify(pathToFileURL(ownFile('src/util/atomic.ts')).href)}
       // a body that never ends: the temp file exists and is never renamed
       const endless = { async *[Symbol.asyncIterator]() { yield new Uint8Array(1); await new Promise(() => {}) } }
       writeAtomic(${JSON.stringify(dest)}, endless, 'incomplete')
@@ -29,7 +29,7 @@ test('a process that exits while a temp file is being written (a CLI after an er
       setTimeout(wait, 5)
     `
     await mkdir(join(tmp, 'blobs'))
-    const r = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), '--input-type=module', '-e', script], {
+    const r = spawnSync(process.execPath, [...TS_LOADER, '--input-type=module', '-e', script], {
       encoding: 'utf8',
       timeout: 30_000,
     })

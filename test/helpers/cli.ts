@@ -1,6 +1,6 @@
 /** Helpers for running the CLIs in-process (with a collecting Io) and as real subprocesses. */
 import { spawn, spawnSync } from 'node:child_process'
-import { join } from 'node:path'
+import { isAbsolute, join, relative } from 'node:path'
 import type { Io } from '../../src/cli/run.ts'
 import { PACKAGE_ROOT } from '../../src/version.ts'
 
@@ -8,6 +8,17 @@ import { PACKAGE_ROOT } from '../../src/version.ts'
 export const ROOT = PACKAGE_ROOT
 export const FIXTURE_HUB = join(ROOT, 'test/fixtures/hub')
 export const FIXTURE_RECIPE = join(ROOT, 'test/fixtures/recipe.json')
+
+/** Whether these tests run compiled (`npm test`: JavaScript in .test-build/) or from source through tsx. */
+export const COMPILED = import.meta.url.endsWith('.js')
+/** What a child node needs before one of the project's TypeScript files: nothing when compiled, else tsx. */
+export const TS_LOADER: readonly string[] = COMPILED ? [] : ['--import', 'tsx']
+
+/** One of the project's own files (`src/…`, `test/…`, `scripts/…`, relative to ROOT or absolute) as these tests run it: its compiled twin, or the source. */
+export function ownFile(path: string): string {
+  const abs = isAbsolute(path) ? path : join(ROOT, path)
+  return COMPILED ? join(ROOT, '.test-build', relative(ROOT, abs)).replace(/\.ts$/, '.js') : abs
+}
 
 export interface Collected {
   io: Io

@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url'
 import { isJevError } from '../../src/errors.ts'
 import type { HubFetcherOptions } from '../../src/fetch/hub.ts'
 import { backoffMs, parseRetryAfter } from '../../src/fetch/retry.ts'
+import { ownFile, TS_LOADER } from '../helpers/cli.ts'
 import { rejectsWith } from '../helpers/errors.ts'
 import { type FaultRule, startFaultProxy } from '../helpers/fault-proxy.ts'
 import {
@@ -365,7 +366,7 @@ function runChild(
   onErr: (err: string) => void = () => {},
 ): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((ok, ko) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', CHILD, endpoint, cacheDir, JSON.stringify(ALL_FILES)], {
+    const p = spawn(process.execPath, [...TS_LOADER, CHILD, endpoint, cacheDir, JSON.stringify(ALL_FILES)], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     })
@@ -416,7 +417,7 @@ test('a process that exits while it holds a blob lock (a CLI after an error) lea
     const blob = join(tmp, 'blobs', 'abc')
     const script = `
       import { existsSync } from 'node:fs'
-      import { withBlobLock } from ${JSON.stringify(pathToFileURL(join(ROOT, 'src/fetch/hub-cache.ts')).href)}
+      import { withBlobLock } from ${JSON.stringify(pathToFileURL(ownFile('src/fetch/hub-cache.ts')).href)}
       // the download the lock guards starts (so the lock is taken and held), and the process exits in the middle of it
       const download = () => {
         if (existsSync(${JSON.stringify(`${blob}.lock`)})) console.log('seen')
@@ -424,7 +425,7 @@ test('a process that exits while it holds a blob lock (a CLI after an error) lea
       }
       withBlobLock(${JSON.stringify(blob)}, async () => null, download, { now: Date.now, maxWaitMs: 1000, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) })
     `
-    const r = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), '--input-type=module', '-e', script], {
+    const r = spawnSync(process.execPath, [...TS_LOADER, '--input-type=module', '-e', script], {
       encoding: 'utf8',
       timeout: 60_000,
     })
