@@ -18,7 +18,7 @@ import { readLock } from '../src/recipe/lock.ts'
 import { FIXTURE_HUB, FIXTURE_RECIPE, ownFile, TS_LOADER } from './helpers/cli.ts'
 import { ARC, ARC_REV, assertClean, assertConsistent, CHILD, FILE, listAll, ROOT, withRig } from './helpers/hub-rig.ts'
 
-const PAUSE = ownFile(join(ROOT, 'test', 'helpers', 'pause-at.ts'))
+const PAUSE = ownFile('test/helpers/pause-at.ts')
 const LONG_AGO = new Date(Date.now() - 3600_000)
 
 /** Runs `args` (compiled, or under tsx) with the pause hook; resolves with the path once paused, then SIGKILLs the child and waits for it to die. */

@@ -8,11 +8,9 @@ import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { ROOT } from './helpers/cli.ts'
+import { COMPILED, ROOT } from './helpers/cli.ts'
 
-const compiled = import.meta.url.endsWith('.js')
-
-test('every compiled test has its source in test/', { skip: compiled ? false : 'run from source, not compiled' }, async () => {
+test('every compiled test has its source in test/', { skip: COMPILED ? false : 'run from source, not compiled' }, async () => {
   const here = fileURLToPath(new URL('.', import.meta.url))
   const stale = (await readdir(here, { recursive: true }))
     .filter((f) => f.endsWith('.test.js'))

@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { Worker } from 'node:worker_threads'
+import { COMPILED } from './helpers/cli.ts'
 import { depth } from './helpers/depth.ts'
 import type { FuzzMessage } from './helpers/fuzz-worker.ts'
 
@@ -23,9 +24,8 @@ const STARTUP_TIMEOUT_MS = 120_000
 test(`${CASES} seeded corruptions of the fixture Parquet files: a typed error or the reference output, every time`, async (t) => {
   const started = performance.now()
   // run as TypeScript (through tsx), the worker registers tsx before it loads the module; compiled (npm test), it loads the .js twin
-  const compiled = import.meta.url.endsWith('.js')
-  const workerUrl = JSON.stringify(new URL(`./helpers/fuzz-worker.${compiled ? 'js' : 'ts'}`, import.meta.url).href)
-  const boot = compiled
+  const workerUrl = JSON.stringify(new URL(`./helpers/fuzz-worker.${COMPILED ? 'js' : 'ts'}`, import.meta.url).href)
+  const boot = COMPILED
     ? `import(${workerUrl})`
     : `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); return import(${workerUrl}) })`
   const worker = new Worker(boot, { eval: true, workerData: { seed: SEED, cases: CASES } })

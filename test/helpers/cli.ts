@@ -12,7 +12,7 @@ export const FIXTURE_RECIPE = join(ROOT, 'test/fixtures/recipe.json')
 /** Whether these tests run compiled (`npm test`: JavaScript in .test-build/) or from source through tsx. */
 export const COMPILED = import.meta.url.endsWith('.js')
 /** What a child node needs before one of the project's TypeScript files: nothing when compiled, else tsx. */
-export const TS_LOADER: readonly string[] = COMPILED ? [] : ['--import', 'tsx']
+export const TS_LOADER: readonly string[] = COMPILED ? [] : ['--import', import.meta.resolve('tsx')]
 
 /** One of the project's own files (`src/…`, `test/…`, `scripts/…`, relative to ROOT or absolute) as these tests run it: its compiled twin, or the source. */
 export function ownFile(path: string): string {

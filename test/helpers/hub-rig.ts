@@ -15,7 +15,7 @@ import { type HubServer, startHubServer } from './hub-server.ts'
 
 export { ROOT }
 export const FIXTURE_HUB = join(ROOT, 'test', 'fixtures', 'hub')
-export const CHILD = ownFile(join(ROOT, 'test', 'helpers', 'hub-fetch-child.ts'))
+export const CHILD = ownFile('test/helpers/hub-fetch-child.ts')
 export const ARC = 'allenai/ai2_arc'
 export const ARC_REV = '210d026faf9955653af8916fad021475a3f00453'
 export const FILE = 'ARC-Challenge/test-00000-of-00001.parquet'
