@@ -104,6 +104,24 @@ describe('WordVectors', () => {
     )
     assert.throws(() => WordVectors.parse(gzipSync('not json\n'), 'bad.gz'), /bad\.gz: line 1/)
   })
+  test("the words' lines are read on the first look-up, and a bad one is named by its line there", () => {
+    const head = JSON.stringify({ from: 'test', dimensions: 3, scale: 127, words: 2 })
+    const good = `heat\t${Buffer.from(Int8Array.from([1, 2, 3]).buffer).toString('base64')}`
+    const v = WordVectors.parse(gzipSync(`${head}\n${good}\ncold\tAA==\n`), 'short.gz')
+    assert.equal(v.header.words, 2)
+    assert.throws(
+      () => v.of('heat'),
+      (e: unknown) => isJevError(e) && e.code === 'RECIPE' && /short\.gz: line 3 /.test(e.message),
+    )
+    // a header past the first 4 kB of compressed bytes is still read whole
+    const long = JSON.stringify({
+      from: Array.from({ length: 200 }, (_, i) => sha256Hex(String(i))).join(''),
+      dimensions: 3,
+      scale: 127,
+      words: 1,
+    })
+    assert.equal(WordVectors.parse(gzipSync(`${long}\n${good}\n`), 'long.gz').of('heat').norm2, 14)
+  })
   test('a text is the sum of its words; the cosine is an integer, the same for the same texts', () => {
     const v = WordVectors.parse(bytes, 'v.gz')
     assert.deepEqual(vectorWords("The freezer's cold"), ['freezer', 'cold'])

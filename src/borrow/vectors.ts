@@ -6,9 +6,12 @@
  * quantised to integers, so every sum and product is exact and a score is the
  * same on every machine.
  */
-import { gunzipSync } from 'node:zlib'
+import { constants, gunzipSync } from 'node:zlib'
 import { JevError } from '../errors.ts'
 import { sha256Hex } from '../util/hash.ts'
+
+/** Enough of the compressed file to hold its header line. */
+const HEAD_BYTES = 4096
 
 const WORD = /[\p{Script=Latin}\p{N}][\p{Script=Latin}\p{N}'’-]*/gu
 
@@ -47,25 +50,40 @@ export interface TextVector {
 }
 
 export class WordVectors {
+  /** the words' table, read on the first look-up: a warm build whose lending is all cached makes none */
+  #table: Map<string, Int8Array> | null = null
+
   private constructor(
     readonly header: VectorsHeader,
-    private readonly table: Map<string, Int8Array>,
+    private readonly bytes: Uint8Array,
+    private readonly file: string,
   ) {}
 
   /**
    * Reads a vectors file: gzip of a JSON header line, then one line per word,
-   * "word<TAB>base64 of its signed bytes". `file` names it in errors.
+   * "word<TAB>base64 of its signed bytes". `file` names it in errors. The sha256
+   * and the header are checked here, the words' lines on the first look-up.
    */
   static parse(bytes: Uint8Array, file: string, sha256?: string): WordVectors {
     if (sha256 !== undefined && sha256Hex(bytes) !== sha256)
       throw new JevError('LOCK', `${file}: sha256 is ${sha256Hex(bytes)}, the recipe pins ${sha256}`, { file })
-    const lines = gunzipSync(bytes).toString('utf8').split('\n')
+    // the header is the first line: the start of the stream holds it (a cut stream inflates to what it has)
+    let head = gunzipSync(bytes.subarray(0, HEAD_BYTES), { finishFlush: constants.Z_SYNC_FLUSH }).toString('utf8')
+    if (!head.includes('\n')) head = gunzipSync(bytes).toString('utf8')
+    const end = head.indexOf('\n')
     let header: VectorsHeader
     try {
-      header = JSON.parse(lines[0]!) as VectorsHeader
+      header = JSON.parse(end < 0 ? head : head.slice(0, end)) as VectorsHeader
     } catch {
       throw new JevError('RECIPE', `${file}: line 1 is not the vectors header`, { file })
     }
+    return new WordVectors(header, bytes, file)
+  }
+
+  private table(): Map<string, Int8Array> {
+    if (this.#table) return this.#table
+    const { header, file } = this
+    const lines = gunzipSync(this.bytes).toString('utf8').split('\n')
     const table = new Map<string, Int8Array>()
     for (let i = 1; i < lines.length; i++) {
       const line = lines[i]!
@@ -77,14 +95,15 @@ export class WordVectors {
       table.set(line.slice(0, tab), v)
     }
     if (table.size !== header.words) throw new JevError('RECIPE', `${file}: ${table.size} words, the header says ${header.words}`, { file })
-    return new WordVectors(header, table)
+    return (this.#table = table)
   }
 
   /** The vector of a text: its words' vectors summed (a hyphenated word not in the table, by its parts). */
   of(text: string): TextVector {
+    const table = this.table()
     const sum = new Int32Array(this.header.dimensions)
     const add = (w: string) => {
-      const v = this.table.get(w)
+      const v = table.get(w)
       if (!v) return false
       for (let i = 0; i < v.length; i++) sum[i]! += v[i]!
       return true
