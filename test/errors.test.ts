@@ -14,7 +14,8 @@ import { ERROR_CODES, type ErrorCode } from '../src/errors.ts'
 import { createMirrorFetcher } from '../src/fetch/mirror.ts'
 import { loadRecipe } from '../src/recipe/load.ts'
 import { readLock } from '../src/recipe/lock.ts'
-import { FIXTURE_HUB, FIXTURE_RECIPE, ROOT, runNode, STACK_FRAME } from './helpers/cli.ts'
+import { FIXTURE_HUB, FIXTURE_RECIPE, ROOT, type RunResult, runInProcess, runNode, STACK_FRAME } from './helpers/cli.ts'
+import { depthNote, FULL } from './helpers/depth.ts'
 import { rewriteRows } from './helpers/parquet.ts'
 
 /** What runCli prints for an exception that is not a JevError (a bug): not in ERROR_CODES, but documented. */
@@ -225,8 +226,15 @@ describe('the CLIs: one error line, a hint, the documented exit status, and neve
    * before any work (RECIPE), while sources are read (DATA), another command (VERIFY), the argument parser (USAGE)
    */
   const DEBUGGED = new Set<ErrorCode>(['RECIPE', 'DATA', 'VERIFY', 'USAGE'])
+  /**
+   * What also runs as a real subprocess (every path under JEV_TEST_FULL=1): one path of each thing only a
+   * process shows — stdio's scrubbing and the exit status a process ends with, after an error while sources
+   * are read and with no stack since its argv has no --debug (NOT_FOUND); and --debug taken from argv, with
+   * dist/cli/main.js's source maps, the stack scrubbed too (RECIPE, a path holding the token).
+   */
+  const AS_PROCESS = new Set(['NOT_FOUND', 'RECIPE --debug'])
 
-  test('each error path as a real subprocess, with HF_TOKEN set; one of each kind also with --debug', async () => {
+  test('each error path in-process, with HF_TOKEN set, one of each kind also with --debug; as a real subprocess one plain and one --debug (every path under JEV_TEST_FULL=1)', async (t) => {
     // LOCK: rows other than the locked ones (one MMLU answer changed, still in range)
     const lockHub = join(tmp, 'data-hub-ok')
     await cp(FIXTURE_HUB, lockHub, { recursive: true })
@@ -236,17 +244,18 @@ describe('the CLIs: one error line, a hint, the documented exit status, and neve
 
     const table = await troubleshootingTable()
     const env = { HF_TOKEN: TOKEN }
-    const runs = await Promise.all(
-      cases.flatMap((c) =>
-        (DEBUGGED.has(c.code) ? [false, true] : [false]).map(async (debug) => ({
-          c,
-          debug,
-          r: await runNode(c.script, [...c.args(), ...(debug ? ['--debug'] : [])], env),
-        })),
-      ),
-    )
-    for (const { c, debug, r } of runs) {
-      const what = `${c.name}${debug ? ' (--debug)' : ''}`
+    const paths = cases.flatMap((c) => (DEBUGGED.has(c.code) ? [false, true] : [false]).map((debug) => ({ c, debug })))
+    const key = ({ c, debug }: { c: (typeof cases)[number]; debug: boolean }) => `${c.code}${debug ? ' --debug' : ''}`
+    const processPaths = FULL ? paths : paths.filter((p) => AS_PROCESS.has(key(p)))
+    assert.equal(processPaths.length, FULL ? paths.length : AS_PROCESS.size, 'every path named to run as a process is one')
+    const argsOf = ({ c, debug }: (typeof paths)[number]) => [...c.args(), ...(debug ? ['--debug'] : [])]
+    // the processes first, all at once as before; then in-process, so the two runs of a path never share its folders at once
+    const processes = await Promise.all(processPaths.map(async (p) => ({ ...p, r: await runNode(p.c.script, argsOf(p), env) })))
+    const inProcessRuns = await Promise.all(paths.map(async (p) => ({ ...p, r: await runInProcess(p.c.script, argsOf(p), env) })))
+    t.diagnostic(`${paths.length} paths in-process; as a subprocess ${depthNote(processPaths.length, paths.length)}`)
+
+    const check = ({ c, debug, r }: (typeof paths)[number] & { r: RunResult }, how: string) => {
+      const what = `${c.name}${debug ? ' (--debug)' : ''}, ${how}`
       const all = `${r.stdout}\n${r.stderr}`
       assert.ok(!all.includes(TOKEN), `${what}: the token is in the output:\n${all}`)
       assert.equal(r.status, ERROR_CODES[c.code].exit, `${what}: exit status\n${r.stderr}`)
@@ -263,13 +272,18 @@ describe('the CLIs: one error line, a hint, the documented exit status, and neve
       if (debug) assert.ok(frames.length > 0, `${what}: --debug shows the stack`)
       else assert.deepEqual(frames, [], `${what}: no stack without --debug`)
       if (c.scrubbed) assert.ok(all.includes('<HF_TOKEN>'), `${what}: a path holding the token was printed, scrubbed`)
+      return lines.slice(at, hint + 1)
     }
+    const inProcessLines = new Map(inProcessRuns.map((run) => [key(run), check(run, 'in-process')]))
+    // a process prints what the command does in-process: the same error line, message and hint
+    for (const run of processes)
+      assert.deepEqual(check(run, 'as a subprocess'), inProcessLines.get(key(run)), `${key(run)}: the same error`)
   })
 
   test('a successful build with HF_TOKEN set: neither its output nor any file written holds the token', async () => {
     const out = join(tokenDir, 'out')
-    const r = await runNode(
-      'build-dataset.ts',
+    const r = await runInProcess(
+      'build-dataset',
       ['--recipe', FIXTURE_RECIPE, '--mirror', FIXTURE_HUB, '--out', out, '--update-lock', '--lock', join(tmp, 'ok.lock.json')],
       { HF_TOKEN: TOKEN },
     )

@@ -9,7 +9,7 @@ import { buildDatasetCli } from '../../src/cli/build-dataset.ts'
 import { runCli } from '../../src/cli/run.ts'
 import { Manifest } from '../../src/emit/manifest.ts'
 import { OUTPUT_FILES } from '../../src/emit/outputs.ts'
-import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, ROOT, runNode, runNodeSync, STACK_FRAME } from '../helpers/cli.ts'
+import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, ROOT, runInProcess, runNode, runNodeSync, STACK_FRAME } from '../helpers/cli.ts'
 import { startFaultProxy } from '../helpers/fault-proxy.ts'
 import { startHubServer } from '../helpers/hub-server.ts'
 
@@ -394,7 +394,7 @@ test('HF_HUB_OFFLINE=1 (as Python reads it) is --offline: a warm cache builds wi
     assert.equal(online.status, 0, online.text())
     assert.ok(server.requests.length > 0, 'HF_HUB_OFFLINE=0 leaves the network on')
     server.requests.length = 0
-    const warm = await runNode(
+    const warm = await runInProcess(
       'build-dataset.ts',
       ['--recipe', FIXTURE_RECIPE, '--out', join(tmp, 'env-off', 'out'), '--cache-dir', cacheDir],
       { HF_ENDPOINT: server.url, HF_HUB_OFFLINE: '1' },
@@ -402,7 +402,7 @@ test('HF_HUB_OFFLINE=1 (as Python reads it) is --offline: a warm cache builds wi
     assert.equal(warm.status, 0, warm.stderr)
     assert.deepEqual(warm.stdout.split('\n').slice(1, -1), online.out.slice(1), 'the same summary, hashes included')
     for (const value of ['1', 'true', 'YES', 'on']) {
-      const cold = await runNode(
+      const cold = await runInProcess(
         'build-dataset.ts',
         ['--recipe', FIXTURE_RECIPE, '--out', join(tmp, `env-cold-${value}`, 'out'), '--cache-dir', join(tmp, 'env-empty-cache')],
         { HF_ENDPOINT: server.url, HF_HUB_OFFLINE: value },
@@ -418,7 +418,7 @@ test('HF_HUB_OFFLINE=1 (as Python reads it) is --offline: a warm cache builds wi
 
 test('--help of every building command says HF_HUB_OFFLINE is --offline', async () => {
   for (const script of ['build-dataset.ts', 'verify-dataset.ts', 'publish-dataset.ts']) {
-    const r = runNodeSync(script, ['--help'])
+    const r = await runInProcess(script, ['--help'])
     assert.equal(r.status, 0, r.stderr)
     assert.match(r.stdout, /HF_HUB_OFFLINE/, script)
   }

@@ -11,13 +11,14 @@ import { COMMANDS as ALL_COMMANDS } from '../../src/cli/commands.ts'
 import type { Command, Options } from '../../src/cli/common/command.ts'
 import { compareResultsCommand } from '../../src/cli/compare-results.ts'
 import { diffCommand } from '../../src/cli/diff-dataset.ts'
+import { dispatch } from '../../src/cli/dispatch.ts'
 import { evalCommand } from '../../src/cli/eval-model.ts'
 import { publishCommand } from '../../src/cli/publish-dataset.ts'
 import { recipeSchemaCommand } from '../../src/cli/recipe-schema.ts'
-import { runCli } from '../../src/cli/run.ts'
+import { runCli, scrub } from '../../src/cli/run.ts'
 import { serveCommand } from '../../src/cli/serve-hub.ts'
 import { verifyCommand } from '../../src/cli/verify-dataset.ts'
-import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, ROOT } from '../helpers/cli.ts'
+import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, ROOT, type RunResult } from '../helpers/cli.ts'
 import { startHubServer } from '../helpers/hub-server.ts'
 
 const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string }
@@ -25,6 +26,17 @@ const COMMANDS = Object.keys(ALL_COMMANDS).sort()
 /** The commands that fetch sources, and so print hub: progress lines. */
 const QUIET = ['build-dataset', 'check-dataset', 'eval-model', 'publish-dataset', 'verify-dataset']
 const jev = (...args: string[]) => spawnSync(process.execPath, ['dist/cli/main.js', ...args], { cwd: ROOT, encoding: 'utf8' })
+/** The one command whose -h also goes through the bin; the others' run in-process as the bin runs them. */
+const THROUGH_BIN = 'build-dataset'
+
+/** `jev ...args` in this process: main.ts's dispatch over the same command table, under runCli as runMain runs it; its output as the bin prints it. */
+async function jevInProcess(...args: string[]): Promise<RunResult> {
+  const c = collectIo()
+  const run = async (command: string, rest: string[]) => (await ALL_COMMANDS[command]!())(rest, process.env, c.io)
+  const status = await runCli(() => dispatch(args, c.io, COMMANDS, run), c.io, args.includes('--debug'))
+  const text = (lines: string[]) => lines.map((l) => `${scrub(l)}\n`).join('')
+  return { status, stdout: text(c.out), stderr: text(c.err) }
+}
 
 /** Each command's declaration, to ask it for --help and --version in-process (the same code the bin runs). */
 const DECLARED: Record<string, Pick<Command<Options>, 'parse'>> = {
@@ -46,12 +58,15 @@ function inProcess(command: string, flag: string): string {
   return `${c.out.join('\n')}\n`
 }
 
-test('every command: -h (through dist/cli/main.js) and --help print its usage with --version and --debug (and --quiet where it applies); --version the package', () => {
+test('every command: -h (as the bin runs it, one command through dist/cli/main.js) and --help print its usage with --version and --debug (and --quiet where it applies); --version the package', async () => {
   assert.ok(COMMANDS.includes('diff-dataset') && COMMANDS.length >= 7, COMMANDS.join(', '))
   assert.deepEqual(Object.keys(DECLARED).sort(), COMMANDS, 'every command is declared here')
   for (const command of COMMANDS) {
-    // -h as users run it, in a real process through the bin; --help in-process must print the same
-    const r = jev(command, '-h')
+    // -h as users run it: one command in a real process through the bin, the others through the bin's dispatch in-process;
+    // --help in-process must print the same
+    const r = command === THROUGH_BIN ? jev(command, '-h') : await jevInProcess(command, '-h')
+    if (command === THROUGH_BIN)
+      assert.deepEqual(await jevInProcess(command, '-h'), { status: r.status, stdout: r.stdout, stderr: r.stderr }, 'in-process as the bin')
     assert.equal(r.status, 0, `${command} -h: ${r.stderr}`)
     assert.equal(inProcess(command, '--help'), r.stdout, `${command}: --help is -h`)
     assert.match(r.stdout, new RegExp(`^usage: npm run ${command} -- `), command)
@@ -81,7 +96,7 @@ test('--quiet drops the hub: progress lines of a build, and keeps its summary', 
     const build = async (name: string, ...flags: string[]) => {
       const c = collectIo()
       const args = ['--recipe', FIXTURE_RECIPE, '--out', join(tmp, name, 'out'), '--cache-dir', join(tmp, name, 'cache'), ...flags]
-      const status = await runCli(() => buildDatasetCli(args, { HF_ENDPOINT: server.url }, c.io), c.io)
+      const status = await runCli(() => buildDatasetCli(args, { HF_ENDPOINT: server.url }, c.io), c.io, false)
       assert.equal(status, 0, c.text())
       return c
     }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { OUTPUT_FILES } from '../../src/emit/outputs.ts'
-import { FIXTURE_HUB, FIXTURE_RECIPE, runNode } from '../helpers/cli.ts'
+import { FIXTURE_HUB, FIXTURE_RECIPE, runInProcess, runNode } from '../helpers/cli.ts'
 
 let dir: string
 before(async () => {
@@ -12,16 +12,29 @@ before(async () => {
 })
 after(() => rm(dir, { recursive: true, force: true }))
 
-const build = (out: string, env: NodeJS.ProcessEnv, extra: string[] = []) =>
-  runNode('build-dataset', ['--recipe', FIXTURE_RECIPE, '--mirror', FIXTURE_HUB, '--out', join(dir, out), '--quiet', ...extra], env)
+const buildArgs = (out: string, extra: string[]) => [
+  '--recipe',
+  FIXTURE_RECIPE,
+  '--mirror',
+  FIXTURE_HUB,
+  '--out',
+  join(dir, out),
+  '--quiet',
+  ...extra,
+]
+/** A build in-process. */
+const build = (out: string, env: NodeJS.ProcessEnv, extra: string[] = []) => runInProcess('build-dataset', buildArgs(out, extra), env)
+/** A build as a real subprocess: for builds that run at once, each its own process holding the cache's locks. */
+const buildProcess = (out: string, env: NodeJS.ProcessEnv, extra: string[] = []) => runNode('build-dataset', buildArgs(out, extra), env)
 
 const outputs = async (out: string) => Promise.all(OUTPUT_FILES.map((f) => readFile(join(dir, out, f))))
 const entries = async (d: string) => (await readdir(d).catch(() => [] as string[])).filter((n) => n.includes('.prepared.'))
 
-test('two builds at once share one cache folder, and a third reads it: the same bytes as a build without it', async () => {
+test('two builds at once, as real subprocesses, share one cache folder, and a third reads it: the same bytes as a build without it', async () => {
   const cache = join(dir, 'cache')
   const env = { JEV_PREPARED_CACHE: cache }
-  const [a, b, none] = await Promise.all([build('a', env), build('b', env), build('none', {}, ['--no-prepared-cache'])])
+  // the two sharing the cache are processes of their own (two lock holders, two writers); the one without it, in-process meanwhile
+  const [a, b, none] = await Promise.all([buildProcess('a', env), buildProcess('b', env), build('none', {}, ['--no-prepared-cache'])])
   for (const r of [a, b, none]) assert.equal(r.status, 0, r.stderr)
   assert.equal((await entries(cache)).length, 5, 'an entry per source of the fixture recipe')
   assert.deepEqual(
@@ -53,7 +66,7 @@ test('JEV_PREPARED_CACHE=1 (on, yes, true) is the default place, not a folder of
   assert.equal((await entries(join(xdg, 'jev-bench', 'prepared'))).length, 5)
   // a verifying rebuild derives everything from the bytes again: an empty cache stays empty
   const cache = join(dir, 'verify-cache')
-  const verify = await runNode(
+  const verify = await runInProcess(
     'verify-dataset',
     [
       '--out',

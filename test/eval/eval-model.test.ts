@@ -1,8 +1,15 @@
 /**
  * eval-model end to end against the deterministic test server (real HTTP on 127.0.0.1, real
- * files, the CLI as a child process): resume after SIGKILL, --from-journal with no server,
- * changed data refused before any request, retries, invalid answers, the OpenAI API, the Hub
- * layer, the API key kept out of every output, compare-results and the report.
+ * files): resume after SIGKILL, --from-journal with no server, changed data refused before any
+ * request, retries, invalid answers, the OpenAI API, the Hub layer, the API key kept out of
+ * every output, compare-results and the report.
+ *
+ * Two runs are the CLI as a child process (dist/cli/main.js), because only a process can show
+ * it: the run killed with SIGKILL mid-way (a kill needs a process to kill), and one ordinary
+ * successful run as users start it (the API key test's: the process's exit status, stdout and
+ * stderr, the key in none of them). Every other run is the same command in this process
+ * (`inProcess`: evalModelCli or compareResultsCli under runCli, with the environment runNode
+ * would have given the child), which saves a node start and module load of ~0.6 s CPU each.
  */
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
@@ -10,7 +17,7 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/pr
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { ROOT, runNode } from '../helpers/cli.ts'
+import { ROOT, runInProcess, runNode } from '../helpers/cli.ts'
 import { gold, OUT, withoutTimes } from '../helpers/eval-rig.ts'
 import { startHubServer } from '../helpers/hub-server.ts'
 import { startModelServer } from '../helpers/model-server.ts'
@@ -30,7 +37,7 @@ test('a run killed mid-way resumes without asking an answered question again, an
   const args = ['--data', OUT, '--limit', '40', ...FAST]
   const whole = await startModelServer({ gold })
   const ref = join(tmp, 'whole.json')
-  const r0 = await runNode('eval-model', ['--url', whole.url, '--out', ref, ...args])
+  const r0 = await runInProcess('eval-model', ['--url', whole.url, '--out', ref, ...args])
   assert.equal(r0.status, 0, r0.stderr)
   await whole.close()
 
@@ -57,7 +64,7 @@ test('a run killed mid-way resumes without asking an answered question again, an
   await writeFile(journal, `${await readFile(journal, 'utf8')}{"split":"val","id":"cut sh`)
   server.release()
   const before = server.requests.length
-  const r1 = await runNode('eval-model', ['--url', server.url, '--out', out, ...args])
+  const r1 = await runInProcess('eval-model', ['--url', server.url, '--out', out, ...args])
   assert.equal(r1.status, 0, r1.stderr)
   assert.match(r1.stderr, /25 of 40 answers from the journal, 15 to ask/)
   const resent = server.requests.slice(before).map((r) => r.body)
@@ -72,7 +79,7 @@ test('a run killed mid-way resumes without asking an answered question again, an
 
   // no server at all: the journal alone gives the resumed run's file and report, byte for byte
   const again = join(tmp, 'again.json')
-  const r2 = await runNode('eval-model', ['--from-journal', journal, '--out', again, ...args])
+  const r2 = await runInProcess('eval-model', ['--from-journal', journal, '--out', again, ...args])
   assert.equal(r2.status, 0, r2.stderr)
   assert.equal(await readFile(again, 'utf8'), await readFile(out, 'utf8'))
   assert.equal(
@@ -81,7 +88,7 @@ test('a run killed mid-way resumes without asking an answered question again, an
   )
   assert.equal(await readFile(join(tmp, 'again.reliability.svg'), 'utf8'), await readFile(join(tmp, 'killed.reliability.svg'), 'utf8'))
   // a journal lacking answers says so rather than scoring fewer items
-  const r3 = await runNode('eval-model', ['--from-journal', journal, '--data', OUT, '--limit', '41'])
+  const r3 = await runInProcess('eval-model', ['--from-journal', journal, '--data', OUT, '--limit', '41'])
   assert.equal(r3.status, 3)
   assert.match(r3.stderr, /lacks 1 answer this evaluation needs/)
 })
@@ -95,7 +102,7 @@ test('one changed byte of test.jsonl is refused before any request, naming the f
   bytes[at] = bytes[at] === 0x41 ? 0x42 : 0x41
   await writeFile(f, bytes)
   const server = await startModelServer({ gold })
-  const r = await runNode('eval-model', ['--url', server.url, '--data', data, '--out', join(tmp, 'changed.json')])
+  const r = await runInProcess('eval-model', ['--url', server.url, '--data', data, '--out', join(tmp, 'changed.json')])
   await server.close()
   assert.equal(r.status, 5, r.stderr)
   assert.match(r.stderr, /^error\[INTEGRITY\]: .*test\.jsonl has sha256 [0-9a-f]{64}.*manifest\.json says/m)
@@ -107,7 +114,7 @@ test('429, 5xx and dropped connections are retried to the same result; a malform
   const args = ['--data', OUT, '--limit', '30', ...FAST]
   const clean = await startModelServer({ gold })
   const ref = join(tmp, 'clean.json')
-  assert.equal((await runNode('eval-model', ['--url', clean.url, '--out', ref, ...args])).status, 0)
+  assert.equal((await runInProcess('eval-model', ['--url', clean.url, '--out', ref, ...args])).status, 0)
   await clean.close()
   let k = 0
   const faults = new Map<string, 'a' | 'b' | 'c'>()
@@ -121,7 +128,7 @@ test('429, 5xx and dropped connections are retried to the same result; a malform
     },
   })
   const out = join(tmp, 'faults.json')
-  const r = await runNode('eval-model', ['--url', server.url, '--out', out, ...args])
+  const r = await runInProcess('eval-model', ['--url', server.url, '--out', out, ...args])
   await server.close()
   assert.equal(r.status, 0, r.stderr)
   assert.match(r.stderr, /HTTP 429; retrying \(attempt 2 of 5\)/)
@@ -139,7 +146,7 @@ test('429, 5xx and dropped connections are retried to the same result; a malform
     },
   })
   const badOut = join(tmp, 'malformed.json')
-  const r2 = await runNode('eval-model', ['--url', bad.url, '--out', badOut, '--mode', 'logits', ...args])
+  const r2 = await runInProcess('eval-model', ['--url', bad.url, '--out', badOut, '--mode', 'logits', ...args])
   await bad.close()
   assert.equal(r2.status, 0, r2.stderr)
   const res = JSON.parse(await readFile(badOut, 'utf8'))
@@ -152,7 +159,7 @@ test('429, 5xx and dropped connections are retried to the same result; a malform
 test('--api openai: the reference prompt as one user message, labels read from top_logprobs, missing labels counted', async () => {
   const server = await startModelServer({ gold, topLabels: 2 })
   const out = join(tmp, 'openai.json')
-  const r = await runNode('eval-model', [
+  const r = await runInProcess('eval-model', [
     '--url',
     server.url,
     '--api',
@@ -199,6 +206,7 @@ test('the API key reaches the server and nothing else: no line, journal, result 
   const server = await startModelServer({ gold, apiKey: KEY })
   const dir = join(tmp, 'keyed')
   await mkdir(dir)
+  // the one ordinary run as a process: its exit status, stdout and stderr as users see them
   const r = await runNode('eval-model', [
     '--url',
     server.url,
@@ -218,7 +226,7 @@ test('the API key reaches the server and nothing else: no line, journal, result 
   assert.ok(!r.stdout.includes(KEY) && !r.stderr.includes(KEY))
   for (const f of await readdir(dir)) assert.ok(!(await readFile(join(dir, f), 'utf8')).includes(KEY), f)
   assert.equal(JSON.parse(r.stdout).files.out, join(dir, 'r.json'))
-  const denied = await runNode('eval-model', ['--url', server.url, '--data', OUT, '--limit', '10', ...FAST])
+  const denied = await runInProcess('eval-model', ['--url', server.url, '--data', OUT, '--limit', '10', ...FAST])
   await server.close()
   assert.equal(denied.status, 6)
   assert.match(denied.stderr, /error\[AUTH\]: .* answered HTTP 401/)
@@ -232,14 +240,14 @@ test('--repo OWNER/NAME --revision REV reads the data through the Hub layer (HF_
   const server = await startModelServer({ gold })
   const env = { HF_ENDPOINT: hub.url, HF_HUB_CACHE: join(tmp, 'hf-cache') }
   const a = join(tmp, 'hub.json')
-  const r = await runNode(
+  const r = await runInProcess(
     'eval-model',
     ['--url', server.url, '--repo', 'someone/jev-bench', '--revision', 'main', '--limit', '15', '--out', a, ...FAST],
     env,
   )
   assert.equal(r.status, 0, r.stderr)
   const b = join(tmp, 'dir.json')
-  assert.equal((await runNode('eval-model', ['--url', server.url, '--data', OUT, '--limit', '15', '--out', b, ...FAST])).status, 0)
+  assert.equal((await runInProcess('eval-model', ['--url', server.url, '--data', OUT, '--limit', '15', '--out', b, ...FAST])).status, 0)
   await server.close()
   await hub.close()
   const ra = withoutTimes(a) as { dataset: { origin: string } }
@@ -248,7 +256,7 @@ test('--repo OWNER/NAME --revision REV reads the data through the Hub layer (HF_
   ra.dataset.origin = rb.dataset.origin
   assert.deepEqual(ra, rb)
   // offline, from the cache the first run filled: no Hub needed
-  const off = await runNode(
+  const off = await runInProcess(
     'eval-model',
     [
       '--from-journal',
@@ -276,18 +284,18 @@ test('compare-results: a model against itself differs by 0; a model that knows t
     [knows, a],
     [guesses, b],
   ] as const)
-    assert.equal((await runNode('eval-model', ['--url', s.url, '--data', OUT, '--limit', '120', '--out', f, ...FAST])).status, 0)
+    assert.equal((await runInProcess('eval-model', ['--url', s.url, '--data', OUT, '--limit', '120', '--out', f, ...FAST])).status, 0)
   await knows.close()
   await guesses.close()
-  const same = await runNode('compare-results', [a, a, '--json'])
+  const same = await runInProcess('compare-results', [a, a, '--json'])
   assert.equal(same.status, 0, same.stderr)
   const s = JSON.parse(same.stdout)
   assert.equal(s.shared, 120)
   assert.deepEqual(s.scores.acc, { a: s.scores.acc.a, b: s.scores.acc.a, diff: 0, interval: [0, 0], significant: false })
-  const diff = await runNode('compare-results', [a, b])
+  const diff = await runInProcess('compare-results', [a, b])
   assert.equal(diff.status, 0, diff.stderr)
   assert.match(diff.stdout, /^\| acc \| [0-9.]+ \| [0-9.]+ \| -0\.\d+ \| \[-0\.\d+, -0\.\d+\] \| beyond the noise \|$/m)
-  const bad = await runNode('compare-results', [a, join(OUT, 'manifest.json')])
+  const bad = await runInProcess('compare-results', [a, join(OUT, 'manifest.json')])
   assert.equal(bad.status, 3)
 })
 
@@ -307,7 +315,7 @@ test('the report: Markdown linking the reliability diagram and accuracy by optio
     assert.equal(opened, closed, f)
   }
   const again = join(tmp, 'knows-again.json')
-  const r = await runNode('eval-model', [
+  const r = await runInProcess('eval-model', [
     '--from-journal',
     join(tmp, 'knows.journal.jsonl'),
     '--data',

@@ -1,7 +1,8 @@
 /** Helpers for running the CLIs in-process (with a collecting Io) and as real subprocesses. */
 import { spawn, spawnSync } from 'node:child_process'
 import { isAbsolute, join, relative } from 'node:path'
-import type { Io } from '../../src/cli/run.ts'
+import { type Cli, COMMANDS } from '../../src/cli/commands.ts'
+import { type Io, runCli, scrub } from '../../src/cli/run.ts'
 import { PACKAGE_ROOT } from '../../src/version.ts'
 
 /** The project's folder, whether the tests run from test/ or compiled in .test-build/ */
@@ -62,7 +63,7 @@ const cliArgs = (script: string, args: string[]) => [...NODE_FLAGS, JEV, script.
 export function runNodeSync(script: string, args: string[], env: NodeJS.ProcessEnv = {}): RunResult {
   const r = spawnSync(process.execPath, cliArgs(script, args), {
     cwd: ROOT,
-    env: { ...cleanEnv(), ...env },
+    env: childEnv(env),
     encoding: 'utf8',
     timeout: 60_000,
   })
@@ -73,7 +74,7 @@ export function runNodeSync(script: string, args: string[], env: NodeJS.ProcessE
 /** Same, without blocking the event loop (needed when this process serves the loopback Hub). */
 export function runNode(script: string, args: string[], env: NodeJS.ProcessEnv = {}, cwd = ROOT): Promise<RunResult> {
   return new Promise((ok, ko) => {
-    const child = spawn(process.execPath, cliArgs(script, args), { cwd, env: { ...cleanEnv(), ...env } })
+    const child = spawn(process.execPath, cliArgs(script, args), { cwd, env: childEnv(env) })
     let stdout = ''
     let stderr = ''
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
@@ -87,11 +88,29 @@ export function runNode(script: string, args: string[], env: NodeJS.ProcessEnv =
   })
 }
 
-/** The parent's environment minus anything that would point the child at a real Hub or cache. */
-function cleanEnv(): NodeJS.ProcessEnv {
+/**
+ * `jev <command> ...args` in this process, as runNode would run it in a child but without starting one: the
+ * command's function from the bin's own table (or `cli`), under runCli, given the environment a child gets; the
+ * result's stdout and stderr are the text a pipe would carry, each line scrubbed of HF_TOKEN as the bin's stdio does.
+ * A child ran in ROOT, so paths given should be absolute; --debug counts only when `args` hold it, as in a child.
+ */
+export async function runInProcess(command: string, args: string[], env: NodeJS.ProcessEnv = {}, cli?: Cli): Promise<RunResult> {
+  const name = command.replace(/\.ts$/, '')
+  if (!cli && !Object.hasOwn(COMMANDS, name)) throw new Error(`no command ${command}`)
+  const run = cli ?? (await COMMANDS[name]!())
+  const full = childEnv(env)
+  const c = collectIo()
+  const io: Io = { out: (l) => c.io.out(scrub(l, full)), err: (l) => c.io.err(scrub(l, full)) }
+  const status = await runCli(() => run(args, full, io), io, args.includes('--debug'))
+  const text = (lines: string[]) => lines.map((l) => `${l}\n`).join('')
+  return { status, stdout: text(c.out), stderr: text(c.err) }
+}
+
+/** The environment a child gets: this process's minus anything that would point it at a real Hub or cache, then `env`. */
+export function childEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env = { ...process.env }
   for (const k of Object.keys(env)) if (k.startsWith('HF_') || k === 'XDG_CACHE_HOME' || k.startsWith('NODE_TEST')) delete env[k]
   // nor at the user's cache of prepared sources: a test that wants one names its own folder
   env.JEV_PREPARED_CACHE = '0'
-  return env
+  return { ...env, ...extra }
 }
