@@ -30,7 +30,7 @@ export const DROP_REASONS: Record<DropReason, string> = {
 
 // Normalised option texts that point at other options by position or as a set.
 const LETTER = String.raw`\(?[a-f]\)?\.?`
-// MAY_REFER (below) must match every text these do: a new pattern needs its word added there (test/eligibility.test.ts checks)
+// MAY_REFER (below) must match every text these do: a new pattern needs its word added there (test/eligibility.unit.ts checks)
 export const REFERS_TO_OPTIONS: readonly RegExp[] = [
   /\bof (the )?(above|below)\b/u,
   /\blisted (above|below)\b/u,
