@@ -1,7 +1,7 @@
 /**
  * The `*.unit.ts` files, in one process. They test code that touches no process state (environment, working
  * folder, exit status, signals, child processes, servers), so they can share one: a process of their own each
- * cost more than their tests (~13 s of CPU for the 46 files). One alone runs as any test file does:
+ * costs more than most of them do (docs/performance.md has the figures). One alone runs as any test file does:
  * `node --import tsx --import ./test/helpers/hermetic.ts --test test/x.unit.ts`.
  */
 import { readdirSync } from 'node:fs'
