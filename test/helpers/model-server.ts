@@ -159,6 +159,8 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     handle(req, res).catch((e: unknown) => send(res, 500, { error: String(e) }))
   })
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok))
+  // a test that fails before close() ends rather than waits on a listening server (one holding requests, say)
+  server.unref()
   const { port } = server.address() as AddressInfo
   return {
     url: `http://127.0.0.1:${port}`,
