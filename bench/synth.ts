@@ -161,5 +161,11 @@ export function writeSynthetic(root: string, scale: number, base: RecipeInput, v
     q['4'] = q['4']! + want - have
   }
   delete recipe.$schema
+  // what the synthetic sources have no files for: a previous version to compare with, training splits, judged rates
+  delete recipe.changesFrom
+  delete recipe.contamination
+  delete recipe.judged
+  const borrow = recipe.distractors?.borrow as { plausible?: { related?: unknown } } | undefined
+  delete borrow?.plausible?.related
   return recipe
 }
