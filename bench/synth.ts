@@ -165,7 +165,8 @@ export function writeSynthetic(root: string, scale: number, base: RecipeInput, v
   delete recipe.changesFrom
   delete recipe.contamination
   delete recipe.judged
-  const borrow = recipe.distractors?.borrow as { plausible?: { related?: unknown } } | undefined
-  delete borrow?.plausible?.related
+  const plausible = (recipe.distractors?.borrow as { plausible?: { related?: unknown; fallback?: { relatedMin?: unknown }[] } })?.plausible
+  delete plausible?.related
+  for (const f of plausible?.fallback ?? []) delete f.relatedMin
   return recipe
 }

@@ -249,7 +249,7 @@ describe('the CLIs: one error line, a hint, the documented exit status, and neve
     const processPaths = FULL ? paths : paths.filter((p) => AS_PROCESS.has(key(p)))
     assert.equal(processPaths.length, FULL ? paths.length : AS_PROCESS.size, 'every path named to run as a process is one')
     const argsOf = ({ c, debug }: (typeof paths)[number]) => [...c.args(), ...(debug ? ['--debug'] : [])]
-    // the processes first, all at once as before; then in-process, so the two runs of a path never share its folders at once
+    // the processes first, all at once; then in-process, so the two runs of a path never share its folders at once
     const processes = await Promise.all(processPaths.map(async (p) => ({ ...p, r: await runNode(p.c.script, argsOf(p), env) })))
     const inProcessRuns = await Promise.all(paths.map(async (p) => ({ ...p, r: await runInProcess(p.c.script, argsOf(p), env) })))
     t.diagnostic(`${paths.length} paths in-process; as a subprocess ${depthNote(processPaths.length, paths.length)}`)

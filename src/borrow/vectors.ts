@@ -52,17 +52,21 @@ export interface TextVector {
 export class WordVectors {
   /** the words' table, read on the first look-up: a warm build whose lending is all cached makes none */
   #table: Map<string, Int8Array> | null = null
+  /** the file's bytes until then */
+  #bytes: Uint8Array | null
 
   private constructor(
     readonly header: VectorsHeader,
-    private readonly bytes: Uint8Array,
+    bytes: Uint8Array,
     private readonly file: string,
-  ) {}
+  ) {
+    this.#bytes = bytes
+  }
 
   /**
    * Reads a vectors file: gzip of a JSON header line, then one line per word,
    * "word<TAB>base64 of its signed bytes". `file` names it in errors. The sha256
-   * and the header are checked here, the words' lines on the first look-up.
+   * is checked and the header read here, the words' lines on the first look-up.
    */
   static parse(bytes: Uint8Array, file: string, sha256?: string): WordVectors {
     if (sha256 !== undefined && sha256Hex(bytes) !== sha256)
@@ -83,7 +87,7 @@ export class WordVectors {
   private table(): Map<string, Int8Array> {
     if (this.#table) return this.#table
     const { header, file } = this
-    const lines = gunzipSync(this.bytes).toString('utf8').split('\n')
+    const lines = gunzipSync(this.#bytes!).toString('utf8').split('\n')
     const table = new Map<string, Int8Array>()
     for (let i = 1; i < lines.length; i++) {
       const line = lines[i]!
@@ -95,6 +99,7 @@ export class WordVectors {
       table.set(line.slice(0, tab), v)
     }
     if (table.size !== header.words) throw new JevError('RECIPE', `${file}: ${table.size} words, the header says ${header.words}`, { file })
+    this.#bytes = null
     return (this.#table = table)
   }
 

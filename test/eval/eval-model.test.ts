@@ -8,8 +8,7 @@
  * it: the run killed with SIGKILL mid-way (a kill needs a process to kill), and one ordinary
  * successful run as users start it (the API key test's: the process's exit status, stdout and
  * stderr, the key in none of them). Every other run is the same command in this process
- * (`inProcess`: evalModelCli or compareResultsCli under runCli, with the environment runNode
- * would have given the child), which saves a node start and module load of ~0.6 s CPU each.
+ * (`runInProcess`, test/helpers/cli.ts), which saves a node start and module load of ~0.6 s CPU each.
  */
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'

@@ -93,6 +93,8 @@ export function runNode(script: string, args: string[], env: NodeJS.ProcessEnv =
  * command's function from the bin's own table (or `cli`), under runCli, given the environment a child gets; the
  * result's stdout and stderr are the text a pipe would carry, each line scrubbed of HF_TOKEN as the bin's stdio does.
  * A child ran in ROOT, so paths given should be absolute; --debug counts only when `args` hold it, as in a child.
+ * Unlike a child: work still in flight after an error (a download, a decode) is not stopped by an exit, `homedir()`
+ * is this process's HOME, and serve-hub, which runs until a signal, needs a `cli` that stops it.
  */
 export async function runInProcess(command: string, args: string[], env: NodeJS.ProcessEnv = {}, cli?: Cli): Promise<RunResult> {
   const name = command.replace(/\.ts$/, '')

@@ -3,7 +3,8 @@
  * folder of the process's own, so a command run in-process with an environment
  * of its own, or a child started with this one, finds its default caches (the
  * Hugging Face cache, the cache of prepared sources) there and never in the
- * user's ~/.cache, and no two test files share one by accident. Removed on exit.
+ * user's ~/.cache, and no two test files share one by accident (the `*.unit.ts` files share
+ * test/unit.test.ts's). Removed on exit.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
