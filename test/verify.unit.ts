@@ -144,6 +144,32 @@ describe('compareWithRebuild', () => {
     assert.match(r.reasons.join('\n'), /source arc_easy changed: ARC-Easy\/test-00000-of-00001\.parquet/)
   })
 
+  test('an optional training file that one place serves and another lacks: sources-changed, naming it and both states', async () => {
+    const training = (reason: string) => ({
+      exclude: false,
+      ngram: { en: 13 },
+      files: [
+        { source: 'mmlu', split: 'dev', repo: 'cais/mmlu', revision: 'r', path: 'all/dev.parquet', checked: true, commit: 'c', rows: 5 },
+        { source: 'boolq', split: 'train', repo: 'google/boolq', revision: 'r', path: 'data/train.parquet', checked: false, reason },
+      ],
+      flagged: {},
+    })
+    const dir = join(tmp, 'training')
+    await cp(reference, dir, { recursive: true })
+    await editFile(
+      dir,
+      'manifest.json',
+      (t) => `${JSON.stringify({ ...JSON.parse(t), contamination: training('not available from the mirror') }, null, 2)}\n`,
+    )
+    const rebuilt = await buildFromSources(recipe, createMirrorFetcher(HUB), { lock })
+    rebuilt.manifest.contamination = training('not available from the Hub')
+    const r = await compareWithRebuild(dir, rebuilt)
+    assert.equal(r.cause, 'sources-changed')
+    assert.deepEqual(r.reasons, [
+      'training file boolq train (google/boolq/data/train.parquet): not available from the mirror → not available from the Hub',
+    ])
+  })
+
   test('an upstream commit that moved under the same rows: sources-changed, naming the source', async () => {
     const r = await verifyEdited('commit-moved', (dir) =>
       editFile(dir, 'manifest.json', (t) => {

@@ -59,6 +59,15 @@ function findCause(existing: ReadonlyMap<string, Buffer | null>, rebuilt: BuiltD
   if (reasons.length) return { cause: 'sources-changed', reasons }
   if (old.recipe.hash !== now.recipe.hash || old.seed !== now.seed)
     return { cause: 'recipe-changed', reasons: [`recipe hash ${old.recipe.hash} → ${now.recipe.hash}`] }
+  // the training files the contamination check read: an optional one that one place serves and another lacks changes the card
+  const state = (f: NonNullable<Manifest['contamination']>['files'][number] | undefined) =>
+    !f ? 'not listed' : f.checked ? `checked, ${f.rows} rows at ${f.commit}` : (f.reason ?? 'not checked')
+  for (const f of now.contamination?.files ?? []) {
+    const before = old.contamination?.files.find((g) => g.source === f.source && g.split === f.split && g.path === f.path)
+    if (state(before) !== state(f))
+      reasons.push(`training file ${f.source} ${f.split} (${f.repo}/${f.path}): ${state(before)} → ${state(f)}`)
+  }
+  if (reasons.length) return { cause: 'sources-changed', reasons }
   const same = old.builder.version === now.builder.version
   return {
     cause: 'builder-changed',
