@@ -103,6 +103,15 @@ describe('WordVectors', () => {
       (e: unknown) => isJevError(e) && e.code === 'LOCK' && e.message.includes('v.gz'),
     )
     assert.throws(() => WordVectors.parse(gzipSync('not json\n'), 'bad.gz'), /bad\.gz: line 1/)
+    assert.throws(
+      () => WordVectors.parse(Buffer.from('plain text, not gzip\n'), 'plain.gz'),
+      (e: unknown) => isJevError(e) && e.code === 'RECIPE' && /plain\.gz: not a gzip file/.test(e.message),
+    )
+    const cut = WordVectors.parse(bytes.subarray(0, bytes.length - 8), 'cut.gz')
+    assert.throws(
+      () => cut.of('heat'),
+      (e: unknown) => isJevError(e) && e.code === 'RECIPE' && /cut\.gz: not a gzip file/.test(e.message),
+    )
   })
   test("the words' lines are read on the first look-up, and a bad one is named by its line there", () => {
     const head = JSON.stringify({ from: 'test', dimensions: 3, scale: 127, words: 2 })

@@ -42,6 +42,15 @@ export interface VectorsHeader {
   words: number
 }
 
+/** A vectors file's text; `finishFlush` Z_SYNC_FLUSH inflates the start of a stream. A file that is not gzip is named. */
+function inflate(bytes: Uint8Array, file: string, finishFlush = constants.Z_FINISH): string {
+  try {
+    return gunzipSync(bytes, { finishFlush }).toString('utf8')
+  } catch (e) {
+    throw new JevError('RECIPE', `${file}: not a gzip file (${(e as Error).message})`, { file }, { cause: e })
+  }
+}
+
 /** A text's vector: the sum of its words' integer vectors. */
 export interface TextVector {
   sum: Int32Array
@@ -72,8 +81,8 @@ export class WordVectors {
     if (sha256 !== undefined && sha256Hex(bytes) !== sha256)
       throw new JevError('LOCK', `${file}: sha256 is ${sha256Hex(bytes)}, the recipe pins ${sha256}`, { file })
     // the header is the first line: the start of the stream holds it (a cut stream inflates to what it has)
-    let head = gunzipSync(bytes.subarray(0, HEAD_BYTES), { finishFlush: constants.Z_SYNC_FLUSH }).toString('utf8')
-    if (!head.includes('\n')) head = gunzipSync(bytes).toString('utf8')
+    let head = inflate(bytes.subarray(0, HEAD_BYTES), file, constants.Z_SYNC_FLUSH)
+    if (!head.includes('\n')) head = inflate(bytes, file)
     const end = head.indexOf('\n')
     let header: VectorsHeader
     try {
@@ -87,7 +96,7 @@ export class WordVectors {
   private table(): Map<string, Int8Array> {
     if (this.#table) return this.#table
     const { header, file } = this
-    const lines = gunzipSync(this.#bytes!).toString('utf8').split('\n')
+    const lines = inflate(this.#bytes!, file).split('\n')
     const table = new Map<string, Int8Array>()
     for (let i = 1; i < lines.length; i++) {
       const line = lines[i]!
