@@ -304,6 +304,49 @@ test('an optional training file the build cannot get is reported as not checked'
   assert.equal(built.lock.contamination?.length, 1)
 })
 
+test('the lock records an optional training file the build could not get, and a build against it leaves it unchecked where it is there', async () => {
+  await writeTrain(await filler())
+  const optional = {
+    source: 'boolq',
+    split: 'train',
+    repo: 'google/boolq',
+    revision: base.sources[4]!.revision,
+    path: 'data/train-00000-of-00001.parquet',
+    optional: true,
+  }
+  const recipe = recipeWith({ against: [arcTrain(), optional] })
+  const without = await buildFromSources(recipe, createMirrorFetcher(hub))
+  assert.deepEqual(without.lock.notChecked, [
+    {
+      source: 'boolq',
+      split: 'train',
+      repo: 'google/boolq',
+      revision: optional.revision,
+      path: optional.path,
+      reason: 'not available from the mirror',
+    },
+  ])
+  // the file appears upstream (as on the Hub): a build against the lock still leaves it, a fresh one (--update-lock) reads it
+  const there = join(hub, 'datasets/google/boolq', optional.path)
+  await cp(join(hub, 'datasets/google/boolq/data/validation-00000-of-00001.parquet'), there)
+  try {
+    const frozen = await buildFromSources(recipe, createMirrorFetcher(hub), { lock: without.lock })
+    for (const name of without.files.keys()) assert.equal(text(frozen, name), text(without, name), `${name}: the locked build's`)
+    assert.deepEqual(frozen.lock, without.lock)
+    const fresh = await buildFromSources(recipe, createMirrorFetcher(hub))
+    assert.deepEqual(
+      fresh.manifest.contamination?.files.map((f) => [f.source, f.checked]),
+      [
+        ['arc_challenge', true],
+        ['boolq', true],
+      ],
+    )
+    assert.equal(fresh.lock.notChecked, undefined)
+  } finally {
+    await rm(there)
+  }
+})
+
 test('a frozen build refuses training rows that differ from the lock', async () => {
   await writeTrain(await filler())
   const recipe = recipeWith({ against: [arcTrain()] })

@@ -2,7 +2,7 @@ import type { UpstreamQuestion } from '../adapt/adapter.ts'
 import { isJevError, JevError } from '../errors.ts'
 import type { FileFetcher, SourceFile } from '../fetch/types.ts'
 import { type LoadedFile, loadSource } from '../load-sources.ts'
-import { type Lock, lockedTraining } from '../recipe/lock.ts'
+import { type Lock, lockedNotChecked, lockedTraining } from '../recipe/lock.ts'
 import type { Recipe, SourceSpec, TrainingFile } from '../recipe/schema.ts'
 
 /** A training file as the build found it: read, or (optional only) not available and why. */
@@ -33,11 +33,17 @@ export type FetchedTraining =
 
 /**
  * Fetches every training file of the recipe's `contamination`, without decoding it. A required file that
- * cannot be got is an error naming it; an optional one is reported as not available.
+ * cannot be got is an error naming it; an optional one is reported as not available, and one the lock
+ * records as not got is not fetched (the card then says what the locked build's did).
  */
 export async function fetchTraining(recipe: Recipe, fetcher: FileFetcher, lock: Lock | null): Promise<FetchedTraining[]> {
   const out: FetchedTraining[] = []
   for (const t of recipe.contamination?.against ?? []) {
+    const unchecked = t.optional ? lockedNotChecked(lock, t) : undefined
+    if (unchecked && unchecked.revision === t.revision) {
+      out.push({ entry: t, checked: false, reason: unchecked.reason })
+      continue
+    }
     const revision = revisionOf(lock, t)
     try {
       out.push({ entry: t, revision, file: await fetcher.fetchFile(t.repo, revision, t.path) })
@@ -94,8 +100,26 @@ export async function readTraining(
   return out
 }
 
-/** The lock's entries for the training files read (one not got is not listed). */
-export function lockEntries(training: readonly TrainingLoad[]): NonNullable<Lock['contamination']> {
+/** The lock's entries for the training files read, and for the optional ones not got. */
+export function lockEntries(training: readonly TrainingLoad[]): Pick<Lock, 'contamination' | 'notChecked'> {
+  const notChecked = training.flatMap((t) =>
+    t.checked
+      ? []
+      : [
+          {
+            source: t.entry.source,
+            split: t.entry.split,
+            repo: t.entry.repo,
+            revision: t.entry.revision,
+            path: t.entry.path,
+            reason: t.reason,
+          },
+        ],
+  )
+  return { contamination: checkedEntries(training), notChecked }
+}
+
+function checkedEntries(training: readonly TrainingLoad[]): NonNullable<Lock['contamination']> {
   return training.flatMap((t) =>
     t.checked
       ? [

@@ -19,7 +19,7 @@ export const Lock = z.strictObject({
       files: z.array(z.strictObject({ split: z.string(), path: z.string(), size: z.int(), sha256: Hex64, rows: z.int(), rowsHash: Hex64 })),
     }),
   ),
-  /** the training files the contamination check read (recipes with a `contamination` section; an optional file not got is not listed) */
+  /** the training files the contamination check read (recipes with a `contamination` section; an optional file not got is under notChecked) */
   contamination: z
     .array(
       z.strictObject({
@@ -33,6 +33,22 @@ export const Lock = z.strictObject({
         sha256: Hex64,
         rows: z.int(),
         rowsHash: Hex64,
+      }),
+    )
+    .optional(),
+  /**
+   * the optional training files the build could not get, and why; a build against this lock leaves them
+   * unchecked wherever it runs, so its card is the locked build's (--update-lock reads them where they are there)
+   */
+  notChecked: z
+    .array(
+      z.strictObject({
+        source: z.string(),
+        split: z.string(),
+        repo: z.string(),
+        revision: z.string(),
+        path: z.string(),
+        reason: z.string(),
       }),
     )
     .optional(),
@@ -74,8 +90,8 @@ export function makeLock(
   recipeHash: string,
   builder: Lock['builder'],
   sources: readonly LoadedSource[],
-  /** the training files the contamination check read, as lockEntries (src/contam/load.ts) makes them */
-  contamination?: Lock['contamination'],
+  /** the training files the contamination check read, and the optional ones it could not get, as lockEntries (src/contam/load.ts) makes them */
+  contamination?: Pick<Lock, 'contamination' | 'notChecked'>,
 ): Lock {
   return {
     lockVersion: 1,
@@ -88,7 +104,8 @@ export function makeLock(
       commit: s.commit,
       files: s.files.map((f) => ({ split: f.split, path: f.path, size: f.size, sha256: f.sha256, rows: f.rows, rowsHash: f.rowsHash })),
     })),
-    ...(contamination ? { contamination } : {}),
+    ...(contamination?.contamination ? { contamination: contamination.contamination } : {}),
+    ...(contamination?.notChecked?.length ? { notChecked: contamination.notChecked } : {}),
   }
 }
 
@@ -144,6 +161,11 @@ export function checkAgainstLock(lock: Lock, sources: readonly LoadedSource[]): 
 }
 
 /** The lock's entry for a training file, matched by source, repo and path. */
+/** The lock's record of an optional training file the locked build could not get. */
+export function lockedNotChecked(lock: Lock | null, t: TrainingFile): NonNullable<Lock['notChecked']>[number] | undefined {
+  return lock?.notChecked?.find((e) => e.source === t.source && e.repo === t.repo && e.path === t.path)
+}
+
 export function lockedTraining(lock: Lock | null, t: TrainingFile): NonNullable<Lock['contamination']>[number] | undefined {
   return lock?.contamination?.find((e) => e.source === t.source && e.repo === t.repo && e.path === t.path)
 }
