@@ -188,15 +188,6 @@ try {
     const hub = await serveHub(mirror)
     let stats: Stat[]
     try {
-      // the card names where the optional training files were missing (the mirror or the Hub), so the
-      // cold verify, which reads from the Hub, checks a folder built from the Hub
-      const hubOut = join(work, 'out-hub')
-      const built = await runOnce([...JEV, 'build-dataset', '--recipe', recipe, '--lock', lock, '--out', hubOut, '--quiet'], {
-        HF_ENDPOINT: hub.url,
-        HF_HUB_CACHE: join(work, 'hf-cache-build'),
-        JEV_PREPARED_CACHE: '0',
-      })
-      process.stderr.write(`built ${hubOut}/ from serve-hub (${(built.wallMs / 1000).toFixed(1)} s)\n`)
       let cache = ''
       stats = await measureRounds([
         { name: 'floor: read + sha256', args: ['bench/floor.mjs', 'read', recipe, mirror] },
@@ -213,7 +204,7 @@ try {
         { name: 'verify-dataset', args: cliArgs('verify-dataset', recipe, lock, mirror, join(work, 'out')) },
         {
           name: 'verify-dataset (cold)',
-          args: [...JEV, 'verify-dataset', '--recipe', recipe, '--lock', lock, '--out', hubOut, '--quiet'],
+          args: [...JEV, 'verify-dataset', '--recipe', recipe, '--lock', lock, '--out', join(work, 'out'), '--quiet'],
           env: () => ({
             HF_ENDPOINT: hub.url,
             HF_HUB_CACHE: (cache = mkdtempSync(join(work, 'hf-cache-'))),
