@@ -114,6 +114,15 @@ const recipeWith = (contamination: unknown): Recipe => {
   return parseRecipe({ ...rest, contamination }, 'contamination-test.json')
 }
 const arcTrain = (extra: object = {}) => ({ source: 'arc_challenge', split: 'train', repo: ARC, revision: ARC_REV, path: TRAIN, ...extra })
+/** BoolQ's train split, optional: the fixture hub has no such file */
+const boolqTrain = () => ({
+  source: 'boolq',
+  split: 'train',
+  repo: 'google/boolq',
+  revision: base.sources[4]!.revision,
+  path: 'data/train-00000-of-00001.parquet',
+  optional: true,
+})
 const text = (b: Awaited<ReturnType<typeof buildFromSources>>, name: string) => String(b.files.get(name))
 const provenance = (b: Awaited<ReturnType<typeof buildFromSources>>): ProvenanceLine[] => parseProvenance(text(b, 'provenance.jsonl')).lines
 const records = (b: Awaited<ReturnType<typeof buildFromSources>>, split: 'test' | 'val'): DataRecord[] =>
@@ -275,17 +284,7 @@ test('a required training file the build cannot get is a typed error naming it',
 test('an optional training file the build cannot get is reported as not checked', async () => {
   await writeTrain(await filler())
   const recipe = recipeWith({
-    against: [
-      arcTrain(),
-      {
-        source: 'boolq',
-        split: 'train',
-        repo: 'google/boolq',
-        revision: base.sources[4]!.revision,
-        path: 'data/train-00000-of-00001.parquet',
-        optional: true,
-      },
-    ],
+    against: [arcTrain(), boolqTrain()],
   })
   const built = await buildFromSources(recipe, createMirrorFetcher(hub))
   const card = text(built, 'README.md')
@@ -306,14 +305,7 @@ test('an optional training file the build cannot get is reported as not checked'
 
 test('the lock records an optional training file the build could not get, and a build against it leaves it unchecked where it is there', async () => {
   await writeTrain(await filler())
-  const optional = {
-    source: 'boolq',
-    split: 'train',
-    repo: 'google/boolq',
-    revision: base.sources[4]!.revision,
-    path: 'data/train-00000-of-00001.parquet',
-    optional: true,
-  }
+  const optional = boolqTrain()
   const recipe = recipeWith({ against: [arcTrain(), optional] })
   const without = await buildFromSources(recipe, createMirrorFetcher(hub))
   assert.deepEqual(without.lock.notChecked, [

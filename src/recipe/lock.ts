@@ -5,6 +5,20 @@ import { writeFileAtomic } from '../util/atomic.ts'
 import { readRegular } from '../util/files.ts'
 import { BuilderRef, Hex64, type Recipe, RecipeRef, type TrainingFile } from './schema.ts'
 
+/** A training file the contamination check read, as the lock pins it. */
+const LockedTraining = z.strictObject({
+  source: z.string(),
+  split: z.string(),
+  repo: z.string(),
+  revision: z.string(),
+  commit: z.string().regex(/^[0-9a-f]{40}$/),
+  path: z.string(),
+  size: z.int(),
+  sha256: Hex64,
+  rows: z.int(),
+  rowsHash: Hex64,
+})
+
 /** What a build was made from, byte for byte and row for row; committed next to its recipe. */
 export const Lock = z.strictObject({
   lockVersion: z.literal(1),
@@ -20,37 +34,13 @@ export const Lock = z.strictObject({
     }),
   ),
   /** the training files the contamination check read (recipes with a `contamination` section; an optional file not got is under notChecked) */
-  contamination: z
-    .array(
-      z.strictObject({
-        source: z.string(),
-        split: z.string(),
-        repo: z.string(),
-        revision: z.string(),
-        commit: z.string().regex(/^[0-9a-f]{40}$/),
-        path: z.string(),
-        size: z.int(),
-        sha256: Hex64,
-        rows: z.int(),
-        rowsHash: Hex64,
-      }),
-    )
-    .optional(),
+  contamination: z.array(LockedTraining).optional(),
   /**
    * the optional training files the build could not get, and why; a build against this lock leaves them
    * unchecked wherever it runs, so its card is the locked build's (--update-lock reads them where they are there)
    */
   notChecked: z
-    .array(
-      z.strictObject({
-        source: z.string(),
-        split: z.string(),
-        repo: z.string(),
-        revision: z.string(),
-        path: z.string(),
-        reason: z.string(),
-      }),
-    )
+    .array(LockedTraining.pick({ source: true, split: true, repo: true, revision: true, path: true }).extend({ reason: z.string() }))
     .optional(),
 })
 export type Lock = z.infer<typeof Lock>
