@@ -1,4 +1,6 @@
+import type { ZodType } from 'zod'
 import type { UpstreamQuestion } from './adapt/adapter.ts'
+import { Screen, ScreenedFile } from './borrow/screen.ts'
 import { WordVectors } from './borrow/vectors.ts'
 import { type BuildResources, buildFromPrepared } from './build.ts'
 import { computesChanges, PreviousBuild, type PreviousRecipe } from './check/previous-build.ts'
@@ -25,7 +27,7 @@ import { cardCached, contaminationCached, loadPrepared, readLendingMemos, writeL
 import { recipeHash, recipeResource } from './recipe/load.ts'
 import { checkAgainstLock, type Lock, lockedRevision, makeLock } from './recipe/lock.ts'
 import type { Recipe, Split } from './recipe/schema.ts'
-import { normalize } from './util/canonical.ts'
+import { canonicalJson, normalize } from './util/canonical.ts'
 import { readRegular } from './util/files.ts'
 import { sha256Hex } from './util/hash.ts'
 import { NO_PROGRESS, type Progress } from './util/progress.ts'
@@ -160,6 +162,8 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
         jsonl,
         recipe.sources.map((s) => s.name),
         warnings,
+        await previousResources(before.previous.recipe, recipe, contamination),
+        training,
       )
     : undefined
   const stats = computeStats(
@@ -269,7 +273,43 @@ async function readResources(recipe: Recipe): Promise<BuildResources> {
   const pinned = borrow.rule === 'similar' ? borrow.plausible?.vectors : undefined
   const out: BuildResources = {}
   if (pinned) out.vectors = WordVectors.parse(await readPinned(recipe, pinned, 'word vectors'), pinned.path, pinned.sha256)
-  if (recipe.judged) out.judged = parseJudged(await readPinned(recipe, recipe.judged, 'judged rates'), recipe.judged.path)
+  const screened = borrow.rule === 'similar' ? borrow.plausible?.screened : undefined
+  if (screened)
+    out.screen = new Screen(
+      parsePinnedJson(
+        await readPinned(recipe, screened, 'screened candidates'),
+        screened.path,
+        ScreenedFile,
+        'distractors.borrow.plausible.screened',
+        'a screened-candidates file',
+      ),
+    )
+  if (recipe.judged)
+    out.judged = parsePinnedJson(
+      await readPinned(recipe, recipe.judged, 'judged rates'),
+      recipe.judged.path,
+      JudgedRates,
+      'judged',
+      'a judged-rates file',
+    )
+  return out
+}
+
+/**
+ * What the previous recipe's build reads besides its sources: the files it pins, and this build's training
+ * options where its plausible rule reads them (both recipes must name the same training files).
+ */
+async function previousResources(previous: Recipe, recipe: Recipe, contamination: ContaminationResult | null): Promise<BuildResources> {
+  const out = await readResources(previous)
+  const borrow = previous.distractors.borrow
+  if (borrow.rule !== 'similar' || !borrow.plausible?.related) return out
+  if (!contamination || canonicalJson(previous.contamination?.against) !== canonicalJson(recipe.contamination?.against))
+    throw new JevError(
+      'RECIPE',
+      `${previous.name} ${previous.version} reads other training files than this recipe's contamination.against, and its build (for the "Changes from" figures) needs them`,
+      { field: 'changesFrom' },
+    )
+  out.related = contamination.optionSets
   return out
 }
 
@@ -290,20 +330,18 @@ async function readPinned(recipe: Recipe, pinned: { path: string; sha256: string
   return bytes
 }
 
-function parseJudged(bytes: Buffer, file: string): JudgedRates {
+/** A JSON file the recipe pins, checked against its schema; an error names the file, the recipe's field and the place. */
+function parsePinnedJson<T>(bytes: Buffer, file: string, schema: ZodType<T>, field: string, what: string): T {
   let json: unknown
   try {
     json = JSON.parse(bytes.toString('utf8'))
   } catch (e) {
-    throw new JevError('RECIPE', `${file}: not JSON: ${(e as Error).message}`, { file, field: 'judged' })
+    throw new JevError('RECIPE', `${file}: not JSON: ${(e as Error).message}`, { file, field })
   }
-  const r = JudgedRates.safeParse(json)
+  const r = schema.safeParse(json)
   if (!r.success) {
     const issue = r.error.issues[0]
-    throw new JevError('RECIPE', `${file}: not a judged-rates file: at $.${issue?.path.join('.')}: ${issue?.message}`, {
-      file,
-      field: 'judged',
-    })
+    throw new JevError('RECIPE', `${file}: not ${what}: at $.${issue?.path.join('.')}: ${issue?.message}`, { file, field })
   }
   return r.data
 }

@@ -4,6 +4,7 @@ import { dealLongest, type LengthItem } from './borrow/length-cue.ts'
 import { negationTest } from './borrow/negation.ts'
 import { buildPools, groupOf, groupsOf, uniformLending } from './borrow/pool.ts'
 import { RelatedOptions, type TrainingQuestion } from './borrow/related.ts'
+import type { Screen } from './borrow/screen.ts'
 import type { WordVectors } from './borrow/vectors.ts'
 import type { JudgedRates } from './emit/judged.ts'
 import { JevError } from './errors.ts'
@@ -53,6 +54,8 @@ export function buildRecords(
 /** What the recipe pins besides its sources, read at the edge: the word vectors of its plausible rule. */
 export interface BuildResources {
   vectors?: WordVectors
+  /** the reviewers' screening of the plausible rule's candidates */
+  screen?: Screen
   /** the blind hand-judged rates the card states (not read by the middle) */
   judged?: JudgedRates
   /** per source, its training questions with their options, normalised (read for the contamination report) */
@@ -76,6 +79,10 @@ export function buildFromPrepared(
   if (plausible?.vectors && !resources.vectors)
     throw new JevError('RECIPE', 'the recipe names word vectors (distractors.borrow.plausible.vectors) that were not read', {
       field: 'distractors.borrow.plausible.vectors',
+    })
+  if (plausible?.screened && !resources.screen)
+    throw new JevError('RECIPE', 'the recipe names screened candidates (distractors.borrow.plausible.screened) that were not read', {
+      field: 'distractors.borrow.plausible.screened',
     })
   if (plausible?.related && !recipe.contamination)
     throw new JevError(
@@ -263,6 +270,7 @@ function lendings(
             maxChars: recipe.borrowMaxChars,
             tieKey: (c) => parseInt(keyedHash(recipe.seed, 'lend', `${p.spec.name}\u0000${split}\u0000${c.identity}`).slice(0, 8), 16),
             ...(resources.vectors && { vectors: resources.vectors }),
+            ...(resources.screen && rule.plausible?.screened && { screen: resources.screen }),
             ...(related && { related, relatedMin }),
             cueKey: (c) =>
               BigInt(`0x${keyedHash(recipe.seed, 'length-cue', `${p.spec.name}\u0000${split}\u0000${c.identity}`).slice(0, 13)}`),

@@ -5,9 +5,10 @@ import { isReferential, lengthPenalty, nearAnswer, sameKind } from '../src/borro
 import { similarLending } from '../src/borrow/lend.ts'
 import { dealLongest } from '../src/borrow/length-cue.ts'
 import { RelatedOptions } from '../src/borrow/related.ts'
+import { Screen, ScreenedFile, screenedFile } from '../src/borrow/screen.ts'
 import { centroid, cosine1024, vectorWords, WordVectors } from '../src/borrow/vectors.ts'
 import { isJevError } from '../src/errors.ts'
-import { toCandidate } from '../src/prepare/eligibility.ts'
+import { type Candidate, toCandidate } from '../src/prepare/eligibility.ts'
 import { Distractors, type SimilarBorrowing } from '../src/recipe/schema.ts'
 import { keyedHash, rngFor } from '../src/shape/rng.ts'
 import { normalize } from '../src/util/canonical.ts'
@@ -176,7 +177,7 @@ test('dealLongest keeps a group’s credit within count/n: forced items first, t
 describe('similarLending with the plausible rule', () => {
   const rules = {
     ...(Distractors.parse({}).borrow as SimilarBorrowing),
-    plausible: { lenders: 50, minSimilarity: 0, minFit: -1e9, lengthCue: false, fallback: [] },
+    plausible: { lenders: 50, minSimilarity: 0, minFit: -1e9, lengthCue: false, forcedLongest: 4, byForm: true, fallback: [] },
   } as SimilarBorrowing
   const c = (id: string, question: string, options: string[], answer = 0) => toCandidate(uq({ id, question, options, answer }))
   const item = c('s-item', 'Which process in the water cycle returns water to the atmosphere?', [
@@ -191,13 +192,14 @@ describe('similarLending with the plausible rule', () => {
     c('s-2', 'Which process of the water cycle moves water into the ground?', ['infiltration', 'transpiration', 'evaporations', 'erosion']),
     c('s-3', 'Which process in the water cycle makes rain?', ['precipitation', 'melting', '5 km', 'freezing']),
   ]
-  const lending = similarLending(side, {
+  const options = {
     rules,
     maxChars: 200,
-    tieKey: (x) => [...x.identity].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) >>> 0, 7),
-    cueKey: (x) => BigInt(`0x${keyedHash(1, 'length-cue', x.identity).slice(0, 13)}`),
+    tieKey: (x: Candidate) => [...x.identity].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) >>> 0, 7),
+    cueKey: (x: Candidate) => BigInt(`0x${keyedHash(1, 'length-cue', x.identity).slice(0, 13)}`),
     isNegative: () => false,
-  })
+  }
+  const lending = similarLending(side, options)
   test('never a referential option, a number among words, nor one close to the right answer', () => {
     const texts = lending.candidates(item).map((b) => b.text)
     assert.ok(texts.length > 0)
@@ -210,5 +212,48 @@ describe('similarLending with the plausible rule', () => {
     const b = lending.borrow(item, 2, rngFor(2, 'grow', item.identity))
     assert.deepEqual(a, b)
     assert.deepEqual(a, lending.candidates(item).slice(0, 2))
+  })
+  test('with a screen, only the candidates it accepts for the item are lent, in fit order, and capacity counts only them', () => {
+    const all = lending.candidates(item).map((b) => b.text)
+    assert.ok(all.length >= 2)
+    // the last one accepted, the others foreign or may-be-right
+    const marks = all.map((_, i) => (i === all.length - 1 ? 'a' : i % 2 ? 'r' : 'f')).join('')
+    const screen = new Screen(ScreenedFile.parse({ protocol: 'test', items: { 's-item': { shown: all.map(normalize), marks } } }))
+    const screened = similarLending(side, { ...options, screen })
+    assert.deepEqual(
+      screened.candidates(item).map((b) => b.text),
+      [all.at(-1)],
+    )
+    assert.equal(screened.capacity(item), item.options.length + 1)
+    // an item the screen does not list borrows nothing
+    const other = side[1]!
+    assert.deepEqual(similarLending(side, { ...options, screen }).candidates(other), [])
+  })
+})
+
+describe('ScreenedFile', () => {
+  test('one mark per candidate shown, each a, f or r', () => {
+    assert.equal(ScreenedFile.safeParse({ protocol: 'p', items: { x: { shown: ['a', 'b'], marks: 'a' } } }).success, false)
+    assert.equal(ScreenedFile.safeParse({ protocol: 'p', items: { x: { shown: ['a'], marks: 'b' } } }).success, false)
+    assert.equal(ScreenedFile.safeParse({ protocol: 'p', items: { x: { shown: ['a', 'b'], marks: 'ar' } } }).success, true)
+  })
+  test('screenedFile joins the items shown with their marks, in id order, and leaves out the unmarked', () => {
+    const f = screenedFile(
+      [
+        { id: 'b', candidates: [{ norm: 'x' }, { norm: 'y' }] },
+        { id: 'a', candidates: [{ norm: 'z' }] },
+        { id: 'c', candidates: [{ norm: 'w' }] },
+      ],
+      new Map([
+        ['b', 'af'],
+        ['a', 'r'],
+      ]),
+    )
+    assert.deepEqual(Object.keys(f.items), ['a', 'b'])
+    const screen = new Screen(f)
+    assert.equal(screen.accepts('b', 'x'), true)
+    assert.equal(screen.accepts('b', 'y'), false)
+    assert.equal(screen.accepts('a', 'z'), false)
+    assert.equal(screen.accepts('c', 'w'), false)
   })
 })

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { pathToFileURL } from 'node:url'
 import { removeStaleTemps } from '../src/util/atomic.ts'
-import { FIXTURE_RECIPE, ownFile, ROOT, runNode, TS_LOADER } from './helpers/cli.ts'
+import { FIXTURE_RECIPE, ownFile, runNode, TS_LOADER } from './helpers/cli.ts'
 import { ARC, ARC_REV, assertClean, CDN, FILE, FILE_SHA, listAll, withRig } from './helpers/hub-rig.ts'
 
 test('a process that exits while a temp file is being written (a CLI after an error) leaves no temp file', async () => {

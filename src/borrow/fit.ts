@@ -63,9 +63,10 @@ function isPredicate(text: string): boolean {
 /**
  * The kind test for one item: whether a candidate option could stand among
  * its own options without being told apart by form. Rules that need a
- * pattern the own options share apply only when they share it.
+ * pattern the own options share apply only when they share it. Without
+ * `byForm`, only units and references to other options are read.
  */
-export function sameKind(own: readonly string[]): (text: string) => boolean {
+export function sameKind(own: readonly string[], byForm = true): (text: string) => boolean {
   const ownWords = own.map(words)
   const latin = own.every((o) => HAS_LATIN.test(o))
   // the word most own options start with, when three quarters of them do ("to …", "The …", "During …")
@@ -91,6 +92,7 @@ export function sameKind(own: readonly string[]): (text: string) => boolean {
   return (text) => {
     if (isReferential(text)) return false
     if (numeric) return ownUnits.has(unitOf(text))
+    if (!byForm) return true
     if (!scripts.has(script(text))) return false
     if (!latin) return predicates.has(isPredicate(text))
     const w = words(text)

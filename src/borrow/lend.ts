@@ -6,6 +6,7 @@ import { lengthPenalty, nearAnswer, sameKind } from './fit.ts'
 import { fitsClass, formFilter, isLabelLike, NearCopyShapes, nearCopyTest, numberClass } from './option-kinds.ts'
 import { mix32, ranked } from './rank.ts'
 import type { RelatedOptions } from './related.ts'
+import type { Screen } from './screen.ts'
 import { quantise, SCALE, TfIdfIndex } from './similarity.ts'
 import { Tokenizer } from './tokens.ts'
 import { centroid, cosine1024, type TextVector, type WordVectors } from './vectors.ts'
@@ -45,6 +46,8 @@ export interface SimilarLendingOptions {
   relatedMin?: number
   /** English word vectors for the plausible rule's topic fit (the recipe pins them) */
   vectors?: WordVectors
+  /** the reviewers' screening: only candidates it accepts for the item are lent */
+  screen?: Screen
   /** a keyed 52-bit draw of the item's own, for the length rule of Amendment 1.2 */
   cueKey: (c: Candidate) => bigint
   isNegative: (c: Candidate) => boolean
@@ -162,7 +165,7 @@ export function similarLending(
     const mine = new Set(c.normOptions)
     const cls = numberClass(c.options)
     const sameForm = o.rules.sameForm ? formFilter(c.options) : () => true
-    const kind = sameKind(c.options)
+    const kind = sameKind(c.options, rules.byForm)
     const nearCopyOfOwn = o.rules.skipNearCopies ? nearCopyTest(c.normOptions, shapes!) : () => false
     const penalty = lengthPenalty(c.options)
     // read by next(), not for…of with a break, which would close the walk before the lenders are read
@@ -203,6 +206,7 @@ export function similarLending(
         const norm = lender.normOptions[i]!
         if (mine.has(norm) || seen.has(norm) || rightNearby.has(norm)) continue
         seen.add(norm)
+        if (o.screen && !o.screen.accepts(c.id, norm)) continue
         if (text.length > o.maxChars && codePointLength(text) > o.maxChars) continue
         if (o.rules.likeForLike && !fitsClass(cls, text)) continue
         if (o.rules.skipLabelLike && isLabelLike(text)) continue
@@ -221,10 +225,14 @@ export function similarLending(
       }
     }
     // where the right answer is the item's longest option and nothing to borrow is longer, it grows only
-    // now and then (keepsLongest): else length becomes a cue
+    // now and then (keepsLongest, 1/forcedLongest of what 1/n allows): else length becomes a cue
     if (rules.lengthCue && longestCredit(c.options, c.answer) > 0) {
       const right = codePointLength(c.options[c.answer]!)
-      if (!found.some((f) => codePointLength(f.b.text) > right) && !keepsLongest(o.cueKey(c), 4 * (own + 1), longestShare(ready))) return []
+      if (
+        !found.some((f) => codePointLength(f.b.text) > right) &&
+        !keepsLongest(o.cueKey(c), rules.forcedLongest * (own + 1), longestShare(ready))
+      )
+        return []
     }
     found.sort((a, b) => b.fit - a.fit || a.tie - b.tie || compareStrings(a.b.lender, b.b.lender) || a.b.index - b.b.index)
     return found.map((f) => f.b)
@@ -430,11 +438,11 @@ function longestShare(side: Side): [number, number] {
 
 /**
  * Whether an item whose right answer is its longest option, and which has
- * nothing longer to borrow, may still grow (called with four times its
- * smallest grown size): with chance 840·of / (n · credit), at most 1, by a
+ * nothing longer to borrow, may still grow (called with forcedLongest times
+ * its smallest grown size): with chance 840·of / (n · credit), at most 1, by a
  * keyed 52-bit draw of the item's own, compared exactly. Such items spend the
- * length deal's budget without choice, so only about a quarter of what 1/n
- * allows grow this way; the build deals the rest.
+ * length deal's budget without choice, so only a part of what 1/n allows grow
+ * this way (a quarter by default); the build deals the rest.
  */
 function keepsLongest(cue: bigint, n: number, [credit, of]: [number, number]): boolean {
   return credit === 0 || cue * BigInt(n * credit) < BigInt(840 * of) << 52n

@@ -5,7 +5,7 @@
  */
 
 import type { UpstreamQuestion } from '../adapt/adapter.ts'
-import { buildFromPrepared } from '../build.ts'
+import { type BuildResources, buildFromPrepared } from '../build.ts'
 import { toJsonl } from '../emit/jsonl.ts'
 import type { FileFetcher, SourceFile } from '../fetch/types.ts'
 import { fetchSource, type LoadedSource, loadSource } from '../load-sources.ts'
@@ -83,19 +83,25 @@ export class PreviousBuild {
   }
 
   /** Builds the previous recipe's records (or takes them from the cache) and compares this build's with them. */
-  async changes(jsonl: Record<Split, string>, order: readonly string[], warnings: string[]): Promise<Record<string, SourceChanges>> {
+  async changes(
+    jsonl: Record<Split, string>,
+    order: readonly string[],
+    warnings: string[],
+    resources: BuildResources = {},
+    training: readonly string[] = [],
+  ): Promise<Record<string, SourceChanges>> {
     // both texts are toJsonl's, so their lines need no schema check
-    const then = await this.#records()
+    const then = await this.#records(resources, training)
     warnings.push(...then.warnings)
     return compareBuildTexts(then, jsonl, order, true)
   }
 
-  async #records(): Promise<PreviousEntry> {
+  async #records(resources: BuildResources, training: readonly string[]): Promise<PreviousEntry> {
     const { recipe, lock } = this.previous
     const use = this.use
     if (!use) {
       for (const spec of recipe.sources) if (!this.#prepared.has(spec.name)) await this.#loadAlone(spec, null)
-      return this.#build(null)
+      return this.#build(null, resources, training)
     }
     const files = new Map<string, readonly SourceFile[]>()
     for (const spec of recipe.sources)
@@ -111,7 +117,7 @@ export class PreviousBuild {
         this.#keep(spec, was.loaded, was.prepared, was.key)
       } else await this.#loadAlone(spec, files.get(spec.name)!)
     }
-    const built = await this.#build(use)
+    const built = await this.#build(use, resources, training)
     await use.cache.put('previous', key, recipe.name, built)
     return built
   }
@@ -144,17 +150,18 @@ export class PreviousBuild {
     this.#keep(spec, loaded, preparer.finish())
   }
 
-  async #build(use: CacheUse | null): Promise<PreviousEntry> {
+  async #build(use: CacheUse | null, resources: BuildResources, training: readonly string[]): Promise<PreviousEntry> {
     const { recipe, lock } = this.previous
     const sources = recipe.sources.map((s) => this.#loaded.get(s.name)!)
     const warnings = lock ? checkAgainstLock(lock, sources).map((w) => `${recipe.name} ${recipe.version}: ${w}`) : []
-    const lending = use ? await readLendingMemos(use.cache, recipe, this.#keys) : null
+    const lending = use ? await readLendingMemos(use.cache, recipe, this.#keys, training) : null
     const built = buildFromPrepared(
       recipe,
       recipe.sources.map((s) => this.#prepared.get(s.name)!),
       lending?.memos,
+      resources,
     )
-    if (use && lending) await writeLendingMemos(use.cache, recipe, this.#keys, lending.memos, lending.sizes)
+    if (use && lending) await writeLendingMemos(use.cache, recipe, this.#keys, lending.memos, lending.sizes, training)
     return { test: toJsonl(built.records.test), val: toJsonl(built.records.val), warnings }
   }
 }

@@ -108,10 +108,30 @@ const Plausible = z.strictObject({
     .describe(
       'looser thresholds, tried in turn for a split whose quota table the ones above cannot meet; each replaces only the fields it names (the card says which it used)',
     ),
+  byForm: z
+    .boolean()
+    .default(true)
+    .describe(
+      "whether the kind test reads the options' form too (the word they start with, an article, a word count, a shared topic word, the script, a predicate); units and options that refer to others are always read",
+    ),
+  screened: z
+    .strictObject({
+      path: repoPath.describe('the file, next to the recipe (made by scripts/screen.ts)'),
+      sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    })
+    .optional()
+    .describe("reviewers' marks on each item's top candidates (docs/judging.md): only those marked acceptable are lent"),
   lengthCue: z
     .boolean()
     .default(true)
     .describe('where the right answer is its longest own option, a borrowed longer one is drawn often enough that "longest" is no cue'),
+  forcedLongest: z
+    .int()
+    .positive()
+    .default(4)
+    .describe(
+      'with lengthCue, an item whose right answer is its longest option and which has nothing longer to borrow grows with 1/forcedLongest of the chance 1/n allows (the split-wide deal makes up the rest)',
+    ),
 })
 export type Plausible = z.infer<typeof Plausible>
 

@@ -82,6 +82,9 @@ function plausibleRule(recipe: Recipe, p: Plausible, skipped: string[], options:
           )}. An optional training file is never read for this, so a build gives the same records whether or not it could get one.`
       : '',
     `  - The candidates are ranked by fit (lender similarity, topic fit, ties and shared words, less a penalty for a length unlike the own options'); the best ones are lent.${p.lengthCue ? ' Where the right answer is the longest own option, a longer candidate is among them often enough that "always the longest" earns about 1/n on grown items (dealt per split and option count).' : ''}`,
+    p.screened
+      ? `  - Screened by reviewers: each item's top candidates were shown to a reviewer with the question, its own options and its right answer, and marked acceptable (a reader would take it for a genuine option, and it is wrong), foreign, or may also be right; only candidates marked acceptable are lent, and an item with too few keeps fewer options. The marks are pinned by sha256 (\`${p.screened.path}\`, \`${p.screened.sha256.slice(0, 12)}…\`); the sheets and the protocol are in the builder's \`docs/judging/\`.`
+      : '',
     fallback.length
       ? `  - Where a split's quota table cannot be met with these thresholds, looser ones are tried in turn, each replacing only what it names (${fallback.join('; ')}); the split's level is in \`manifest.json\` (\`borrowingLevels\`) and below.`
       : '',

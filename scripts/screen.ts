@@ -1,0 +1,118 @@
+// Screening of borrowable options by reviewers (docs/judging.md, "Screening").
+//   npm run screen -- draw --mirror DIR --dir docs/judging/screen [--top 12] [--top-en 20] [--items 40] [--split val] [--longer]
+//   npm run screen -- draw ... --dir docs/judging/screen-2 --after recipes/FILE.screened.json [--want 3]
+//   npm run screen -- collect --dir docs/judging/screen [--dir docs/judging/screen-2 …] --out recipes/FILE.screened.json
+// draw rebuilds the recipe's candidate lists with the builder's own code (the recipe's screen left out) and writes
+// screen-K.md, each item's question, its own options with the right one marked, and its top candidates;
+// a reviewer's answers go to marks-K.txt beside it; collect turns them into the file the recipe pins.
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { longestCredit } from '../src/borrow/lend.ts'
+import { ScreenedFile, screenedFile } from '../src/borrow/screen.ts'
+import { codePointLength } from '../src/util/canonical.ts'
+import { rebuildWithCandidates } from './judging/rebuild.ts'
+import { parseScreenMarks, renderScreenSheet, type ScreenItem } from './judging/screen-sheet.ts'
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: {
+    recipe: { type: 'string', default: 'recipes/jev-bench.json' },
+    mirror: { type: 'string' },
+    dir: { type: 'string', multiple: true },
+    top: { type: 'string', default: '12' },
+    'top-en': { type: 'string', default: '20' },
+    items: { type: 'string', default: '40' },
+    out: { type: 'string' },
+    after: { type: 'string' },
+    want: { type: 'string', default: '3' },
+    split: { type: 'string' },
+    longer: { type: 'boolean', default: false },
+  },
+})
+const [command] = positionals
+if ((command !== 'draw' && command !== 'collect') || !values.dir) {
+  console.error('usage: npm run screen -- draw --mirror DIR --dir DIR [--top 12] [--top-en 20] [--items 40] | collect --dir DIR --out FILE')
+  process.exit(2)
+}
+const dirs = values.dir
+const dir = dirs[0]!
+
+if (command === 'draw') {
+  if (!values.mirror) throw new Error('draw needs --mirror')
+  const top = Number(values.top)
+  const topEn = Number(values['top-en'])
+  const per = Number(values.items)
+  const { items, identical } = await rebuildWithCandidates(values.recipe, values.mirror)
+  // --after: a further round for the items with fewer than --want accepted, showing the next candidates only
+  const earlier = values.after ? ScreenedFile.parse(JSON.parse(readFileSync(values.after, 'utf8'))).items : undefined
+  const want = Number(values.want)
+  const shown: ScreenItem[] = items
+    .filter((x) => values.split === undefined || x.split === values.split)
+    .map((x) => {
+      const before = earlier?.[x.id]
+      // --longer: only items whose right answer is their longest option, and only candidates longer than it
+      const right = codePointLength(x.options[x.answer]!)
+      if (values.longer && longestCredit(x.options, x.answer) === 0) return { ...x, candidates: [] }
+      const fits = (text: string) => !values.longer || codePointLength(text) > right
+      const accepted = before ? before.shown.filter((n, i) => before.marks[i] === 'a' && fits(n)).length : 0
+      if (earlier && before && accepted >= want) return { ...x, candidates: [] }
+      const seen = new Set(before?.shown ?? [])
+      const rest = x.candidates.filter((c) => !seen.has(c.norm) && fits(c.text))
+      return { ...x, candidates: rest.slice(0, /\p{Script=Latin}/u.test(x.question) ? topEn : top) }
+    })
+    .filter((x) => x.candidates.length > 0)
+  const sheets: ScreenItem[][] = []
+  for (let i = 0; i < shown.length; i += per) sheets.push(shown.slice(i, i + per))
+  for (const [k, on] of sheets.entries()) writeFileSync(join(dir, `screen-${k + 1}.md`), renderScreenSheet(on, `Sheet ${k + 1}`))
+  writeFileSync(
+    join(dir, 'items.json'),
+    `${JSON.stringify({ recipe: values.recipe, top, sheets: sheets.map((s) => s.map((x) => x.id)), items: shown }, null, 1)}\n`,
+  )
+  console.log(`${shown.length} items on ${sheets.length} sheets in ${dir} (rebuild of the unscreened recipe identical: ${identical})`)
+} else {
+  if (!values.out) throw new Error('collect needs --out')
+  // every round's items and marks, in round order: an item's candidates and marks are those of its rounds joined
+  const items = new Map<string, ScreenItem>()
+  const marks = new Map<string, string>()
+  const missing: string[] = []
+  for (const dir of dirs) {
+    const round = collectRound(dir, missing)
+    for (const [id, m] of round.marks) {
+      const x = round.byId.get(id)!
+      const had = items.get(id)
+      items.set(id, had ? { ...had, candidates: [...had.candidates, ...x.candidates] } : x)
+      marks.set(id, (marks.get(id) ?? '') + m)
+    }
+  }
+  const file = screenedFile([...items.values()], marks)
+  writeFileSync(values.out, `${JSON.stringify(file, null, 1)}\n`)
+  console.log(`${marks.size} items screened in ${dirs.length} round(s); not marked: ${missing.join(' ') || 'none'}`)
+}
+
+function collectRound(dir: string, missing: string[]): { byId: Map<string, ScreenItem>; marks: Map<string, string> } {
+  const drawn = JSON.parse(readFileSync(join(dir, 'items.json'), 'utf8')) as { sheets: string[][]; items: ScreenItem[] }
+  const byId = new Map(drawn.items.map((x) => [x.id, x]))
+  const marks = new Map<string, string>()
+  drawn.sheets.forEach((ids, k) => {
+    const file = join(dir, `marks-${k + 1}.txt`)
+    let text = ''
+    try {
+      text = readFileSync(file, 'utf8')
+    } catch {
+      missing.push(...ids)
+      return
+    }
+    const got = parseScreenMarks(
+      text,
+      ids.map((id) => byId.get(id)!),
+      file,
+    )
+    for (const id of ids) {
+      const m = got.get(id)
+      if (m) marks.set(id, m)
+      else missing.push(id)
+    }
+  })
+  return { byId, marks }
+}
