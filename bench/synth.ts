@@ -161,12 +161,16 @@ export function writeSynthetic(root: string, scale: number, base: RecipeInput, v
     q['4'] = q['4']! + want - have
   }
   delete recipe.$schema
-  // what the synthetic sources have no files for: a previous version to compare with, training splits, judged rates
+  // what the synthetic sources have no files for: a previous version to compare with, training splits, judged rates,
+  // and reviewers' marks (they name the real items)
   delete recipe.changesFrom
   delete recipe.contamination
   delete recipe.judged
-  const plausible = (recipe.distractors?.borrow as { plausible?: { related?: unknown; fallback?: { relatedMin?: unknown }[] } })?.plausible
+  const plausible = (
+    recipe.distractors?.borrow as { plausible?: { related?: unknown; screened?: unknown; fallback?: { relatedMin?: unknown }[] } }
+  )?.plausible
   delete plausible?.related
+  delete plausible?.screened
   for (const f of plausible?.fallback ?? []) delete f.relatedMin
   return recipe
 }

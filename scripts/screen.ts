@@ -1,7 +1,8 @@
 // Screening of borrowable options by reviewers (docs/judging.md, "Screening").
 //   npm run screen -- draw --mirror DIR --dir docs/judging/screen [--top 12] [--top-en 20] [--items 40] [--split val] [--longer]
 //   npm run screen -- draw ... --dir docs/judging/screen-2 --after recipes/FILE.screened.json [--want 3]
-//   npm run screen -- collect --dir docs/judging/screen [--dir docs/judging/screen-2 …] --out recipes/FILE.screened.json
+//   npm run screen -- recheck --dir docs/judging/screen [--dir …] --after recipes/FILE.screened.json --to docs/judging/recheck
+//   npm run screen -- collect --dir docs/judging/screen [--dir docs/judging/screen-2 …] [--recheck DIR] --out recipes/FILE.screened.json
 // draw rebuilds the recipe's candidate lists with the builder's own code (the recipe's screen left out) and writes
 // screen-K.md, each item's question, its own options with the right one marked, and its top candidates;
 // a reviewer's answers go to marks-K.txt beside it; collect turns them into the file the recipe pins.
@@ -28,10 +29,12 @@ const { positionals, values } = parseArgs({
     want: { type: 'string', default: '3' },
     split: { type: 'string' },
     longer: { type: 'boolean', default: false },
+    to: { type: 'string' },
+    recheck: { type: 'string' },
   },
 })
 const [command] = positionals
-if ((command !== 'draw' && command !== 'collect') || !values.dir) {
+if ((command !== 'draw' && command !== 'collect' && command !== 'recheck') || !values.dir) {
   console.error('usage: npm run screen -- draw --mirror DIR --dir DIR [--top 12] [--top-en 20] [--items 40] | collect --dir DIR --out FILE')
   process.exit(2)
 }
@@ -70,6 +73,33 @@ if (command === 'draw') {
     `${JSON.stringify({ recipe: values.recipe, top, sheets: sheets.map((s) => s.map((x) => x.id)), items: shown }, null, 1)}\n`,
   )
   console.log(`${shown.length} items on ${sheets.length} sheets in ${dir} (rebuild of the unscreened recipe identical: ${identical})`)
+} else if (command === 'recheck') {
+  // a second reviewer's look at every candidate the rounds accepted, with the texts the rounds showed
+  if (!values.after || !values.to) throw new Error('recheck needs --after FILE and --to DIR')
+  const file = ScreenedFile.parse(JSON.parse(readFileSync(values.after, 'utf8'))).items
+  const texts = new Map<string, ScreenItem>()
+  for (const d of dirs)
+    for (const x of (JSON.parse(readFileSync(join(d, 'items.json'), 'utf8')) as { items: ScreenItem[] }).items) {
+      const had = texts.get(x.id)
+      texts.set(x.id, had ? { ...had, candidates: [...had.candidates, ...x.candidates] } : x)
+    }
+  const shown: ScreenItem[] = Object.entries(file).flatMap(([id, { shown, marks }]) => {
+    const x = texts.get(id)
+    if (!x) throw new Error(`${id} is in ${values.after} but in none of the rounds' items.json`)
+    const byNorm = new Map(x.candidates.map((c) => [c.norm, c]))
+    const candidates = shown.filter((_, i) => marks[i] === 'a').map((n) => byNorm.get(n)!)
+    return candidates.length ? [{ ...x, candidates }] : []
+  })
+  const per = Number(values.items)
+  const sheets: ScreenItem[][] = []
+  for (let i = 0; i < shown.length; i += per) sheets.push(shown.slice(i, i + per))
+  for (const [k, on] of sheets.entries())
+    writeFileSync(join(values.to, `screen-${k + 1}.md`), renderScreenSheet(on, `Recheck sheet ${k + 1}`, true))
+  writeFileSync(
+    join(values.to, 'items.json'),
+    `${JSON.stringify({ sheets: sheets.map((s) => s.map((x) => x.id)), items: shown }, null, 1)}\n`,
+  )
+  console.log(`${shown.length} items on ${sheets.length} recheck sheets in ${values.to}`)
 } else {
   if (!values.out) throw new Error('collect needs --out')
   // every round's items and marks, in round order: an item's candidates and marks are those of its rounds joined
@@ -85,12 +115,13 @@ if (command === 'draw') {
       marks.set(id, (marks.get(id) ?? '') + m)
     }
   }
-  const file = screenedFile([...items.values()], marks)
+  const again = values.recheck ? collectRound(values.recheck, missing, true).marks : undefined
+  const file = screenedFile([...items.values()], marks, again)
   writeFileSync(values.out, `${JSON.stringify(file, null, 1)}\n`)
   console.log(`${marks.size} items screened in ${dirs.length} round(s); not marked: ${missing.join(' ') || 'none'}`)
 }
 
-function collectRound(dir: string, missing: string[]): { byId: Map<string, ScreenItem>; marks: Map<string, string> } {
+function collectRound(dir: string, missing: string[], recheck = false): { byId: Map<string, ScreenItem>; marks: Map<string, string> } {
   const drawn = JSON.parse(readFileSync(join(dir, 'items.json'), 'utf8')) as { sheets: string[][]; items: ScreenItem[] }
   const byId = new Map(drawn.items.map((x) => [x.id, x]))
   const marks = new Map<string, string>()
@@ -107,6 +138,7 @@ function collectRound(dir: string, missing: string[]): { byId: Map<string, Scree
       text,
       ids.map((id) => byId.get(id)!),
       file,
+      recheck,
     )
     for (const id of ids) {
       const m = got.get(id)

@@ -23,6 +23,7 @@ import { createMirrorFetcher } from '../src/fetch/mirror.ts'
 import { loadRecipe } from '../src/recipe/load.ts'
 import { type Lock, readLock } from '../src/recipe/lock.ts'
 import type { Recipe } from '../src/recipe/schema.ts'
+import { sha256Hex } from '../src/util/hash.ts'
 import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, ROOT, runNode, STACK_FRAME } from './helpers/cli.ts'
 
 type Row = Record<string, unknown>
@@ -484,6 +485,37 @@ describe('the CLI', () => {
       `error[SCHEMA]: boolq: ${F.boolq.file} has no column "passage" (columns: question, answer)`,
       `hint: ${ERROR_CODES.SCHEMA.hint}`,
     ])
+  })
+})
+
+describe("a recipe's pinned screening file", () => {
+  /** The fixture recipe, written into its own folder with a screening file beside it, read back as a build reads it. */
+  async function screenedRecipe(name: string, text: string, pin?: string): Promise<Recipe> {
+    const dir = join(tmp, `screened-${name}`)
+    await cp(join(ROOT, 'test/fixtures'), dir, { recursive: true })
+    const json = JSON.parse(await readFile(join(dir, 'recipe.json'), 'utf8'))
+    json.distractors = { borrow: { rule: 'similar', plausible: { screened: { path: 'screened.json', sha256: pin ?? sha256Hex(text) } } } }
+    await writeFile(join(dir, 'screened.json'), text)
+    await writeFile(join(dir, 'recipe.json'), JSON.stringify(json))
+    return loadRecipe(join(dir, 'recipe.json'))
+  }
+  const refusal = (code: ErrorCode, says: RegExp) => (e: unknown) => isJevError(e) && e.code === code && says.test(e.message)
+
+  test('is checked against its sha256, and must be JSON of the screening schema; each error names the file', async () => {
+    const good = JSON.stringify({ protocol: 'p', items: { x: { shown: ['a'], marks: 'a' } } })
+    await assert.rejects(
+      buildFromSources(await screenedRecipe('sha', good, '0'.repeat(64)), createMirrorFetcher(FIXTURE_HUB), { lock: null }),
+      refusal('LOCK', /screened\.json: sha256 is [0-9a-f]{64}, the recipe pins 0{64}/),
+    )
+    await assert.rejects(
+      buildFromSources(await screenedRecipe('json', '{'), createMirrorFetcher(FIXTURE_HUB), { lock: null }),
+      refusal('RECIPE', /screened\.json: not JSON/),
+    )
+    const bad = JSON.stringify({ protocol: 'p', items: { x: { shown: ['a', 'b'], marks: 'a' } } })
+    await assert.rejects(
+      buildFromSources(await screenedRecipe('schema', bad), createMirrorFetcher(FIXTURE_HUB), { lock: null }),
+      refusal('RECIPE', /screened\.json: not a screened-candidates file: at \$\.items\.x: one mark per candidate shown/),
+    )
   })
 })
 

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
+import { describe, test } from 'node:test'
+import { parseScreenMarks, renderScreenSheet, type ScreenItem } from '../scripts/judging/screen-sheet.ts'
 import { type Build, drawSample, parseMarks, renderSheet, scoreMarks } from '../scripts/judging/sheet.ts'
+import { Screen, screenedFile } from '../src/borrow/screen.ts'
 import type { ProvenanceLine } from '../src/emit/provenance.ts'
 import { rec } from './helpers/questions.ts'
 
@@ -43,4 +45,50 @@ test('marks join provenance: foreign and maybe-right borrowed options by source,
   assert.throws(() => parseMarks(`${sample[0]!.n}: b b b`, sample, build), /4 options, 3 marks/)
   assert.throws(() => parseMarks('99: b b b b', sample, build), /not on this sheet/)
   assert.throws(() => parseMarks(`${sample[0]!.n}: b b b x`, sample, build), /expected/)
+})
+
+describe('screening sheets', () => {
+  const item = (id: string, n: number): ScreenItem => ({
+    id,
+    split: 'test',
+    source: 'arc_easy',
+    question: `Question ${id}?`,
+    context: null,
+    options: ['right one', 'wrong one'],
+    answer: 0,
+    candidates: Array.from({ length: n }, (_, i) => ({ text: `Cand ${i}`, norm: `cand ${i}`, lender: 'arc_easy-x', index: i })),
+  })
+  const items = [item('q1', 3), item('q2', 2)]
+
+  test('a screening sheet marks the right answer and numbers the candidates; a recheck sheet asks for w, r or f', () => {
+    const sheet = renderScreenSheet(items, 'Sheet 1')
+    assert.match(sheet, /^- ✓ right one$/m)
+    assert.match(sheet, /^## 2 \(2 candidates\)$/m)
+    assert.match(sheet, /^3\. Cand 2$/m)
+    assert.match(renderScreenSheet(items, 'Recheck 1', true), /^- w — surely wrong/m)
+  })
+
+  test('marks are read by item number; a wrong count, a wrong letter or an item twice is an error naming the file', () => {
+    assert.deepEqual(
+      parseScreenMarks('1: a f r\n2: f a\n', items, 'm.txt'),
+      new Map([
+        ['q1', 'afr'],
+        ['q2', 'fa'],
+      ]),
+    )
+    assert.throws(() => parseScreenMarks('1: a f\n', items, 'm.txt'), /m\.txt: item 1 has 3 candidates, 2 marks/)
+    assert.throws(() => parseScreenMarks('1: a f w\n', items, 'm.txt'), /m\.txt: item 1: marks must be a, f, r/)
+    assert.throws(() => parseScreenMarks('2: f a\n2: a a\n', items, 'm.txt'), /item 2 is marked twice/)
+    assert.deepEqual(parseScreenMarks('2: w r\n', items, 'm.txt', true), new Map([['q2', 'wr']]))
+  })
+
+  test('a recheck keeps only the accepted candidates both reviewers took for wrong options that belong', () => {
+    const file = screenedFile(items, new Map([['q1', 'aaf']]), new Map([['q1', 'wr']]))
+    assert.deepEqual(file.items.q1, { shown: ['cand 0', 'cand 1', 'cand 2'], marks: 'aaf', recheck: 'wr' })
+    const screen = new Screen(file)
+    assert.equal(screen.accepts('q1', 'cand 0'), true)
+    assert.equal(screen.accepts('q1', 'cand 1'), false)
+    assert.equal(screen.accepts('q1', 'cand 2'), false)
+    assert.throws(() => screenedFile(items, new Map([['q1', 'aaf']]), new Map([['q1', 'w']])), /one recheck mark per accepted candidate/)
+  })
 })

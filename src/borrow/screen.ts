@@ -2,6 +2,10 @@ import { z } from 'zod'
 
 /** A screening mark: `a` a reader would accept the candidate and it is wrong, `f` foreign, `r` may also be right. */
 export const SCREEN_MARKS = { a: 'acceptable', f: 'foreign', r: 'may also be right' } as const
+/** A second reviewer's mark on each accepted candidate: `w` surely wrong and belongs, `r` may also be right, `f` foreign. */
+export const RECHECK_MARKS = { w: 'wrong and belongs', r: 'may also be right', f: 'foreign' } as const
+
+const accepted = (marks: string) => [...marks].filter((m) => m === 'a').length
 
 /**
  * The reviewers' screening of borrowable options (docs/judging.md), which the recipe pins: per item id,
@@ -12,8 +16,17 @@ export const ScreenedFile = z.strictObject({
   items: z.record(
     z.string().min(1),
     z
-      .strictObject({ shown: z.array(z.string().min(1)).min(1), marks: z.string().regex(/^[afr]+$/) })
-      .refine((x) => x.shown.length === x.marks.length, 'one mark per candidate shown'),
+      .strictObject({
+        shown: z.array(z.string().min(1)).min(1),
+        marks: z.string().regex(/^[afr]+$/),
+        /** the second reviewer's marks, one per candidate marked `a`, in the order shown */
+        recheck: z
+          .string()
+          .regex(/^[wrf]*$/)
+          .optional(),
+      })
+      .refine((x) => x.shown.length === x.marks.length, 'one mark per candidate shown')
+      .refine((x) => x.recheck === undefined || x.recheck.length === accepted(x.marks), 'one recheck mark per accepted candidate'),
   ),
 })
 export type ScreenedFile = z.infer<typeof ScreenedFile>
@@ -23,8 +36,11 @@ export class Screen {
   private readonly accepted = new Map<string, ReadonlySet<string>>()
 
   constructor(file: ScreenedFile) {
-    for (const [id, { shown, marks }] of Object.entries(file.items))
-      this.accepted.set(id, new Set(shown.filter((_, i) => marks[i] === 'a')))
+    for (const [id, { shown, marks, recheck }] of Object.entries(file.items)) {
+      const first = shown.filter((_, i) => marks[i] === 'a')
+      // where a second reviewer looked, only what both took for a wrong option that belongs
+      this.accepted.set(id, new Set(recheck === undefined ? first : first.filter((_, j) => recheck[j] === 'w')))
+    }
   }
 
   accepts(id: string, norm: string): boolean {
@@ -32,16 +48,21 @@ export class Screen {
   }
 }
 
-/** The file for what was screened: items (with the normalised candidates shown) and each one's marks. */
+/**
+ * The file for what was screened: items (with the normalised candidates shown), each one's marks, and where a
+ * second reviewer rechecked the accepted ones, those marks.
+ */
 export function screenedFile(
   items: readonly { id: string; candidates: readonly { norm: string }[] }[],
   marks: ReadonlyMap<string, string>,
+  recheck: ReadonlyMap<string, string> = new Map(),
 ): ScreenedFile {
   const out: ScreenedFile = { protocol: 'docs/judging.md#screening', items: {} }
   for (const x of [...items].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
     const m = marks.get(x.id)
     if (m === undefined) continue
-    out.items[x.id] = { shown: x.candidates.map((c) => c.norm), marks: m }
+    const again = recheck.get(x.id)
+    out.items[x.id] = { shown: x.candidates.map((c) => c.norm), marks: m, ...(again !== undefined && { recheck: again }) }
   }
   return ScreenedFile.parse(out)
 }

@@ -41,6 +41,13 @@ function meets(j: JudgedRates): boolean {
   return under(j.all, 35) && Object.values(j.bySource).every((r) => under(r, 45)) && j.all.maybeRightItems * 100 <= 2 * j.all.items
 }
 
+/** Half the width of a 95 % normal interval for a share a/b, in whole percentage points. */
+function margin(a: number, b: number): string {
+  if (b === 0) return '–'
+  const p = a / b
+  return Math.max(1, Math.round(196 * Math.sqrt((p * (1 - p)) / b))).toString()
+}
+
 /** The card's part: the rates by source and what they mean. */
 export function judgedSection(j: JudgedRates): string {
   const rows = [...Object.entries(j.bySource), ['all', j.all] as const].map(
@@ -52,11 +59,11 @@ export function judgedSection(j: JudgedRates): string {
     : ''
   return `### Judged by hand, blind
 
-A seeded sample of grown items (seed ${j.seed}: ${j.sample.test} test and ${j.sample.val} val items, the first of each split in the order of a keyed hash of their ids) was shown to ${j.judges} reviewers, each a fresh one that saw nothing but its sheet: each question with its options in the record's order, with no mark of which were borrowed and without the answer. Each option was marked "belongs", "obviously foreign" (struck without knowing the answer) or "may also be right". The protocol, the sheets and the marks are in the builder's repository (\`${j.protocol}\`); \`scripts/judge.ts\` scores them against \`provenance.jsonl\`.
+A seeded sample of grown items (seed ${j.seed}: ${j.sample.test} test and ${j.sample.val} val items, the first of each split in the order of a keyed hash of their ids) was shown to ${j.judges} reviewers (language-model instances, not people), each a fresh one that saw nothing but its sheet: each question with its options in the record's order, with no mark of which were borrowed and without the answer. Each option was marked "belongs", "obviously foreign" (struck without knowing the answer) or "may also be right". The protocol, the sheets and the marks are in the builder's repository (\`${j.protocol}\`); \`scripts/judge.ts\` scores them against \`provenance.jsonl\`.
 
 | source | grown items | borrowed options | obviously foreign | items with a borrowed option that may also be right | upstream options marked foreign |
 |---|---:|---:|---:|---:|---:|
 ${rows.join('\n')}
 
-${pct(j.all.foreign, j.all.borrowed)} of the judged borrowed options are still obviously foreign, and ${pct(j.all.maybeRightItems, j.all.items)} of the judged items have a borrowed option that may also be right; Amendment 1.2 aims at 35 % and 2 %, and this version ${meets(j) ? 'reaches both' : 'does not reach them'}.${earlier} The last column is the reviewers' strictness on the upstream options themselves. Read the results with this in mind: on grown items part of what is measured is still striking options that do not belong, so report by option count and by upstream options kept (below), and compare calibration across option counts with care.`
+${pct(j.all.foreign, j.all.borrowed)} of the judged borrowed options are still obviously foreign, and ${pct(j.all.maybeRightItems, j.all.items)} of the judged items have a borrowed option that may also be right; Amendment 1.2 aims at no more than 35 % (45 % in any source) and 2 %, and this version ${meets(j) ? 'meets both' : 'does not reach them'}. The sample is small: on ${j.all.borrowed} options a share is known to within about ${margin(j.all.foreign, j.all.borrowed)} points either way (95 %).${earlier} The last column is the reviewers' strictness on the upstream options themselves. Read the results with this in mind: on grown items part of what is measured is still striking options that do not belong, so report by option count and by upstream options kept (below), and compare calibration across option counts with care.`
 }

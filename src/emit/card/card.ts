@@ -231,7 +231,7 @@ Files read: ${files.join(', ')}. No other split (no train split) is used${recipe
   } All randomness comes from seed ${recipe.seed} through seedrandom (alea) streams keyed by purpose and upstream identity.
 
 ${auditSection(c.audit, recipe)}${
-  c.levels
+  c.levels && hasFallbacks(recipe)
     ? `
 
 Thresholds used: ${levelsLine(c.levels)}.`
@@ -295,4 +295,10 @@ ${
 `
     : ''
 }`
+}
+
+/** Whether the recipe's plausible rule has looser thresholds to fall back on (else there is no level to state). */
+function hasFallbacks(recipe: Recipe): boolean {
+  const b = recipe.distractors.borrow
+  return b.rule === 'similar' && (b.plausible?.fallback.length ?? 0) > 0
 }
