@@ -7,7 +7,7 @@
 // screen-K.md, each item's question, its own options with the right one marked, and its top candidates;
 // a reviewer's answers go to marks-K.txt beside it; collect turns them into the file the recipe pins.
 import { readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { join as pathJoin } from 'node:path'
 import { parseArgs } from 'node:util'
 import { longestCredit } from '../src/borrow/lend.ts'
 import { ScreenedFile, screenedFile } from '../src/borrow/screen.ts'
@@ -40,16 +40,21 @@ if ((command !== 'draw' && command !== 'collect' && command !== 'recheck') || !v
 }
 const dirs = values.dir
 const dir = dirs[0]!
+const whole = (flag: 'top' | 'top-en' | 'items' | 'want', least: number) => {
+  const n = Number(values[flag])
+  if (!Number.isInteger(n) || n < least) throw new Error(`--${flag} must be a whole number of at least ${least}`)
+  return n
+}
 
 if (command === 'draw') {
   if (!values.mirror) throw new Error('draw needs --mirror')
-  const top = Number(values.top)
-  const topEn = Number(values['top-en'])
-  const per = Number(values.items)
+  const top = whole('top', 1)
+  const topEn = whole('top-en', 1)
+  const per = whole('items', 1)
   const { items, identical } = await rebuildWithCandidates(values.recipe, values.mirror)
   // --after: a further round for the items with fewer than --want accepted, showing the next candidates only
   const earlier = values.after ? ScreenedFile.parse(JSON.parse(readFileSync(values.after, 'utf8'))).items : undefined
-  const want = Number(values.want)
+  const want = whole('want', 0)
   const shown: ScreenItem[] = items
     .filter((x) => values.split === undefined || x.split === values.split)
     .map((x) => {
@@ -65,24 +70,16 @@ if (command === 'draw') {
       return { ...x, candidates: rest.slice(0, /\p{Script=Latin}/u.test(x.question) ? topEn : top) }
     })
     .filter((x) => x.candidates.length > 0)
-  const sheets: ScreenItem[][] = []
-  for (let i = 0; i < shown.length; i += per) sheets.push(shown.slice(i, i + per))
-  for (const [k, on] of sheets.entries()) writeFileSync(join(dir, `screen-${k + 1}.md`), renderScreenSheet(on, `Sheet ${k + 1}`))
-  writeFileSync(
-    join(dir, 'items.json'),
-    `${JSON.stringify({ recipe: values.recipe, top, sheets: sheets.map((s) => s.map((x) => x.id)), items: shown }, null, 1)}\n`,
-  )
-  console.log(`${shown.length} items on ${sheets.length} sheets in ${dir} (rebuild of the unscreened recipe identical: ${identical})`)
+  const sheets = writeSheets(dir, shown, per, false)
+  const same = identical === null ? '' : ` (a rebuild without the screen is out/: ${identical})`
+  console.log(`${shown.length} items on ${sheets} sheets in ${dir}${same}`)
 } else if (command === 'recheck') {
   // a second reviewer's look at every candidate the rounds accepted, with the texts the rounds showed
   if (!values.after || !values.to) throw new Error('recheck needs --after FILE and --to DIR')
   const file = ScreenedFile.parse(JSON.parse(readFileSync(values.after, 'utf8'))).items
   const texts = new Map<string, ScreenItem>()
   for (const d of dirs)
-    for (const x of (JSON.parse(readFileSync(join(d, 'items.json'), 'utf8')) as { items: ScreenItem[] }).items) {
-      const had = texts.get(x.id)
-      texts.set(x.id, had ? { ...had, candidates: [...had.candidates, ...x.candidates] } : x)
-    }
+    for (const x of (JSON.parse(readFileSync(pathJoin(d, 'items.json'), 'utf8')) as { items: ScreenItem[] }).items) addRound(texts, x)
   const shown: ScreenItem[] = Object.entries(file).flatMap(([id, { shown, marks }]) => {
     const x = texts.get(id)
     if (!x) throw new Error(`${id} is in ${values.after} but in none of the rounds' items.json`)
@@ -90,16 +87,8 @@ if (command === 'draw') {
     const candidates = shown.filter((_, i) => marks[i] === 'a').map((n) => byNorm.get(n)!)
     return candidates.length ? [{ ...x, candidates }] : []
   })
-  const per = Number(values.items)
-  const sheets: ScreenItem[][] = []
-  for (let i = 0; i < shown.length; i += per) sheets.push(shown.slice(i, i + per))
-  for (const [k, on] of sheets.entries())
-    writeFileSync(join(values.to, `screen-${k + 1}.md`), renderScreenSheet(on, `Recheck sheet ${k + 1}`, true))
-  writeFileSync(
-    join(values.to, 'items.json'),
-    `${JSON.stringify({ sheets: sheets.map((s) => s.map((x) => x.id)), items: shown }, null, 1)}\n`,
-  )
-  console.log(`${shown.length} items on ${sheets.length} recheck sheets in ${values.to}`)
+  const sheets = writeSheets(values.to, shown, whole('items', 1), true)
+  console.log(`${shown.length} items on ${sheets} recheck sheets in ${values.to}`)
 } else {
   if (!values.out) throw new Error('collect needs --out')
   // every round's items and marks, in round order: an item's candidates and marks are those of its rounds joined
@@ -109,9 +98,7 @@ if (command === 'draw') {
   for (const dir of dirs) {
     const round = collectRound(dir, missing)
     for (const [id, m] of round.marks) {
-      const x = round.byId.get(id)!
-      const had = items.get(id)
-      items.set(id, had ? { ...had, candidates: [...had.candidates, ...x.candidates] } : x)
+      addRound(items, round.byId.get(id)!)
       marks.set(id, (marks.get(id) ?? '') + m)
     }
   }
@@ -121,12 +108,28 @@ if (command === 'draw') {
   console.log(`${marks.size} items screened in ${dirs.length} round(s); not marked: ${missing.join(' ') || 'none'}`)
 }
 
+/** Adds a round's item to `items`, its candidates after those of the item's earlier rounds. */
+function addRound(items: Map<string, ScreenItem>, x: ScreenItem): void {
+  const had = items.get(x.id)
+  items.set(x.id, had ? { ...had, candidates: [...had.candidates, ...x.candidates] } : x)
+}
+
+/** Deals the items to sheets of `per` in order, writes them and items.json (which ids each sheet has); the number of sheets. */
+function writeSheets(to: string, shown: ScreenItem[], per: number, recheck: boolean): number {
+  const sheets: ScreenItem[][] = []
+  for (let i = 0; i < shown.length; i += per) sheets.push(shown.slice(i, i + per))
+  for (const [k, on] of sheets.entries())
+    writeFileSync(pathJoin(to, `screen-${k + 1}.md`), renderScreenSheet(on, `${recheck ? 'Recheck sheet' : 'Sheet'} ${k + 1}`, recheck))
+  writeFileSync(pathJoin(to, 'items.json'), `${JSON.stringify({ sheets: sheets.map((s) => s.map((x) => x.id)), items: shown }, null, 1)}\n`)
+  return sheets.length
+}
+
 function collectRound(dir: string, missing: string[], recheck = false): { byId: Map<string, ScreenItem>; marks: Map<string, string> } {
-  const drawn = JSON.parse(readFileSync(join(dir, 'items.json'), 'utf8')) as { sheets: string[][]; items: ScreenItem[] }
+  const drawn = JSON.parse(readFileSync(pathJoin(dir, 'items.json'), 'utf8')) as { sheets: string[][]; items: ScreenItem[] }
   const byId = new Map(drawn.items.map((x) => [x.id, x]))
   const marks = new Map<string, string>()
   drawn.sheets.forEach((ids, k) => {
-    const file = join(dir, `marks-${k + 1}.txt`)
+    const file = pathJoin(dir, `marks-${k + 1}.txt`)
     let text = ''
     try {
       text = readFileSync(file, 'utf8')

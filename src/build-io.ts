@@ -153,6 +153,7 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
   const training = contamination?.loads.flatMap((l) => (l.checked && !l.entry.optional ? [l.file.sha256] : [])) ?? []
   const lending = use ? await readLendingMemos(use.cache, recipe, keys, training) : null
   const resources = await readResources(recipe)
+  if (resources.screen) warnings.push(...screenFits(recipe, resources.screen, prepared))
   if (contamination) resources.related = contamination.optionSets
   const { records, drops, origins, levels } = buildFromPrepared(recipe, prepared, lending?.memos, resources)
   if (use && lending) await writeLendingMemos(use.cache, recipe, keys, lending.memos, lending.sizes, training)
@@ -267,8 +268,8 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
   }
 }
 
-/** The files the recipe pins besides its sources, checked against their sha256. */
-async function readResources(recipe: Recipe): Promise<BuildResources> {
+/** The files the recipe pins besides its sources, checked against their sha256 (the judged rates only for the card). */
+async function readResources(recipe: Recipe, forCard = true): Promise<BuildResources> {
   const borrow = recipe.distractors.borrow
   const pinned = borrow.rule === 'similar' ? borrow.plausible?.vectors : undefined
   const out: BuildResources = {}
@@ -284,7 +285,7 @@ async function readResources(recipe: Recipe): Promise<BuildResources> {
         'a screened-candidates file',
       ),
     )
-  if (recipe.judged)
+  if (forCard && recipe.judged)
     out.judged = parsePinnedJson(
       await readPinned(recipe, recipe.judged, 'judged rates'),
       recipe.judged.path,
@@ -296,11 +297,30 @@ async function readResources(recipe: Recipe): Promise<BuildResources> {
 }
 
 /**
+ * Whether the screen is about this recipe's items: one that names none of them is refused (every item would lend
+ * nothing, and the quota error that followed would not say why); one that names some others is a warning.
+ */
+function screenFits(recipe: Recipe, screen: Screen, prepared: readonly PreparedSource[]): string[] {
+  const borrow = recipe.distractors.borrow
+  const file = (borrow.rule === 'similar' && borrow.plausible?.screened?.path) || 'the screened file'
+  const ids = new Set(prepared.flatMap((p) => [...p.sides.test, ...p.sides.val].map((c) => c.id)))
+  const strangers = screen.strangers(ids)
+  if (strangers.length === 0) return []
+  if (strangers.length === screen.size)
+    throw new JevError('RECIPE', `${file} screens none of the recipe's items (${screen.size} ids, e.g. ${strangers[0]})`, {
+      file,
+      field: 'distractors.borrow.plausible.screened',
+      hint: 'the screen was made for other sources or another recipe: draw it anew with npm run screen',
+    })
+  return [`${file}: ${strangers.length} of its ${screen.size} items are on no side of this recipe (e.g. ${strangers[0]}); they lend nothing`]
+}
+
+/**
  * What the previous recipe's build reads besides its sources: the files it pins, and this build's training
  * options where its plausible rule reads them (both recipes must name the same training files).
  */
 async function previousResources(previous: Recipe, recipe: Recipe, contamination: ContaminationResult | null): Promise<BuildResources> {
-  const out = await readResources(previous)
+  const out = await readResources(previous, false)
   const borrow = previous.distractors.borrow
   if (borrow.rule !== 'similar' || !borrow.plausible?.related) return out
   if (!contamination || canonicalJson(previous.contamination?.against) !== canonicalJson(recipe.contamination?.against))

@@ -51,7 +51,7 @@ export function buildRecords(
   )
 }
 
-/** What the recipe pins besides its sources, read at the edge: the word vectors of its plausible rule. */
+/** What the recipe pins besides its sources, read at the edge: the plausible rule's word vectors and screen, the card's judged rates, the training options. */
 export interface BuildResources {
   vectors?: WordVectors
   /** the reviewers' screening of the plausible rule's candidates */

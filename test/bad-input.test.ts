@@ -18,11 +18,13 @@ import { type BuiltDataset, buildFromSources } from '../src/build-io.ts'
 import { buildDatasetCli } from '../src/cli/build-dataset.ts'
 import { runCli } from '../src/cli/run.ts'
 import { Manifest } from '../src/emit/manifest.ts'
+import { outputBytes } from '../src/emit/outputs.ts'
 import { ERROR_CODES, type ErrorCode, isJevError, type JevError } from '../src/errors.ts'
 import { createMirrorFetcher } from '../src/fetch/mirror.ts'
 import { loadRecipe } from '../src/recipe/load.ts'
 import { type Lock, readLock } from '../src/recipe/lock.ts'
 import type { Recipe } from '../src/recipe/schema.ts'
+import { normalize } from '../src/util/canonical.ts'
 import { sha256Hex } from '../src/util/hash.ts'
 import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, ROOT, runNode, STACK_FRAME } from './helpers/cli.ts'
 
@@ -490,11 +492,17 @@ describe('the CLI', () => {
 
 describe("a recipe's pinned screening file", () => {
   /** The fixture recipe, written into its own folder with a screening file beside it, read back as a build reads it. */
-  async function screenedRecipe(name: string, text: string, pin?: string): Promise<Recipe> {
+  async function screenedRecipe(name: string, text: string, pin?: string, screened = true): Promise<Recipe> {
     const dir = join(tmp, `screened-${name}`)
     await cp(join(ROOT, 'test/fixtures'), dir, { recursive: true })
     const json = JSON.parse(await readFile(join(dir, 'recipe.json'), 'utf8'))
-    json.distractors = { borrow: { rule: 'similar', plausible: { screened: { path: 'screened.json', sha256: pin ?? sha256Hex(text) } } } }
+    const screen = screened ? { screened: { path: 'screened.json', sha256: pin ?? sha256Hex(text) } } : {}
+    json.distractors = { borrow: { rule: 'similar', plausible: { lenders: 200, maxWords: 50, ...screen } } }
+    // tables the fixture's few questions can meet under the plausible rule (as in fallback.unit.ts)
+    json.quotas = {
+      test: { '2': 16, '3': 10, '4': 22, '5': 20, '6': 4, '7': 1, '8': 1 },
+      val: { '2': 9, '3': 4, '4': 12, '5': 5, '6': 1, '7': 1, '8': 0 },
+    }
     await writeFile(join(dir, 'screened.json'), text)
     await writeFile(join(dir, 'recipe.json'), JSON.stringify(json))
     return loadRecipe(join(dir, 'recipe.json'))
@@ -515,6 +523,51 @@ describe("a recipe's pinned screening file", () => {
     await assert.rejects(
       buildFromSources(await screenedRecipe('schema', bad), createMirrorFetcher(FIXTURE_HUB), { lock: null }),
       refusal('RECIPE', /screened\.json: not a screened-candidates file: at \$\.items\.x: one mark per candidate shown/),
+    )
+  })
+
+  test("that names none of the recipe's items is refused, and one that names some others is a warning", async () => {
+    const strangers = JSON.stringify({ protocol: 'p', items: { 'arc_easy-nowhere': { shown: ['a'], marks: 'a' } } })
+    await assert.rejects(
+      buildFromSources(await screenedRecipe('none', strangers), createMirrorFetcher(FIXTURE_HUB), { lock: null }),
+      refusal('RECIPE', /screened\.json screens none of the recipe's items \(1 ids, e\.g\. arc_easy-nowhere\)/),
+    )
+    // a screen that accepts what an unscreened build lent, plus one stranger: the build goes on, and says so
+    const open = await buildFromSources(await screenedRecipe('open', '{}', undefined, false), createMirrorFetcher(FIXTURE_HUB), {
+      lock: null,
+    })
+    const text = (path: string) => Buffer.from(outputBytes(open.files.get(path)!)).toString('utf8')
+    const records = new Map(
+      ['test.jsonl', 'val.jsonl'].flatMap((p) =>
+        text(p)
+          .split('\n')
+          .filter((l) => l)
+          .map((l) => {
+            const r = JSON.parse(l) as { id: string; choices: string[] }
+            return [r.id, r] as const
+          }),
+      ),
+    )
+    const items: Record<string, { shown: string[]; marks: string }> = { 'arc_easy-nowhere': { shown: ['a'], marks: 'a' } }
+    for (const line of text('provenance.jsonl')
+      .split('\n')
+      .filter((l) => l)) {
+      const p = JSON.parse(line) as { id: string; choices: { from: string }[] }
+      const lent = p.choices.flatMap((c, i) => (c.from === 'borrowed' ? [normalize(records.get(p.id)!.choices[i]!)] : []))
+      if (lent.length) items[p.id] = { shown: lent, marks: 'a'.repeat(lent.length) }
+    }
+    const some = Object.keys(items).length
+    assert.ok(some > 1)
+    const built = await buildFromSources(
+      await screenedRecipe('some', JSON.stringify({ protocol: 'p', items })),
+      createMirrorFetcher(FIXTURE_HUB),
+      { lock: null },
+    )
+    assert.ok(
+      built.warnings.includes(
+        `screened.json: 1 of its ${some} items are on no side of this recipe (e.g. arc_easy-nowhere); they lend nothing`,
+      ),
+      built.warnings.join('\n'),
     )
   })
 })

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { describe, test } from 'node:test'
 import { isJevError, type JevError } from '../src/errors.ts'
-import { loadRecipe, parseRecipe, recipeHash } from '../src/recipe/load.ts'
+import { loadRecipe, parseRecipe, recipeHash, recipeJsonSchema } from '../src/recipe/load.ts'
 
 const REAL = 'recipes/jev-bench.json'
 const realJson = () => JSON.parse(readFileSync(REAL, 'utf8')) as Record<string, any>
@@ -125,4 +125,12 @@ describe('recipeHash', () => {
     b.seed = 1235
     assert.notEqual(recipeHash(parseRecipe(b)), recipeHash(parseRecipe(a)))
   })
+})
+
+test('recipes/recipe.schema.json is what npm run recipe-schema writes from the zod schema', () => {
+  assert.equal(
+    readFileSync('recipes/recipe.schema.json', 'utf8'),
+    `${JSON.stringify(recipeJsonSchema(), null, 2)}\n`,
+    'regenerate it with npm run recipe-schema',
+  )
 })

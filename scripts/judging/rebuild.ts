@@ -27,8 +27,14 @@ export interface CandidateItem {
   candidates: (Borrowed & { norm: string })[]
 }
 
-/** The recipe's selected items that can borrow, each with its ranked candidates (the recipe's screen, if any, left out). */
-export async function rebuildWithCandidates(recipePath: string, mirror: string): Promise<{ items: CandidateItem[]; identical: boolean }> {
+/**
+ * The recipe's selected items that can borrow, each with its ranked candidates (the recipe's screen, if any, left
+ * out); `identical` says whether that rebuild is out/ (null for a screened recipe, whose out/ it cannot be).
+ */
+export async function rebuildWithCandidates(
+  recipePath: string,
+  mirror: string,
+): Promise<{ items: CandidateItem[]; identical: boolean | null }> {
   const recipe = await loadRecipe(recipePath)
   const borrow = recipe.distractors.borrow
   if (borrow.rule !== 'similar' || !borrow.plausible?.vectors) throw new Error(`${recipePath}: no plausible rule with word vectors`)
@@ -70,17 +76,16 @@ export async function rebuildWithCandidates(recipePath: string, mirror: string):
   }
   const memos: LendingMemos = new Map()
   const built = buildFromPrepared(unscreened, prepared, memos, resources)
-  let identical = !borrow.plausible.screened
-  if (identical) {
-    const out = recipeResource(recipe, '../out')
-    identical = (['test', 'val'] as const).every((s) => {
-      try {
-        return toJsonl(built.records[s]) === readFileSync(`${out}/${s}.jsonl`, 'utf8')
-      } catch {
-        return false
-      }
-    })
-  }
+  const out = recipeResource(recipe, '../out')
+  const identical = borrow.plausible.screened
+    ? null
+    : (['test', 'val'] as const).every((s) => {
+        try {
+          return toJsonl(built.records[s]) === readFileSync(`${out}/${s}.jsonl`, 'utf8')
+        } catch {
+          return false
+        }
+      })
   const items: CandidateItem[] = []
   for (const split of ['test', 'val'] as const) {
     const chosen = new Set(built.records[split].map((r) => r.id))

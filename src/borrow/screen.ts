@@ -1,11 +1,12 @@
 import { z } from 'zod'
+import { compareStrings } from '../util/canonical.ts'
 
 /** A screening mark: `a` a reader would accept the candidate and it is wrong, `f` foreign, `r` may also be right. */
 export const SCREEN_MARKS = { a: 'acceptable', f: 'foreign', r: 'may also be right' } as const
 /** A second reviewer's mark on each accepted candidate: `w` surely wrong and belongs, `r` may also be right, `f` foreign. */
 export const RECHECK_MARKS = { w: 'wrong and belongs', r: 'may also be right', f: 'foreign' } as const
 
-const accepted = (marks: string) => [...marks].filter((m) => m === 'a').length
+const acceptedCount = (marks: string) => [...marks].filter((m) => m === 'a').length
 
 /**
  * The reviewers' screening of borrowable options (docs/judging.md), which the recipe pins: per item id,
@@ -26,7 +27,7 @@ export const ScreenedFile = z.strictObject({
           .optional(),
       })
       .refine((x) => x.shown.length === x.marks.length, 'one mark per candidate shown')
-      .refine((x) => x.recheck === undefined || x.recheck.length === accepted(x.marks), 'one recheck mark per accepted candidate'),
+      .refine((x) => x.recheck === undefined || x.recheck.length === acceptedCount(x.marks), 'one recheck mark per accepted candidate'),
   ),
 })
 export type ScreenedFile = z.infer<typeof ScreenedFile>
@@ -46,6 +47,15 @@ export class Screen {
   accepts(id: string, norm: string): boolean {
     return this.accepted.get(id)?.has(norm) ?? false
   }
+
+  /** The screened items that are none of `ids` (in id order): marks for another build's items, which lend nothing. */
+  strangers(ids: ReadonlySet<string>): string[] {
+    return [...this.accepted.keys()].filter((id) => !ids.has(id)).sort(compareStrings)
+  }
+
+  get size(): number {
+    return this.accepted.size
+  }
 }
 
 /**
@@ -58,7 +68,7 @@ export function screenedFile(
   recheck: ReadonlyMap<string, string> = new Map(),
 ): ScreenedFile {
   const out: ScreenedFile = { protocol: 'docs/judging.md#screening', items: {} }
-  for (const x of [...items].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
+  for (const x of [...items].sort((a, b) => compareStrings(a.id, b.id))) {
     const m = marks.get(x.id)
     if (m === undefined) continue
     const again = recheck.get(x.id)

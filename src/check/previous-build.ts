@@ -107,7 +107,7 @@ export class PreviousBuild {
     for (const spec of recipe.sources)
       files.set(spec.name, this.#shared.get(spec.name)?.files ?? (await fetchSource(spec, lockedRevision(lock, spec), this.fetcher)))
     const sums = recipe.sources.map((s) => files.get(s.name)!.map((f) => f.sha256))
-    const key = previousKey(use.builder, recipe, lock, sums)
+    const key = previousKey(use.builder, recipe, lock, sums, training)
     const hit = await use.cache.get('previous', key, recipe.name)
     if (hit) return hit
     for (const spec of recipe.sources) {

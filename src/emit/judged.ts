@@ -57,7 +57,7 @@ export function judgedSection(j: JudgedRates): string {
   const earlier = j.earlier
     ? ` The same protocol on ${j.earlier.version} (${j.earlier.items} grown items) found ${pct(j.earlier.foreign, j.earlier.borrowed)} of its ${j.earlier.borrowed} borrowed options obviously foreign.`
     : ''
-  return `### Judged by hand, blind
+  return `### Judged blind, by reviewers
 
 A seeded sample of grown items (seed ${j.seed}: ${j.sample.test} test and ${j.sample.val} val items, the first of each split in the order of a keyed hash of their ids) was shown to ${j.judges} reviewers (language-model instances, not people), each a fresh one that saw nothing but its sheet: each question with its options in the record's order, with no mark of which were borrowed and without the answer. Each option was marked "belongs", "obviously foreign" (struck without knowing the answer) or "may also be right". The protocol, the sheets and the marks are in the builder's repository (\`${j.protocol}\`); \`scripts/judge.ts\` scores them against \`provenance.jsonl\`.
 
@@ -65,5 +65,5 @@ A seeded sample of grown items (seed ${j.seed}: ${j.sample.test} test and ${j.sa
 |---|---:|---:|---:|---:|---:|
 ${rows.join('\n')}
 
-${pct(j.all.foreign, j.all.borrowed)} of the judged borrowed options are still obviously foreign, and ${pct(j.all.maybeRightItems, j.all.items)} of the judged items have a borrowed option that may also be right; Amendment 1.2 aims at no more than 35 % (45 % in any source) and 2 %, and this version ${meets(j) ? 'meets both' : 'does not reach them'}. The sample is small: on ${j.all.borrowed} options a share is known to within about ${margin(j.all.foreign, j.all.borrowed)} points either way (95 %).${earlier} The last column is the reviewers' strictness on the upstream options themselves. Read the results with this in mind: on grown items part of what is measured is still striking options that do not belong, so report by option count and by upstream options kept (below), and compare calibration across option counts with care.`
+${pct(j.all.foreign, j.all.borrowed)} of the judged borrowed options are still obviously foreign, and ${pct(j.all.maybeRightItems, j.all.items)} of the judged items have a borrowed option that may also be right; Amendment 1.2 aims at no more than 35 % (45 % in any source) and 2 %, and this version ${meets(j) ? 'meets both' : 'does not reach them'}. The sample is small: even counting its ${j.all.borrowed} options as independent, a share is known only to within about ${margin(j.all.foreign, j.all.borrowed)} points either way (95 %), and they come in ${j.all.items} items from ${j.judges} reviewers who judge differently, so the real uncertainty is larger.${earlier} The last column is the reviewers' strictness on the upstream options themselves. Read the results with this in mind: on grown items part of what is measured is still striking options that do not belong, so report by option count and by upstream options kept (below), and compare calibration across option counts with care.`
 }

@@ -128,10 +128,27 @@ export function cardKey(
 
 /**
  * The key of a previous recipe's records: that recipe, its lock (which its rows were checked against
- * before the entry was written), the sha256 of every file it reads, in its sources' order, and the builder.
+ * before the entry was written), the sha256 of every file it reads, in its sources' order, of the training
+ * files its plausible rule reads, and the builder.
  */
-export function previousKey(builder: string, recipe: Recipe, lock: unknown, fileSha256s: readonly (readonly string[])[]): string {
-  return sha256Hex(canonicalJson({ format: FORMAT, builder, node: process.versions.node, recipe, lock, files: fileSha256s }))
+export function previousKey(
+  builder: string,
+  recipe: Recipe,
+  lock: unknown,
+  fileSha256s: readonly (readonly string[])[],
+  training: readonly string[] = [],
+): string {
+  return sha256Hex(
+    canonicalJson({
+      format: FORMAT,
+      builder,
+      node: process.versions.node,
+      recipe,
+      lock,
+      files: fileSha256s,
+      ...(training.length ? { training } : {}),
+    }),
+  )
 }
 
 /**

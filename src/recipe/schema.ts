@@ -120,7 +120,9 @@ const Plausible = z.strictObject({
       sha256: z.string().regex(/^[0-9a-f]{64}$/),
     })
     .optional()
-    .describe("reviewers' marks on each item's top candidates (docs/judging.md): only those marked acceptable are lent"),
+    .describe(
+      "reviewers' marks on each item's top candidates (docs/judging.md): only those marked acceptable, and passed again where a second reviewer rechecked them, are lent",
+    ),
   lengthCue: z
     .boolean()
     .default(true)
