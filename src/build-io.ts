@@ -312,7 +312,9 @@ function screenFits(recipe: Recipe, screen: Screen, prepared: readonly PreparedS
       field: 'distractors.borrow.plausible.screened',
       hint: 'the screen was made for other sources or another recipe: draw it anew with npm run screen',
     })
-  return [`${file}: ${strangers.length} of its ${screen.size} items are on no side of this recipe (e.g. ${strangers[0]}); they lend nothing`]
+  return [
+    `${file}: ${strangers.length} of its ${screen.size} items are on no side of this recipe (e.g. ${strangers[0]}); they lend nothing`,
+  ]
 }
 
 /**
