@@ -5,6 +5,7 @@
  * they were judged on (check-dataset compares the dataset hash).
  */
 import { z } from 'zod'
+import { compareStrings } from '../util/canonical.ts'
 
 const Rates = z.strictObject({
   items: z.int().nonnegative(),
@@ -48,6 +49,15 @@ function margin(a: number, b: number): string {
   return Math.max(1, Math.round(196 * Math.sqrt((p * (1 - p)) / b))).toString()
 }
 
+/** Which source's borrowed options were struck most, beside how often its own options were. */
+function mostStruck(j: JudgedRates): string {
+  const [name, r] = Object.entries(j.bySource)
+    .filter(([, r]) => r.borrowed > 0)
+    .sort(([a, x], [b, y]) => y.foreign * x.borrowed - x.foreign * y.borrowed || compareStrings(a, b))[0] ?? ['', null]
+  if (!r || r.foreign === 0) return ''
+  return ` The source whose borrowed options were struck most is ${name}: ${pct(r.foreign, r.borrowed)} of them, where the same reviewers struck ${pct(r.upstreamForeign, r.upstream)} of its upstream options.`
+}
+
 /** The card's part: the rates by source and what they mean. */
 export function judgedSection(j: JudgedRates): string {
   const rows = [...Object.entries(j.bySource), ['all', j.all] as const].map(
@@ -65,5 +75,5 @@ A seeded sample of grown items (seed ${j.seed}: ${j.sample.test} test and ${j.sa
 |---|---:|---:|---:|---:|---:|
 ${rows.join('\n')}
 
-${pct(j.all.foreign, j.all.borrowed)} of the judged borrowed options are still obviously foreign, and ${pct(j.all.maybeRightItems, j.all.items)} of the judged items have a borrowed option that may also be right; Amendment 1.2 aims at no more than 35 % (45 % in any source) and 2 %, and this version ${meets(j) ? 'meets both' : 'does not reach them'}. The sample is small: even counting its ${j.all.borrowed} options as independent, a share is known only to within about ${margin(j.all.foreign, j.all.borrowed)} points either way (95 %), and they come in ${j.all.items} items from ${j.judges} reviewers who judge differently, so the real uncertainty is larger.${earlier} The last column is the reviewers' strictness on the upstream options themselves. Read the results with this in mind: on grown items part of what is measured is still striking options that do not belong, so report by option count and by upstream options kept (below), and compare calibration across option counts with care.`
+${pct(j.all.foreign, j.all.borrowed)} of the judged borrowed options are still obviously foreign, and ${pct(j.all.maybeRightItems, j.all.items)} of the judged items have a borrowed option that may also be right; Amendment 1.2 aims at no more than 35 % (45 % in any source) and 2 %, and this version ${meets(j) ? 'meets both' : 'does not reach them'}. The sample is small: even counting its ${j.all.borrowed} options as independent, a share is known only to within about ${margin(j.all.foreign, j.all.borrowed)} points either way (95 %), and they come in ${j.all.items} items from ${j.judges} reviewers who judge differently, so the real uncertainty is larger.${earlier} The last column is the reviewers' strictness on the upstream options themselves.${mostStruck(j)} Read the results with this in mind: on grown items part of what is measured is still striking options that do not belong, so report by option count and by upstream options kept (below), and compare calibration across option counts with care.`
 }
