@@ -13,7 +13,7 @@ import { loadSource } from '../../src/load-sources.ts'
 import { type PreparedSource, SourcePreparer } from '../../src/prepare/prepare.ts'
 import { loadRecipe, recipeResource } from '../../src/recipe/load.ts'
 import { lockedRevision, lockPathFor, readLock } from '../../src/recipe/lock.ts'
-import type { Split } from '../../src/recipe/schema.ts'
+import type { Recipe, SimilarBorrowing, Split } from '../../src/recipe/schema.ts'
 import { compareStrings, normalize } from '../../src/util/canonical.ts'
 
 export interface CandidateItem {
@@ -27,22 +27,15 @@ export interface CandidateItem {
   candidates: (Borrowed & { norm: string })[]
 }
 
-/**
- * The recipe's selected items that can borrow, each with its ranked candidates (the recipe's screen, if any, left
- * out); `identical` says whether that rebuild is out/ (null for a screened recipe, whose out/ it cannot be).
- */
-export async function rebuildWithCandidates(
+/** What buildFromPrepared needs for a recipe, read from a mirror the way the build reads it (lock-trusted files, required training splits). */
+export async function loadBuildInputs(
   recipePath: string,
   mirror: string,
-): Promise<{ items: CandidateItem[]; identical: boolean | null }> {
+): Promise<{ recipe: Recipe; prepared: PreparedSource[]; resources: BuildResources }> {
   const recipe = await loadRecipe(recipePath)
   const borrow = recipe.distractors.borrow
   if (borrow.rule !== 'similar' || !borrow.plausible?.vectors) throw new Error(`${recipePath}: no plausible rule with word vectors`)
   const pinned = borrow.plausible.vectors
-  const unscreened = {
-    ...recipe,
-    distractors: { ...recipe.distractors, borrow: { ...borrow, plausible: { ...borrow.plausible, screened: undefined } } },
-  }
   const lock = await readLock(lockPathFor(recipePath))
   const fetcher = createMirrorFetcher(mirror)
   const trusted = new Set([
@@ -70,14 +63,29 @@ export async function rebuildWithCandidates(
     },
     trusted,
   )
-  const resources: BuildResources = {
-    vectors: WordVectors.parse(readFileSync(recipeResource(recipe, pinned.path)), pinned.path, pinned.sha256),
-    related,
+  const vectors = WordVectors.parse(readFileSync(recipeResource(recipe, pinned.path)), pinned.path, pinned.sha256)
+  return { recipe, prepared, resources: { vectors, related } }
+}
+
+/**
+ * The recipe's selected items that can borrow, each with its ranked candidates (the recipe's screen, if any, left
+ * out); `identical` says whether that rebuild is out/ (null for a screened recipe, whose out/ it cannot be).
+ */
+export async function rebuildWithCandidates(
+  recipePath: string,
+  mirror: string,
+): Promise<{ items: CandidateItem[]; identical: boolean | null }> {
+  const { recipe, prepared, resources } = await loadBuildInputs(recipePath, mirror)
+  const borrow = recipe.distractors.borrow as SimilarBorrowing
+  const plausible = borrow.plausible!
+  const unscreened = {
+    ...recipe,
+    distractors: { ...recipe.distractors, borrow: { ...borrow, plausible: { ...plausible, screened: undefined } } },
   }
   const memos: LendingMemos = new Map()
   const built = buildFromPrepared(unscreened, prepared, memos, resources)
   const out = recipeResource(recipe, '../out')
-  const identical = borrow.plausible.screened
+  const identical = plausible.screened
     ? null
     : (['test', 'val'] as const).every((s) => {
         try {

@@ -7,22 +7,16 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { isReferential } from '../../../src/borrow/fit.ts'
 import type { Borrowed } from '../../../src/borrow/lend.ts'
 import { groupOf } from '../../../src/borrow/pool.ts'
-import type { TrainingQuestion } from '../../../src/borrow/related.ts'
-import { WordVectors } from '../../../src/borrow/vectors.ts'
-import { type BuildResources, buildFromPrepared, type LendingMemos } from '../../../src/build.ts'
-import { fetchTraining, readTraining } from '../../../src/contam/load.ts'
+import { buildFromPrepared, type LendingMemos } from '../../../src/build.ts'
 import { toJsonl } from '../../../src/emit/jsonl.ts'
-import { createMirrorFetcher } from '../../../src/fetch/mirror.ts'
-import { loadSource } from '../../../src/load-sources.ts'
 import { refersToOptions } from '../../../src/prepare/eligibility.ts'
-import { type PreparedSource, SourcePreparer } from '../../../src/prepare/prepare.ts'
-import { loadRecipe, recipeResource } from '../../../src/recipe/load.ts'
-import { lockedRevision, lockPathFor, readLock } from '../../../src/recipe/lock.ts'
 import { codePointLength, compareStrings, normalize } from '../../../src/util/canonical.ts'
+import { loadBuildInputs } from '../../../scripts/judging/rebuild.ts'
 
-const RECIPE = 'recipes/jev-bench.json'
+// the experiment was on 1.2.0: its recipe, and (JEV_OUT) a folder it built, as out/ was then
+const RECIPE = 'recipes/jev-bench-1.2.0.json'
 const MIRROR = process.env.JEV_MIRROR ?? '../shared/hub-mirror'
-const OUT = 'out'
+const OUT = process.env.JEV_OUT ?? 'out'
 const SALT = 'ceiling-777:'
 const N_TEST = 30
 const N_VAL = 10
@@ -56,43 +50,9 @@ const sample = [...pick('test', N_TEST), ...pick('val', N_VAL)]
 log(`sample: ${sample.length} items`)
 
 // ---- the builder's own inputs, as build-io.ts's buildFromSources reads them ----
-const recipe = await loadRecipe(RECIPE)
-const lock = await readLock(lockPathFor(RECIPE))
-const fetcher = createMirrorFetcher(MIRROR)
-const trusted = new Set([
-  ...(lock?.sources.flatMap((s) => s.files.map((f) => f.sha256)) ?? []),
-  ...(lock?.contamination?.map((f) => f.sha256) ?? []),
-])
-const prepared: PreparedSource[] = []
-for (const spec of recipe.sources) {
-  log(`loading ${spec.name}`)
-  const preparer = new SourcePreparer(spec, recipe)
-  await loadSource(spec, lockedRevision(lock, spec), fetcher, { trusted, onQuestion: (q) => preparer.add(q) })
-  prepared.push(preparer.finish())
-}
-// the plausible rule's related options: what findContamination collects (required training files only), without the n-gram scan
-log('reading training splits')
-const fetched = await fetchTraining(recipe, fetcher, lock)
-const optionSets = new Map<string, TrainingQuestion[]>()
-await readTraining(
-  recipe,
-  fetched,
-  fetcher,
-  (q, t) => {
-    if (t.optional) return
-    let sets = optionSets.get(t.source)
-    if (!sets) optionSets.set(t.source, (sets = []))
-    sets.push({ question: normalize(q.question), options: q.options.map(normalize), answer: q.answer })
-  },
-  trusted,
-)
+log('loading the sources and training splits')
+const { recipe, prepared, resources } = await loadBuildInputs(RECIPE, MIRROR)
 const borrow = recipe.distractors.borrow
-const pinned = borrow.rule === 'similar' ? borrow.plausible?.vectors : undefined
-if (!pinned) throw new Error('recipe has no pinned vectors')
-const resources: BuildResources = {
-  vectors: WordVectors.parse(readFileSync(recipeResource(recipe, pinned.path)), pinned.path, pinned.sha256),
-  related: optionSets,
-}
 log('building (buildFromPrepared)')
 const memos: LendingMemos = new Map()
 const built = buildFromPrepared(recipe, prepared, memos, resources)
