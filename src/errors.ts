@@ -2,6 +2,7 @@
 export const ERROR_CODES = {
   RECIPE: { exit: 2, hint: 'fix the recipe at the JSON paths listed' },
   USAGE: { exit: 2, hint: 'see --help' },
+  BUILDER: { exit: 2, hint: 'build an earlier version with the builder that made it (README: "Earlier versions")' },
   SCHEMA: { exit: 3, hint: 'the upstream file does not have the expected columns or types' },
   DATA: { exit: 3, hint: 'an upstream row is malformed; see the file, row and field named' },
   QUOTA: { exit: 4, hint: 'the recipe asks for more questions, or more options, than the named source or group can give' },

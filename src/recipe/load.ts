@@ -7,6 +7,7 @@ import { sha256Hex } from '../util/hash.ts'
 import { describeJsonSyntaxError } from './json-syntax.ts'
 import { notReserved, Recipe, type SourceSpec } from './schema.ts'
 import { invalidUtf8 } from './utf8.ts'
+import { assertThisBuilder } from './versions.ts'
 
 /** Every problem, one per line, each with its JSON path. */
 export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
@@ -36,6 +37,7 @@ function reservedKeys(value: unknown, path: (string | number)[] = []): z.core.$Z
 }
 
 export function parseRecipe(value: unknown, file = '<recipe>'): Recipe {
+  assertThisBuilder(value, file)
   const r = Recipe.safeParse(value)
   const issues = [...reservedKeys(value), ...(r.success ? [] : r.error.issues)]
   if (!r.success || issues.length) {
@@ -99,9 +101,12 @@ export function sourceFiles(spec: SourceSpec): { split: string; path: string }[]
     .flatMap((split) => (spec.files[split] ?? []).map((path) => ({ split, path })))
 }
 
-/** Hash of the parsed recipe (defaults applied), so formatting changes do not count. */
+/**
+ * Hash of the parsed recipe (defaults applied), so formatting changes do not count; `$schema` and `builder`
+ * say which tools read it, not what it builds.
+ */
 export function recipeHash(recipe: Recipe): string {
-  const { $schema: _, ...content } = recipe
+  const { $schema: _, builder: __, ...content } = recipe
   return sha256Hex(canonicalJson(content))
 }
 

@@ -309,6 +309,11 @@ export type Publication = z.infer<typeof Publication>
 export const Recipe = z
   .strictObject({
     $schema: z.string().optional(),
+    builder: z
+      .string()
+      .regex(/^\d+\.\d+\.\d+$/)
+      .optional()
+      .describe("the builder version whose rules this recipe is written for; another builder refuses it (recipes/versions.json)"),
     name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/),
     version: z.string().regex(/^\d+\.\d+\.\d+$/),
     seed: z.int().nonnegative(),
