@@ -36,7 +36,7 @@ import { assertReplaceable, makeOutParent, writeOutDir } from './write/out-dir.t
 import { repairOutDir } from './write/out-repair.ts'
 
 export interface BuiltDataset {
-  /** file name → content, exactly as written to the output folder, in the order of OUTPUTS (src/outputs.ts) */
+  /** file name → content, exactly as written to the output folder, in the order of OUTPUTS (src/emit/outputs.ts) */
   files: Map<string, OutputContent>
   manifest: Manifest
   stats: DatasetStats
@@ -220,7 +220,7 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
       `prepared cache: ${what} holds a card that is not the one its audit gives (the cache folder was written by something other than a build); the card was rendered afresh`,
     )
   const { audit, card } = use ? await cardCached(use, recipe, outputs, drops, makeCard, render, foreign) : await makeCard()
-  // every output of the registry (src/outputs.ts) but the manifest, which describes them
+  // every output of the registry (src/emit/outputs.ts) but the manifest, which describes them
   const content = new Map<string, { content: OutputContent; rows?: number }>([
     ['test.jsonl', { content: jsonl.test, rows: records.test.length }],
     ['val.jsonl', { content: jsonl.val, rows: records.val.length }],

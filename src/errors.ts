@@ -16,7 +16,7 @@ export const ERROR_CODES = {
   CHECK: { exit: 8, hint: 'the built dataset does not meet the spec' },
   CARD: {
     exit: 8,
-    hint: "the card's front matter is not what the Hub accepts; fix the fields listed (they come from src/card.ts) and rebuild",
+    hint: "the card's front matter is not what the Hub accepts; fix the recipe fields behind the values listed and rebuild",
   },
   CONFLICT: {
     exit: 10,

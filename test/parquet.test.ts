@@ -1,5 +1,5 @@
 /**
- * The Parquet boundary (src/parquet.ts): whatever hyparquet does with corrupt
+ * The Parquet boundary (src/decode/parquet.ts): whatever hyparquet does with corrupt
  * bytes — loop for ever, leave a rejection unobserved — decodeParquet ends in
  * the rows or a DATA error, and the process goes on. The two files here are
  * fixture files with a few bytes xor-ed, found by the fuzzing in fuzz.test.ts.

@@ -2,7 +2,7 @@ import { ERROR_CODES, hintOf, isJevError } from '../errors.ts'
 import type { Progress, TerminalStream } from '../util/progress.ts'
 import { scrub } from '../util/secrets.ts'
 
-// the Hub token is removed from anything about to be printed (src/secrets.ts)
+// the Hub token is removed from anything about to be printed (src/util/secrets.ts)
 export { scrub } from '../util/secrets.ts'
 
 export interface Io {

@@ -1,5 +1,5 @@
 /**
- * The one decode worker (src/parquet-worker.ts) and its queue: one decode at a time, each
+ * The one decode worker (src/decode/parquet-worker.ts) and its queue: one decode at a time, each
  * bounded in time (the worker's decoding of the whole file) and heap (the worker's, which holds
  * a row group or two). hyparquet on corrupt bytes can loop for ever in synchronous code; only
  * another thread can stop that, so a decode past its limit ends the worker, and the next decode

@@ -33,7 +33,7 @@ export const OUTPUTS: readonly OutputSpec[] = [
   { name: 'val.jsonl', kind: 'split', encoding: 'text', split: 'val', inConfigs: true, hasRows: true, manifestOrder: 1 },
   { name: 'provenance.jsonl', kind: 'sidecar', encoding: 'text', inConfigs: false, hasRows: true, manifestOrder: 3 },
   { name: 'README.md', kind: 'card', encoding: 'text', inConfigs: false, hasRows: false, manifestOrder: 2 },
-  // the card's figures (src/figures.ts), drawn from the same records and provenance as its tables
+  // the card's figures (src/emit/figures.ts), drawn from the same records and provenance as its tables
   { name: 'option-counts.svg', kind: 'figure', encoding: 'text', inConfigs: false, hasRows: false, manifestOrder: 4 },
   { name: 'answer-positions.svg', kind: 'figure', encoding: 'text', inConfigs: false, hasRows: false, manifestOrder: 5 },
   { name: 'borrowed-options.svg', kind: 'figure', encoding: 'text', inConfigs: false, hasRows: false, manifestOrder: 6 },

@@ -18,7 +18,7 @@ import type { FileFetcher } from './types.ts'
 
 export { hubOptionsFromEnv, resolveCacheDir } from './hub-env.ts'
 
-/** Network bounds (src/sources/bounds.ts) may be given one by one; the rest are the defaults. */
+/** Network bounds (src/fetch/bounds.ts) may be given one by one; the rest are the defaults. */
 export interface HubFetcherOptions extends Partial<NetBounds> {
   endpoint?: string
   token?: string

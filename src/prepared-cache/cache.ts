@@ -21,7 +21,7 @@ import { readRegular } from '../util/files.ts'
 import { sha256Hex } from '../util/hash.ts'
 import type { PackedSource } from './store.ts'
 
-/** Bumped when an entry's layout changes; part of the key and of the header (2: the candidates packed, src/prepared-store.ts). */
+/** Bumped when an entry's layout changes; part of the key and of the header (2: the candidates packed, src/prepared-cache/store.ts). */
 const FORMAT = 2
 const MAGIC = Buffer.from(`jev-bench prepared source v${FORMAT}\n`)
 const HASH_LEN = 64

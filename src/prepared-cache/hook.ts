@@ -1,5 +1,5 @@
 /**
- * A source loaded and prepared through the cache of prepared sources (src/prepared-cache.ts): on a hit
+ * A source loaded and prepared through the cache of prepared sources (src/prepared-cache/cache.ts): on a hit
  * the files are still read and hashed (the key holds their sha256, and the lock check reads them), but
  * neither decoded nor prepared; and the lending's per-item work, saved after a build and given back to the next.
  */
@@ -23,7 +23,7 @@ const MAX_CACHED_ROWS = 100_000
 
 export interface CacheUse {
   cache: PreparedCache
-  /** the builder's identity (src/builder-id.ts) */
+  /** the builder's identity (src/prepared-cache/builder-id.ts) */
   builder: string
 }
 

@@ -1,5 +1,5 @@
 /**
- * A prepared source packed for the cache (src/prepared-cache.ts): every candidate's texts in one UTF-8
+ * A prepared source packed for the cache (src/prepared-cache/cache.ts): every candidate's texts in one UTF-8
  * buffer with offsets, its small fields in typed arrays over a table of repeated strings, and the sides
  * and lenders as index arrays. Read back, each candidate is an object that decodes a text on first read:
  * a warm build reads the texts of the few hundred questions it selects, not of the tens of thousands it

@@ -119,7 +119,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
 /**
  * Two builds swapping the same folder at once would move each other's folders; the swap
- * takes `.<name>.lock` (src/file-lock.ts), and a lock whose process is gone is stale.
+ * takes `.<name>.lock` (src/util/file-lock.ts), and a lock whose process is gone is stale.
  */
 function withSwapLock(parent: string, name: string, swap: () => Promise<void>): Promise<void> {
   const lock = join(parent, `.${name}.lock`)
