@@ -151,6 +151,7 @@ export function similarLending(
   function plausibleCandidates(c: Candidate, rules: Plausible): Borrowed[] {
     const own = c.options.length
     if (own >= 8 || tooLong(c.options, rules.maxWords)) return []
+    if (o.screen && !o.screen.acceptsAny(c.id)) return []
     const { lenders, position, ties, isNegative } = (ready ??= lendingSide(side, o))
     const at = position.get(c.id)
     if (at === undefined) return []

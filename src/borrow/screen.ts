@@ -44,6 +44,11 @@ export class Screen {
     }
   }
 
+  /** Whether anything is accepted for the item: without, it borrows nothing and its candidates need no ranking. */
+  acceptsAny(id: string): boolean {
+    return (this.accepted.get(id)?.size ?? 0) > 0
+  }
+
   accepts(id: string, norm: string): boolean {
     return this.accepted.get(id)?.has(norm) ?? false
   }
