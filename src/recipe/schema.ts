@@ -358,7 +358,7 @@ export const Recipe = z
         bySource: z
           .record(z.string(), SourceChanges)
           .optional()
-          .describe('typed-in figures; without them the build computes them by building `recipe` (with its own lock) and comparing'),
+          .describe('typed-in figures; without them the lock pins them (npm run compare-builds -- PREVIOUS_DIR NEW_DIR --pin)'),
       })
       .optional()
       .describe('what changed from the previous version, as `npm run compare-builds` computes it; the card reports it'),

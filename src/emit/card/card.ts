@@ -27,7 +27,7 @@ export interface CardInput {
   bytes: Record<'test' | 'val', number>
   /** the contamination check, where the recipe asks for one */
   contamination?: ContaminationSummary
-  /** the "Changes from" figures the build computed, for a recipe that types none */
+  /** the "Changes from" figures pinned in the lock, for a recipe that types none */
   changes?: Readonly<Record<string, SourceChanges>>
   /** per split, the plausible rule's thresholds that met the quota table (0 its own, i its i-th fallback) */
   levels?: Record<'test' | 'val', number>

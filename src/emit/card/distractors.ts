@@ -199,14 +199,14 @@ What this means for readers: ${grownTest} of the ${Object.values(t.bySource).red
 }
 
 /**
- * "Changes from <previous>": the figures the recipe carries (CI recomputes them from both builds), or
- * those the build computed by building the previous recipe too (`computed`, when the recipe has none).
+ * "Changes from <previous>": the figures the recipe carries, or those pinned in its lock (`pinned`, when it
+ * has none); CI recomputes them from builds of both versions.
  */
-export function changesSection(recipe: Recipe, computed?: Readonly<Record<string, SourceChanges>>): string {
+export function changesSection(recipe: Recipe, pinned?: Readonly<Record<string, SourceChanges>>): string {
   const c = recipe.changesFrom
   if (!c) return ''
-  const figures = c.bySource ?? computed
-  if (!figures) throw new Error(`changesFrom ${c.version}: no figures, typed or computed`)
+  const figures = c.bySource ?? pinned
+  if (!figures) throw new Error(`changesFrom ${c.version}: no figures, typed or pinned`)
   const rows = Object.entries(figures).map(([s, f]) => [s, f.kept, f.optionsChanged, f.replaced])
   const sum = (k: 'kept' | 'optionsChanged' | 'replaced') => Object.values(figures).reduce((x, f) => x + f[k], 0)
   return `## Changes from ${c.version}
