@@ -259,10 +259,10 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
 /** The files the recipe pins besides its sources, checked against their sha256. */
 async function readResources(recipe: Recipe): Promise<BuildResources> {
   const borrow = recipe.distractors.borrow
-  const pinned = borrow.rule === 'similar' ? borrow.plausible?.vectors : undefined
+  const pinned = borrow.plausible?.vectors
   const out: BuildResources = {}
   if (pinned) out.vectors = WordVectors.parse(await readPinned(recipe, pinned, 'word vectors'), pinned.path, pinned.sha256)
-  const screened = borrow.rule === 'similar' ? borrow.plausible?.screened : undefined
+  const screened = borrow.plausible?.screened
   if (screened)
     out.screen = new Screen(
       parsePinnedJson(
@@ -290,7 +290,7 @@ async function readResources(recipe: Recipe): Promise<BuildResources> {
  */
 function screenFits(recipe: Recipe, screen: Screen, prepared: readonly PreparedSource[]): string[] {
   const borrow = recipe.distractors.borrow
-  const file = (borrow.rule === 'similar' && borrow.plausible?.screened?.path) || 'the screened file'
+  const file = borrow.plausible?.screened?.path ?? 'the screened file'
   const ids = new Set(prepared.flatMap((p) => [...p.sides.test, ...p.sides.val].map((c) => c.id)))
   const strangers = screen.strangers(ids)
   if (strangers.length === 0) return []
