@@ -3,7 +3,6 @@ import type { UpstreamQuestion } from './adapt/adapter.ts'
 import { Screen, ScreenedFile } from './borrow/screen.ts'
 import { WordVectors } from './borrow/vectors.ts'
 import { type BuildResources, buildFromPrepared } from './build.ts'
-import { computesChanges, PreviousBuild, type PreviousRecipe } from './check/previous-build.ts'
 import { checkTrainingAgainstLock, fetchTraining, lockEntries } from './contam/load.ts'
 import { type ContaminationSummary, markOf, summarize } from './contam/report.ts'
 import { type ContaminationResult, excludeFlagged, findContamination } from './contam/run.ts'
@@ -25,9 +24,9 @@ import { builderId } from './prepared-cache/builder-id.ts'
 import type { PreparedCache } from './prepared-cache/cache.ts'
 import { cardCached, contaminationCached, loadPrepared, readLendingMemos, writeLendingMemos } from './prepared-cache/hook.ts'
 import { recipeHash, recipeResource } from './recipe/load.ts'
-import { checkAgainstLock, type Lock, lockedRevision, makeLock } from './recipe/lock.ts'
+import { checkAgainstLock, type Lock, lockedRevision, makeLock, type PinnedChanges } from './recipe/lock.ts'
 import type { Recipe, Split } from './recipe/schema.ts'
-import { canonicalJson, normalize } from './util/canonical.ts'
+import { normalize } from './util/canonical.ts'
 import { readRegular } from './util/files.ts'
 import { sha256Hex } from './util/hash.ts'
 import { NO_PROGRESS, type Progress } from './util/progress.ts'
@@ -57,29 +56,39 @@ export interface SourceBuildOptions {
   decodeTimeoutMs?: number
   /** prepared sources from earlier builds, keyed by their inputs (default: none) */
   preparedCache?: PreparedCache
-  /**
-   * the recipe `changesFrom.recipe` names, with its own lock: when the recipe types no figures, its
-   * records are built too, from the same inputs where it pins the same files, and compared (default: none)
-   */
-  previous?: PreviousRecipe
+  /** the "Changes from" figures pinned in the lock (default: `lock`'s; --update-lock passes those of the lock it replaces) */
+  pinnedChanges?: PinnedChanges
+  /** the lock's file, for the error that says it pins no figures (default: "the recipe's lock") */
+  lockPath?: string
 }
 
-export { computesChanges, type PreviousRecipe }
+/**
+ * The "Changes from" figures where the recipe types none: the lock's, pinned at release by compare-builds --pin
+ * from builds of both versions (no build makes another version). A recipe with neither is refused before any work.
+ */
+export function pinnedChangesFor(recipe: Recipe, pinned: PinnedChanges | undefined, lockPath?: string): PinnedChanges | undefined {
+  const c = recipe.changesFrom
+  if (!c || c.bySource) return undefined
+  if (pinned?.version === c.version) return pinned
+  const lock = lockPath ?? "the recipe's lock"
+  throw new JevError(
+    'LOCK',
+    `changesFrom ${c.version}: the recipe types no figures and ${lock} pins ${pinned ? `those of ${pinned.version}, not` : 'none for'} ${c.version}`,
+    {
+      ...(lockPath ? { file: lockPath } : {}),
+      field: 'changesFrom',
+      hint: `pin them once: npm run compare-builds -- PREVIOUS_DIR NEW_DIR --pin (builds of ${c.version} and of this recipe without changesFrom; --recipe FILE for another recipe)`,
+    },
+  )
+}
 
 /** Everything but the writing: sources in, the output files out. */
 export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, options: SourceBuildOptions = {}): Promise<BuiltDataset> {
   const lock = options.lock ?? null
   const progress = options.progress ?? NO_PROGRESS
-  const previous = options.previous && computesChanges(recipe) ? options.previous : null
-  if (!previous && computesChanges(recipe))
-    throw new JevError(
-      'RECIPE',
-      `changesFrom ${recipe.changesFrom!.version} gives no bySource figures, so the build needs that version's recipe (${recipe.changesFrom!.recipe}) to compute them`,
-      { field: 'changesFrom.bySource' },
-    )
-  const prevLock = previous?.lock ?? null
+  const pinned = pinnedChangesFor(recipe, options.pinnedChanges ?? lock?.changesFrom, options.lockPath)
   const trusted = new Set([
-    ...[lock, prevLock].flatMap((l) => l?.sources.flatMap((s) => s.files.map((f) => f.sha256)) ?? []),
+    ...(lock?.sources.flatMap((s) => s.files.map((f) => f.sha256)) ?? []),
     ...(lock?.contamination?.map((f) => f.sha256) ?? []),
   ])
   const sources: LoadedSource[] = []
@@ -97,8 +106,6 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
   const use = cache && builder ? { cache, builder } : null
   /** source → its prepared entry's key, for the lending's entries */
   const keys = new Map<string, string>()
-  // the previous recipe's build, for the "Changes from" figures; its sources share this build's reads where they can
-  const before = previous ? new PreviousBuild(previous, lock, fetcher, trusted, progress, use) : null
   for (const [i, spec] of recipe.sources.entries()) {
     progress.stage(`loading and preparing sources (${i + 1} of ${recipe.sources.length}: ${spec.name})`)
     const fetching = downloads[i]!
@@ -113,8 +120,6 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
     if (use) {
       // the files are read and hashed whether or not the entry is there: the key holds their sha256
       const files = await fetching
-      // a decode takes the files' bytes over; the previous build needs only their hashes, or a fresh read
-      before?.share(spec, { files: [...files], again: () => fetchSource(spec, lockedRevision(lock, spec), fetcher), load })
       const got = await loadPrepared(spec, recipe, files, use, (take) => load(take, Promise.resolve(files)))
       sources.push(got.loaded)
       prepared.push(got.prepared)
@@ -122,16 +127,7 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
       continue
     }
     const preparer = new SourcePreparer(spec, recipe)
-    const twin = before?.preparerFor(spec) ?? null
-    const loaded = await load(
-      twin
-        ? (q) => {
-            preparer.add(q)
-            twin.add(q)
-          }
-        : (q) => preparer.add(q),
-    )
-    twin?.done(loaded)
+    const loaded = await load((q) => preparer.add(q))
     sources.push(loaded)
     prepared.push(preparer.finish())
   }
@@ -158,15 +154,7 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
   const { records, drops, origins, levels } = buildFromPrepared(recipe, prepared, lending?.memos, resources)
   if (use && lending) await writeLendingMemos(use.cache, recipe, keys, lending.memos, lending.sizes, training)
   const jsonl: Record<Split, string> = { test: toJsonl(records.test), val: toJsonl(records.val) }
-  const changes = before
-    ? await before.changes(
-        jsonl,
-        recipe.sources.map((s) => s.name),
-        warnings,
-        await previousResources(before.previous.recipe, recipe, contamination),
-        training,
-      )
-    : undefined
+  const changes = pinned?.bySource
   const stats = computeStats(
     records,
     recipe.sources.map((s) => s.name),
@@ -254,7 +242,7 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
     audit,
     ...(contaminationSummary ? { contamination: contaminationSummary } : {}),
     ...(levels ? { borrowingLevels: levels } : {}),
-    ...(changes && recipe.changesFrom ? { changesFrom: { version: recipe.changesFrom.version, bySource: changes } } : {}),
+    ...(pinned ? { changesFrom: pinned } : {}),
   })
   const files = new Map(OUTPUTS.filter(isMade).map((o) => [o.name, o.kind === 'manifest' ? manifestJson(manifest) : contentOf(o)]))
   return {
@@ -263,18 +251,18 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
     stats,
     drops,
     sources,
-    lock: makeLock(recipe, hash, BUILDER, sources, contamination ? lockEntries(contamination.loads) : undefined),
+    lock: makeLock(recipe, hash, BUILDER, sources, contamination ? lockEntries(contamination.loads) : undefined, pinned),
     warnings,
   }
 }
 
-/** The files the recipe pins besides its sources, checked against their sha256 (the judged rates only for the card). */
-async function readResources(recipe: Recipe, forCard = true): Promise<BuildResources> {
+/** The files the recipe pins besides its sources, checked against their sha256. */
+async function readResources(recipe: Recipe): Promise<BuildResources> {
   const borrow = recipe.distractors.borrow
-  const pinned = borrow.rule === 'similar' ? borrow.plausible?.vectors : undefined
+  const pinned = borrow.plausible?.vectors
   const out: BuildResources = {}
   if (pinned) out.vectors = WordVectors.parse(await readPinned(recipe, pinned, 'word vectors'), pinned.path, pinned.sha256)
-  const screened = borrow.rule === 'similar' ? borrow.plausible?.screened : undefined
+  const screened = borrow.plausible?.screened
   if (screened)
     out.screen = new Screen(
       parsePinnedJson(
@@ -285,7 +273,7 @@ async function readResources(recipe: Recipe, forCard = true): Promise<BuildResou
         'a screened-candidates file',
       ),
     )
-  if (forCard && recipe.judged)
+  if (recipe.judged)
     out.judged = parsePinnedJson(
       await readPinned(recipe, recipe.judged, 'judged rates'),
       recipe.judged.path,
@@ -302,7 +290,7 @@ async function readResources(recipe: Recipe, forCard = true): Promise<BuildResou
  */
 function screenFits(recipe: Recipe, screen: Screen, prepared: readonly PreparedSource[]): string[] {
   const borrow = recipe.distractors.borrow
-  const file = (borrow.rule === 'similar' && borrow.plausible?.screened?.path) || 'the screened file'
+  const file = borrow.plausible?.screened?.path ?? 'the screened file'
   const ids = new Set(prepared.flatMap((p) => [...p.sides.test, ...p.sides.val].map((c) => c.id)))
   const strangers = screen.strangers(ids)
   if (strangers.length === 0) return []
@@ -315,24 +303,6 @@ function screenFits(recipe: Recipe, screen: Screen, prepared: readonly PreparedS
   return [
     `${file}: ${strangers.length} of its ${screen.size} items are on no side of this recipe (e.g. ${strangers[0]}); they lend nothing`,
   ]
-}
-
-/**
- * What the previous recipe's build reads besides its sources: the files it pins, and this build's training
- * options where its plausible rule reads them (both recipes must name the same training files).
- */
-async function previousResources(previous: Recipe, recipe: Recipe, contamination: ContaminationResult | null): Promise<BuildResources> {
-  const out = await readResources(previous, false)
-  const borrow = previous.distractors.borrow
-  if (borrow.rule !== 'similar' || !borrow.plausible?.related) return out
-  if (!contamination || canonicalJson(previous.contamination?.against) !== canonicalJson(recipe.contamination?.against))
-    throw new JevError(
-      'RECIPE',
-      `${previous.name} ${previous.version} reads other training files than this recipe's contamination.against, and its build (for the "Changes from" figures) needs them`,
-      { field: 'changesFrom' },
-    )
-  out.related = contamination.optionSets
-  return out
 }
 
 /** A file the recipe pins by sha256, next to it. */

@@ -1,8 +1,8 @@
 import type { UpstreamQuestion } from './adapt/adapter.ts'
+import { groupOf, groupsOf } from './borrow/groups.ts'
 import { type Borrowed, type Lending, longestCredit, similarLending } from './borrow/lend.ts'
 import { dealLongest, type LengthItem } from './borrow/length-cue.ts'
 import { negationTest } from './borrow/negation.ts'
-import { buildPools, groupOf, groupsOf, uniformLending } from './borrow/pool.ts'
 import { RelatedOptions, type TrainingQuestion } from './borrow/related.ts'
 import type { Screen } from './borrow/screen.ts'
 import type { WordVectors } from './borrow/vectors.ts'
@@ -75,7 +75,7 @@ export function buildFromPrepared(
   memos: LendingMemos = new Map(),
   resources: BuildResources = {},
 ): BuildOutput {
-  const plausible = recipe.distractors.borrow.rule === 'similar' ? recipe.distractors.borrow.plausible : undefined
+  const plausible = recipe.distractors.borrow.plausible
   if (plausible?.vectors && !resources.vectors)
     throw new JevError('RECIPE', 'the recipe names word vectors (distractors.borrow.plausible.vectors) that were not read', {
       field: 'distractors.borrow.plausible.vectors',
@@ -101,10 +101,8 @@ export function buildFromPrepared(
   }
   const levels: Record<Split, number> = { test: 0, val: 0 }
   const isNegative = negationTest(recipe)
-  const growNegatives = recipe.distractors.negatives.grow
-  // a negative question is never grown (1.1.0): an off-topic option would be a right answer there
-  const held = (p: PreparedSource, c: Candidate) =>
-    p.spec.fixedChoices !== undefined || (!growNegatives && isNegative(p.spec, c.normQuestion))
+  // a negative question is never grown: an off-topic option would be a right answer there
+  const held = (p: PreparedSource, c: Candidate) => p.spec.fixedChoices !== undefined || isNegative(p.spec, c.normQuestion)
 
   const rejected = new Set<string>()
   for (let round = 0; round < MAX_ROUNDS; round++) {
@@ -217,7 +215,7 @@ function lengthDeal(
 
 /** The borrowing rule with the plausible rule's thresholds of fallback `level` (0: its own). */
 function atFallback(rule: Distractors['borrow'], level: number): Distractors['borrow'] {
-  if (rule.rule !== 'similar' || !rule.plausible || level === 0) return rule
+  if (!rule.plausible || level === 0) return rule
   const f = rule.plausible.fallback[level - 1]!
   const { vectors, related } = rule.plausible
   return {
@@ -245,11 +243,6 @@ function lendings(
   const isNegative = negationTest(recipe)
   for (const p of prepared)
     for (const split of ['test', 'val'] as const) {
-      if (rule.rule === 'uniform') {
-        for (const [g, pool] of buildPools(p.spec, p.lenders[split], recipe.borrowMaxChars))
-          out.set(groupKey(p.spec.name, split, g), uniformLending(pool))
-        continue
-      }
       // never grown: nothing to lend
       if (p.spec.fixedChoices !== undefined) continue
       const sets = rule.plausible?.related ? resources.related?.get(p.spec.name) : undefined

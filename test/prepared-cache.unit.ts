@@ -43,7 +43,7 @@ function counted(cacheDir: string): PreparedCache & { hits: string[]; lent: stri
     carded,
     async get(kind, key, source) {
       const got = await inner.get(kind, key, source)
-      if (got) ({ prepared: hits, lending: lent, card: carded, previous: [] as string[], contamination: [] as string[] })[kind].push(source)
+      if (got) ({ prepared: hits, lending: lent, card: carded, contamination: [] as string[] })[kind].push(source)
       return got
     },
     put: inner.put,

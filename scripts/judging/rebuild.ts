@@ -1,8 +1,8 @@
 // Rebuilds a recipe in memory with the builder's own code, from a mirror, keeping each selected item's ranked
 // lending candidates (what buildFromPrepared's memos hold): the lists the screening sheets show.
 import { readFileSync } from 'node:fs'
+import { groupOf } from '../../src/borrow/groups.ts'
 import type { Borrowed } from '../../src/borrow/lend.ts'
-import { groupOf } from '../../src/borrow/pool.ts'
 import type { TrainingQuestion } from '../../src/borrow/related.ts'
 import { WordVectors } from '../../src/borrow/vectors.ts'
 import { type BuildResources, buildFromPrepared, type LendingMemos } from '../../src/build.ts'
@@ -34,7 +34,7 @@ export async function loadBuildInputs(
 ): Promise<{ recipe: Recipe; prepared: PreparedSource[]; resources: BuildResources }> {
   const recipe = await loadRecipe(recipePath)
   const borrow = recipe.distractors.borrow
-  if (borrow.rule !== 'similar' || !borrow.plausible?.vectors) throw new Error(`${recipePath}: no plausible rule with word vectors`)
+  if (!borrow.plausible?.vectors) throw new Error(`${recipePath}: no plausible rule with word vectors`)
   const pinned = borrow.plausible.vectors
   const lock = await readLock(lockPathFor(recipePath))
   const fetcher = createMirrorFetcher(mirror)

@@ -259,15 +259,15 @@ function checkCard(
   if (audit && !card.includes(auditSection(audit, recipe)))
     problems.push('README.md: the distractor audit section is not what the records and provenance.jsonl give')
   if (recipe.changesFrom) {
-    // typed into the recipe, or computed by the build and recorded in manifest.json
-    const computed = recipe.changesFrom.bySource ? undefined : manifestChanges(raw['manifest.json'], recipe.changesFrom.version)
-    if (!recipe.changesFrom.bySource && !computed)
+    // typed into the recipe, or pinned in the lock and recorded in manifest.json
+    const pinned = recipe.changesFrom.bySource ? undefined : manifestChanges(raw['manifest.json'], recipe.changesFrom.version)
+    if (!recipe.changesFrom.bySource && !pinned)
       problems.push(
-        `README.md: the "Changes from ${recipe.changesFrom.version}" figures are computed by the build, and manifest.json records none`,
+        `README.md: the "Changes from ${recipe.changesFrom.version}" figures are pinned in the lock, and manifest.json records none`,
       )
-    else if (!card.includes(changesSection(recipe, computed)))
+    else if (!card.includes(changesSection(recipe, pinned)))
       problems.push(
-        `README.md: the "Changes from ${recipe.changesFrom.version}" section is not what the ${computed ? "manifest's computed figures give" : 'recipe states'}`,
+        `README.md: the "Changes from ${recipe.changesFrom.version}" section is not what the ${pinned ? "manifest's figures give" : 'recipe states'}`,
       )
   }
   const floor = stats.chanceFloor.test.toFixed(3)

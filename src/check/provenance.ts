@@ -53,13 +53,12 @@ export function checkProvenance(records: Record<Split, readonly DataRecord[]>, l
     for (const { c, text } of borrowed) {
       if (c.lender === r.id) problems.push(`${at} (${r.id}): borrows from itself`)
       if (!c.lender.startsWith(`${r.source}-`)) problems.push(`${at} (${r.id}): borrows from ${c.lender}, outside its source`)
-      if (rule.rule === 'similar' && rule.skipLabelLike && isLabelLike(text))
+      if (rule.skipLabelLike && isLabelLike(text))
         problems.push(`${at} (${r.id}): borrowed option ${JSON.stringify(text)} looks like a label`)
     }
     if (borrowed.length && spec) {
       if (spec.fixedChoices !== undefined) problems.push(`${at} (${r.id}): ${r.source} is never grown but has borrowed options`)
-      if (!recipe.distractors.negatives.grow && isNegative(spec, normalize(r.question)))
-        problems.push(`${at} (${r.id}): a negative question with borrowed options`)
+      if (isNegative(spec, normalize(r.question))) problems.push(`${at} (${r.id}): a negative question with borrowed options`)
     }
     if (spec?.onePerContext && r.context !== null) {
       const key = `${r.source}\u0000${normalize(r.context)}`

@@ -1,5 +1,5 @@
 import type { UpstreamQuestion } from '../adapt/adapter.ts'
-import { groupOf } from '../borrow/pool.ts'
+import { groupOf } from '../borrow/groups.ts'
 import type { ProvenanceLine } from '../emit/provenance.ts'
 import type { FileFetcher } from '../fetch/types.ts'
 import { loadSource } from '../load-sources.ts'
@@ -79,8 +79,7 @@ export async function checkUpstream(
         continue
       }
       if (lender.options[c.index] !== text) problems.push(`${at}: choice ${k} is not option ${c.index} of ${c.lender}`)
-      if (c.index === lender.answer && recipe.distractors.borrow.rule === 'similar')
-        problems.push(`${at}: choice ${k} is the right answer of its lender ${c.lender}`)
+      if (c.index === lender.answer) problems.push(`${at}: choice ${k} is the right answer of its lender ${c.lender}`)
       const other = toCandidate(lender)
       if (lender.split !== side || sideOfRow(other) !== p.split)
         problems.push(`${at}: lender ${c.lender} is on the other side of the test/val divide`)

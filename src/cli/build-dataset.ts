@@ -119,9 +119,11 @@ export async function runBuild(values: BuildValues, env: NodeJS.ProcessEnv, io: 
       '--update-lock checks every cached file with the Hub before it rewrites the lock, which --offline forbids; drop one of them',
     )
   const lock = values['update-lock'] ? null : await readLock(lockPath)
+  // the lock --update-lock rewrites keeps its pinned "Changes from" figures; a damaged one has none to keep
+  const replaced = values['update-lock'] ? await readLock(lockPath).catch(() => null) : null
   const fetcher = await fetcherFor(values, env, io.err, lock, io.progress)
   const preparedCache = preparedCacheFor(values['no-prepared-cache'], env)
-  const options = await sourceBuildOptions(recipe, values, lock, io, preparedCache)
+  const options = sourceBuildOptions(values, lock, io, preparedCache, replaced)
   const built = await buildToDir(recipe, fetcher, values.out, options).catch(async (e: unknown) => {
     throw await namedBadEntry(e, fetcher)
   })

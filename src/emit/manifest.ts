@@ -35,7 +35,7 @@ export const Manifest = z.strictObject({
   contamination: ContaminationSummary.optional(),
   /** per split, which thresholds of the plausible rule met the quota table: 0 its own, i its i-th fallback */
   borrowingLevels: z.strictObject({ test: z.int().nonnegative(), val: z.int().nonnegative() }).optional(),
-  /** the "Changes from" figures the build computed by building the previous recipe too (recipes without typed ones) */
+  /** the "Changes from" figures pinned in the lock (recipes without typed ones) */
   changesFrom: z.strictObject({ version: z.string(), bySource: z.record(z.string(), SourceChanges) }).optional(),
 })
 export type Manifest = z.infer<typeof Manifest>

@@ -43,13 +43,6 @@ export interface CardEntry {
   card: string
 }
 
-/** The records of a previous recipe's build, for the "Changes from" figures: its test.jsonl and val.jsonl text, and its lock's warnings. */
-export interface PreviousEntry {
-  test: string
-  val: string
-  warnings: string[]
-}
-
 /**
  * What the contamination check found over the prepared sources: per training file of the recipe, its row count
  * and row hash (null: not available), the flagged candidates, and the training options the plausible rule reads.
@@ -60,12 +53,11 @@ export interface ContaminationEntry {
   optionSets: Map<string, TrainingQuestion[]>
 }
 
-/** Five kinds of entry: a source prepared, the lending worked out over it under one recipe, a build's card, a previous recipe's records, and the contamination check. */
+/** Four kinds of entry: a source prepared, the lending worked out over it under one recipe, a build's card, and the contamination check. */
 export interface EntryKinds {
   prepared: PreparedEntry
   lending: LendingEntry
   card: CardEntry
-  previous: PreviousEntry
   contamination: ContaminationEntry
 }
 
@@ -127,31 +119,6 @@ export function cardKey(
 }
 
 /**
- * The key of a previous recipe's records: that recipe, its lock (which its rows were checked against
- * before the entry was written), the sha256 of every file it reads, in its sources' order, of the training
- * files its plausible rule reads, and the builder.
- */
-export function previousKey(
-  builder: string,
-  recipe: Recipe,
-  lock: unknown,
-  fileSha256s: readonly (readonly string[])[],
-  training: readonly string[] = [],
-): string {
-  return sha256Hex(
-    canonicalJson({
-      format: FORMAT,
-      builder,
-      node: process.versions.node,
-      recipe,
-      lock,
-      files: fileSha256s,
-      ...(training.length ? { training } : {}),
-    }),
-  )
-}
-
-/**
  * The key of the contamination check: the recipe's `contamination` section, the prepared entries' keys (the
  * candidates, the adapters that read the training rows, the builder), and the sha256 of every training file (null: not got).
  */
@@ -172,15 +139,11 @@ const isKind: { [K in keyof EntryKinds]: (v: unknown) => boolean } = {
     (v as PreparedEntry).prepared?.drops instanceof Map &&
     (v as PreparedEntry).prepared.texts instanceof Uint8Array,
   lending: (v) => v instanceof Map,
-  // the entry's hash and key vouch for its bytes already; the audit schema's zod parse cost ~7 ms of a warm build
-  previous: (v) =>
-    typeof (v as Partial<PreviousEntry> | null)?.test === 'string' &&
-    typeof (v as PreviousEntry).val === 'string' &&
-    Array.isArray((v as PreviousEntry).warnings),
   contamination: (v) =>
     Array.isArray((v as Partial<ContaminationEntry> | null)?.files) &&
     (v as ContaminationEntry).matches instanceof Map &&
     (v as ContaminationEntry).optionSets instanceof Map,
+  // the entry's hash and key vouch for its bytes already; the audit schema's zod parse cost ~7 ms of a warm build
   card: (v) =>
     typeof (v as Partial<CardEntry> | null)?.card === 'string' &&
     SPLITS.every((s) => typeof (v as CardEntry).audit?.[s]?.bySource === 'object'),

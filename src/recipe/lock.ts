@@ -3,7 +3,7 @@ import { JevError } from '../errors.ts'
 import type { LoadedSource } from '../load-sources.ts'
 import { writeFileAtomic } from '../util/atomic.ts'
 import { readRegular } from '../util/files.ts'
-import { BuilderRef, Hex64, type Recipe, RecipeRef, type TrainingFile } from './schema.ts'
+import { BuilderRef, Hex64, notReserved, type Recipe, RecipeRef, SourceChanges, type TrainingFile } from './schema.ts'
 
 /** A training file the contamination check read, as the lock pins it. */
 const LockedTraining = z.strictObject({
@@ -18,6 +18,16 @@ const LockedTraining = z.strictObject({
   rows: z.int(),
   rowsHash: Hex64,
 })
+
+/**
+ * The "Changes from" figures of a recipe that types none: computed once, at release, from builds of both versions
+ * (npm run compare-builds -- PREVIOUS_DIR NEW_DIR --pin) and pinned here, since the recipe's hash would change with them.
+ */
+export const PinnedChanges = z.strictObject({
+  version: z.string().regex(/^\d+\.\d+\.\d+$/),
+  bySource: z.record(z.string().refine(notReserved, 'is a reserved name'), SourceChanges),
+})
+export type PinnedChanges = z.infer<typeof PinnedChanges>
 
 /** What a build was made from, byte for byte and row for row; committed next to its recipe. */
 export const Lock = z.strictObject({
@@ -42,6 +52,8 @@ export const Lock = z.strictObject({
   notChecked: z
     .array(LockedTraining.pick({ source: true, split: true, repo: true, revision: true, path: true }).extend({ reason: z.string() }))
     .optional(),
+  /** the "Changes from" figures the card and manifest state, where the recipe types none (--update-lock keeps them) */
+  changesFrom: PinnedChanges.optional(),
 })
 export type Lock = z.infer<typeof Lock>
 
@@ -82,6 +94,8 @@ export function makeLock(
   sources: readonly LoadedSource[],
   /** the training files the contamination check read, and the optional ones it could not get, as lockEntries (src/contam/load.ts) makes them */
   contamination?: Pick<Lock, 'contamination' | 'notChecked'>,
+  /** the "Changes from" figures the build took from the lock */
+  changesFrom?: PinnedChanges,
 ): Lock {
   return {
     lockVersion: 1,
@@ -96,6 +110,7 @@ export function makeLock(
     })),
     ...(contamination?.contamination ? { contamination: contamination.contamination } : {}),
     ...(contamination?.notChecked?.length ? { notChecked: contamination.notChecked } : {}),
+    ...(changesFrom ? { changesFrom } : {}),
   }
 }
 

@@ -137,9 +137,13 @@ const Plausible = z.strictObject({
 })
 export type Plausible = z.infer<typeof Plausible>
 
-/** 1.1.0: lenders ranked by TF-IDF similarity, only their wrong options lent, like for like. */
+/** Recipe 1.3.0 spells out fields no rule reads any more: each allows only the value it has there. */
+const inert = <T extends z.ZodType>(value: T) =>
+  value.optional().describe("no effect; kept so recipe 1.3.0's content hash stays (the next recipe version drops it)")
+
+/** Lenders ranked by TF-IDF similarity, only their wrong options lent, like for like. */
 const SimilarBorrowing = z.strictObject({
-  rule: z.literal('similar'),
+  rule: inert(z.literal('similar')),
   nearCopy: z.number().gt(0).lte(1).default(0.9).describe('lenders at least this similar to the item (a near-copy) are skipped'),
   maxLenders: z
     .int()
@@ -177,14 +181,11 @@ const SimilarBorrowing = z.strictObject({
     "1.2.0: options of the item's own kind, ranked by their fit to the item; without it, 1.1.0's draw from the first lenders' options",
   ),
 })
-/** 1.0.0: drawn uniformly from every option of the group's side, right answers included. */
-const UniformBorrowing = z.strictObject({ rule: z.literal('uniform') })
-
 export const Distractors = z.strictObject({
-  borrow: z.discriminatedUnion('rule', [SimilarBorrowing, UniformBorrowing]).prefault({ rule: 'similar' }),
+  borrow: SimilarBorrowing.prefault({}),
   negatives: z
     .strictObject({
-      grow: z.boolean().default(false).describe('1.0.0 grew negative questions; 1.1.0 never does'),
+      grow: inert(z.literal(false)),
       patterns: z.partialRecord(z.enum(LANGUAGES), z.array(pattern)).default(DEFAULT_NEGATION_PATTERNS),
     })
     .prefault({}),
@@ -363,7 +364,7 @@ export const Recipe = z
         bySource: z
           .record(z.string(), SourceChanges)
           .optional()
-          .describe('typed-in figures; without them the build computes them by building `recipe` (with its own lock) and comparing'),
+          .describe('typed-in figures; without them the lock pins them (npm run compare-builds -- PREVIOUS_DIR NEW_DIR --pin)'),
       })
       .optional()
       .describe('what changed from the previous version, as `npm run compare-builds` computes it; the card reports it'),

@@ -36,9 +36,6 @@ export function sourceSpec(over: Partial<SourceSpec> & Pick<SourceSpec, 'name'>)
   }
 }
 
-/** 1.0.0's distractor rules: uniform borrowing, right answers lent, negatives grown. */
-export const UNIFORM = Distractors.parse({ borrow: { rule: 'uniform' }, negatives: { grow: true } })
-
 /** A recipe around the given sources; the quota tables are all zero unless given. */
 export function recipeOf(sources: SourceSpec[], over: Partial<Recipe> = {}): Recipe {
   const zero = { '2': 0, '3': 0, '4': 0, '5': 0, '6': 0, '7': 0, '8': 0 }

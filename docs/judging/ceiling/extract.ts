@@ -2,6 +2,7 @@
 // mirror, keeping the lending memos (each item's ranked candidate list, per plausible-rule level) that
 // buildFromPrepared fills in. Output: docs/judging/ceiling/raw.json
 //   node --import tsx docs/judging/ceiling/extract.ts
+// Main builds only the current version: run it at the commit recipes/versions.json records for 1.2.0.
 import { createHash } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { isReferential } from '../../../src/borrow/fit.ts'

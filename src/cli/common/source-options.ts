@@ -1,8 +1,8 @@
 /** Where the sources come from: the option group every command that reads them shares, declared once. */
 import { stat } from 'node:fs/promises'
 import { homedir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
-import { type BuiltDataset, buildFromSources, computesChanges, type PreviousRecipe, type SourceBuildOptions } from '../../build-io.ts'
+import { join, resolve } from 'node:path'
+import { type BuiltDataset, buildFromSources, type SourceBuildOptions } from '../../build-io.ts'
 import { JevError } from '../../errors.ts'
 import { BOUND_SETTINGS, boundsFrom } from '../../fetch/bounds.ts'
 import { createMirrorFetcher } from '../../fetch/mirror.ts'
@@ -10,7 +10,6 @@ import type { FileFetcher } from '../../fetch/types.ts'
 import { dirPreparedCache, type PreparedCache } from '../../prepared-cache/cache.ts'
 import { loadRecipe } from '../../recipe/load.ts'
 import { type Lock, lockPathFor, readLock } from '../../recipe/lock.ts'
-import type { Recipe } from '../../recipe/schema.ts'
 import type { Progress } from '../../util/progress.ts'
 import { DEFAULT_RECIPE } from '../../version.ts'
 import type { Io } from '../run.ts'
@@ -149,53 +148,25 @@ export function recipePathOf(values: Pick<SourceValues, 'recipe'>): string {
   return values.recipe ?? DEFAULT_RECIPE
 }
 
-/** What a build from the command line passes to buildFromSources: the lock, progress, the prepared cache and the previous recipe. */
-export async function sourceBuildOptions(
-  recipe: Recipe,
-  values: Pick<SourceValues, 'recipe'>,
+/**
+ * What a build from the command line passes to buildFromSources: the lock and its path, progress and the prepared cache;
+ * `replaced`, the lock --update-lock rewrites, whose "Changes from" figures the new lock keeps.
+ */
+export function sourceBuildOptions(
+  values: Pick<SourceValues, 'recipe' | 'lock'>,
   lock: Lock | null,
   io: Pick<Io, 'progress'>,
   preparedCache?: PreparedCache,
-): Promise<SourceBuildOptions> {
-  const previous = await previousRecipeOf(recipe, recipePathOf(values))
+  replaced?: Lock | null,
+): SourceBuildOptions {
+  const pinned = replaced?.changesFrom
   return {
     lock,
+    lockPath: values.lock ?? lockPathFor(recipePathOf(values)),
+    ...(pinned ? { pinnedChanges: pinned } : {}),
     ...(io.progress ? { progress: io.progress } : {}),
     ...(preparedCache ? { preparedCache } : {}),
-    ...(previous ? { previous } : {}),
   }
-}
-
-/**
- * The recipe `changesFrom.recipe` names (beside this one) and its own lock, when the recipe has the
- * build compute its "Changes from" figures; undefined when it types them or has no changesFrom.
- */
-export async function previousRecipeOf(recipe: Recipe, recipePath: string): Promise<PreviousRecipe | undefined> {
-  if (!computesChanges(recipe)) return undefined
-  const from = recipe.changesFrom!
-  const path = join(dirname(recipePath), from.recipe)
-  const previous = await loadRecipe(path)
-  if (previous.version !== from.version)
-    throw new JevError(
-      'RECIPE',
-      `${recipePath}: changesFrom.recipe ${from.recipe} is version ${previous.version}, changesFrom.version says ${from.version}`,
-      {
-        file: recipePath,
-        field: 'changesFrom.recipe',
-      },
-    )
-  const lockPath = lockPathFor(path)
-  const lock = await readLock(lockPath)
-  if (!lock)
-    throw new JevError(
-      'LOCK',
-      `no lock at ${lockPath}: the "Changes from ${from.version}" figures compare with a build of ${from.recipe} under its own lock`,
-      {
-        file: lockPath,
-        hint: `build ${path} once to write its lock, or type the figures into changesFrom.bySource`,
-      },
-    )
-  return { recipe: previous, lock }
 }
 
 /** The lock a rebuild needs, or LOCK with a hint that fits: there is none to check against yet. */
@@ -222,7 +193,7 @@ export async function rebuildFromLock(
   const fetcher = await fetcherFor(values, env, io.err, lock, io.progress)
   // no cache of prepared sources: a verifying rebuild derives everything from the bytes again, independently of what a build left
   // (`preparedCache` only for verify-dataset's second rebuild, which asks whether the cache made a difference)
-  const options = await sourceBuildOptions(recipe, values, lock, io, preparedCache)
+  const options = sourceBuildOptions(values, lock, io, preparedCache)
   const rebuilt = await buildFromSources(recipe, fetcher, options).catch(async (e: unknown) => {
     throw await namedBadEntry(e, fetcher)
   })

@@ -27,7 +27,7 @@ export interface CardInput {
   bytes: Record<'test' | 'val', number>
   /** the contamination check, where the recipe asks for one */
   contamination?: ContaminationSummary
-  /** the "Changes from" figures the build computed, for a recipe that types none */
+  /** the "Changes from" figures pinned in the lock, for a recipe that types none */
   changes?: Readonly<Record<string, SourceChanges>>
   /** per split, the plausible rule's thresholds that met the quota table (0 its own, i its i-th fallback) */
   levels?: Record<'test' | 'val', number>
@@ -278,7 +278,7 @@ python eval.py --url http://127.0.0.1:8080 --data out/
 
 - A small set: accuracy differences under about 0.02 are noise.
 - Not comparable to published MMLU or ARC numbers: the option counts and the options themselves differ from the originals.
-- Borrowed distractors come from other questions and are not checked to be wrong for this one${recipe.distractors.borrow.rule === 'similar' ? ' by a person; the rules above make a second right answer unlikely, not impossible. `provenance.jsonl` names the lender of every one' : ''}.
+- Borrowed distractors come from other questions and are not checked to be wrong for this one by a person; the rules above make a second right answer unlikely, not impossible. \`provenance.jsonl\` names the lender of every one.
 - \`val\` is for fitting a temperature only; do not report on it.
 
 ## Licence and attribution
@@ -300,5 +300,5 @@ ${
 /** Whether the recipe's plausible rule has looser thresholds to fall back on (else there is no level to state). */
 function hasFallbacks(recipe: Recipe): boolean {
   const b = recipe.distractors.borrow
-  return b.rule === 'similar' && (b.plausible?.fallback.length ?? 0) > 0
+  return (b.plausible?.fallback.length ?? 0) > 0
 }

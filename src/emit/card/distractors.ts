@@ -11,11 +11,8 @@ const fixed3 = (x: number) => x.toFixed(3)
 /** The "Growing" rule of "How it was built", as the recipe sets it (one list item, with sub-items for 1.1.0's rules). */
 export function growingRule(recipe: Recipe): string {
   const b = recipe.distractors.borrow
-  const negatives = recipe.distractors.negatives.grow
-    ? 'Questions phrased as a negative are grown like the others.'
-    : 'A question phrased as a negative ("Which is NOT …", "all … EXCEPT", "least likely"; the recipe lists the patterns per language) is never grown: there an off-topic option would be a right answer.'
-  if (b.rule === 'uniform')
-    return `Growing keeps every upstream option and borrows distractors uniformly from every option of the item's group on the same side (right answers of other questions included), at most ${recipe.borrowMaxChars} characters long and not already among its options. Nothing is borrowed across the test/val divide. ${negatives}`
+  const negatives =
+    'A question phrased as a negative ("Which is NOT …", "all … EXCEPT", "least likely"; the recipe lists the patterns per language) is never grown: there an off-topic option would be a right answer.'
   const skipped = [
     `near-copies of the item (similarity ${b.nearCopy} or more)`,
     b.skipNegativeLenders ? 'questions phrased as a negative (their wrong options are often right answers elsewhere)' : '',
@@ -65,7 +62,7 @@ function plausibleRule(recipe: Recipe, p: Plausible, skipped: string[], options:
   return [
     `Growing keeps every upstream option and borrows wrong options of other questions of the item's group on the same side (the ${p.lenders} most similar by TF-IDF cosine, near-copies and the lenders below skipped). Nothing is borrowed across the test/val divide. A candidate must be of the item's own kind and about its topic, and is ranked by its own fit to the item, not only by its lender:`,
     `  - Lenders skipped: ${skipped.join('; ')}.`,
-    `  - Options lent: ${options.join('; ')}; ${p.byForm ? "of the item's own form (the word most own options start with, an article only where one of them has one, a word count near theirs, a topic word half of them share; for Japanese the script and whether it is a predicate); " : ''}a number only in a unit the own options have; never an option that refers to others ("None of the above", "I only", "both"); never one that shares a content word with the item's right answer (Japanese: a pair of characters, or one holding the other), nor a near-copy of the right answer of any of the ${recipe.distractors.borrow.rule === 'similar' ? recipe.distractors.borrow.rightAnswersOf : 0} most similar questions.`,
+    `  - Options lent: ${options.join('; ')}; ${p.byForm ? "of the item's own form (the word most own options start with, an article only where one of them has one, a word count near theirs, a topic word half of them share; for Japanese the script and whether it is a predicate); " : ''}a number only in a unit the own options have; never an option that refers to others ("None of the above", "I only", "both"); never one that shares a content word with the item's right answer (Japanese: a pair of characters, or one holding the other), nor a near-copy of the right answer of any of the ${recipe.distractors.borrow.rightAnswersOf} most similar questions.`,
     v
       ? `  - English topic fit: static word vectors (${v.from}, quantised to integers, pinned by sha256 \`${v.sha256.slice(0, 12)}…\`), a candidate's cosine with the item's own options at least ${v.minTopic} and below ${v.maxAnswer} with its right answer.`
       : '',
@@ -165,9 +162,7 @@ export function auditSection(a: Audit, recipe: Recipe): string {
     const val = balanced.has(s) && v ? ` and ${v.first} of its ${v.items} val answers (${pct(v.items ? v.first / v.items : 0)})` : ''
     return `${s} keeps the upstream option order ("yes" first): ${f.first} of its ${f.items} test answers (${pct(f.items ? f.first / f.items : 0)})${val} are the first option`
   })
-  const negatives = recipe.distractors.negatives.grow
-    ? `${t.negatives.items} test items are phrased as a negative; ${t.negatives.grown} of them were grown (this version grows negatives).`
-    : `${t.negatives.items} test items (${a.val.negatives.items} val) are phrased as a negative and were held to at most their own option count; none was grown.`
+  const negatives = `${t.negatives.items} test items (${a.val.negatives.items} val) are phrased as a negative and were held to at most their own option count; none was grown.`
   const grown = (f: (s: Audit['test']) => { grown: number }) => fixed3(f(t).grown)
   return `## Distractor audit
 
@@ -199,14 +194,14 @@ What this means for readers: ${grownTest} of the ${Object.values(t.bySource).red
 }
 
 /**
- * "Changes from <previous>": the figures the recipe carries (CI recomputes them from both builds), or
- * those the build computed by building the previous recipe too (`computed`, when the recipe has none).
+ * "Changes from <previous>": the figures the recipe carries, or those pinned in its lock (`pinned`, when it
+ * has none); CI recomputes them from builds of both versions.
  */
-export function changesSection(recipe: Recipe, computed?: Readonly<Record<string, SourceChanges>>): string {
+export function changesSection(recipe: Recipe, pinned?: Readonly<Record<string, SourceChanges>>): string {
   const c = recipe.changesFrom
   if (!c) return ''
-  const figures = c.bySource ?? computed
-  if (!figures) throw new Error(`changesFrom ${c.version}: no figures, typed or computed`)
+  const figures = c.bySource ?? pinned
+  if (!figures) throw new Error(`changesFrom ${c.version}: no figures, typed or pinned`)
   const rows = Object.entries(figures).map(([s, f]) => [s, f.kept, f.optionsChanged, f.replaced])
   const sum = (k: 'kept' | 'optionsChanged' | 'replaced') => Object.values(figures).reduce((x, f) => x + f[k], 0)
   return `## Changes from ${c.version}
