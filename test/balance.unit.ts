@@ -13,7 +13,11 @@ function checkRounding(counts: Map<string, number>, slots: Map<number, number>, 
   const { shares, cells } = balancedTable(counts, slots, seed, 'test')
   for (const [s, c] of counts) {
     const row = cells.get(s)!
-    assert.equal([...row.values()].reduce((a, b) => a + b, 0), c, `${s}: row sum`)
+    assert.equal(
+      [...row.values()].reduce((a, b) => a + b, 0),
+      c,
+      `${s}: row sum`,
+    )
     for (const n of N_CHOICES) {
       const { num, den } = shares.get(s)!.get(n)!
       const v = row.get(n)!
@@ -57,7 +61,11 @@ describe('the balanced source × n table (Amendment 1.3)', () => {
     const slots = new Map(N_CHOICES.map((n) => [n, SPEC_TEST[n] - (n === 2 ? 150 : 0)]))
     const a = balancedTable(new Map(Object.entries(COUNTS)), slots, 1234, 'test').cells
     const b = balancedTable(new Map(Object.entries(COUNTS).reverse()), slots, 1234, 'test').cells
-    for (const s of Object.keys(COUNTS)) assert.deepEqual([...a.get(s)!], [...b.get(s)!].sort((x, y) => x[0] - y[0]))
+    for (const s of Object.keys(COUNTS))
+      assert.deepEqual(
+        [...a.get(s)!],
+        [...b.get(s)!].sort((x, y) => x[0] - y[0]),
+      )
   })
 })
 
@@ -77,12 +85,7 @@ describe('the deal within a source', () => {
       const got = dealWithinSource('s', list, cells, t, 'val')
       assert.equal(got.size, list.length)
       for (const i of list) assert.ok(got.get(i.id)! <= i.capacity, `${i.id}: dealt ${got.get(i.id)} over ${i.capacity}`)
-      for (const n of N_CHOICES)
-        assert.equal(
-          [...got.values()].filter((v) => v === n).length,
-          cells.get(n),
-          `n=${n}`,
-        )
+      for (const n of N_CHOICES) assert.equal([...got.values()].filter((v) => v === n).length, cells.get(n), `n=${n}`)
     }
   })
 
@@ -115,11 +118,7 @@ describe('the deal within a source', () => {
     for (let i = 0; i < 20; i++) assert.equal(counts.get(`b${i}`), 2)
     for (const s of ['en', 'ja'])
       for (const n of N_CHOICES)
-        assert.equal(
-          list.filter((i) => i.source === s && counts.get(i.id) === n).length,
-          table.cells.get(s)!.get(n),
-          `${s} n=${n}`,
-        )
+        assert.equal(list.filter((i) => i.source === s && counts.get(i.id) === n).length, table.cells.get(s)!.get(n), `${s} n=${n}`)
     // 60 of 100 free items: 60 % of each column
     assert.ok([8, 9].includes(table.cells.get('en')!.get(8)!))
   })

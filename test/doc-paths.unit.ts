@@ -6,7 +6,8 @@ import { PACKAGE_ROOT } from '../src/version.ts'
 
 // A path into this repository, as prose and comments name it: "src/build.ts", "scripts/screen.ts", "docs/judging.md".
 // A file (with its extension) or a folder (with its slash); "test/val" is a pair of splits, not a path.
-const PATH = /(?<![\w./-])(?:src|scripts|bench|test|docs|recipes)\/(?:[\w.@-]+\/)*(?:[\w@-]+\.(?:ts|mjs|js|json|md|sh|gz|sha256)\b|(?=[\s`'")\],;:]|$))/g
+const PATH =
+  /(?<![\w./-])(?:src|scripts|bench|test|docs|recipes)\/(?:[\w.@-]+\/)*(?:[\w@-]+\.(?:ts|mjs|js|json|md|sh|gz|sha256)\b|(?=[\s`'")\],;:]|$))/g
 // placeholders and globs name no one file
 const PLACEHOLDER = /[*<>{}]|VERSION|NAME|COMMAND|FILE|\bX\b|\bx\.|\.\.\./
 

@@ -95,7 +95,13 @@ describe('a recipe names the builder that builds it', () => {
     writeFileSync(join(dir, 'old.json'), JSON.stringify({ ...realJson(), version: v.version }))
     const r = await runInProcess('build-dataset', ['--recipe', join(dir, 'old.json'), '--out', join(dir, 'out'), '--offline'])
     assert.equal(r.status, 2, r.stderr)
-    assert.match(r.stderr, new RegExp(`^error\\[BUILDER\\]: .*old\\.json: jev-bench ${v.version} is an earlier version, built by the builder at commit ${v.commit.slice(0, 12)}`, 'm'))
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `^error\\[BUILDER\\]: .*old\\.json: jev-bench ${v.version} is an earlier version, built by the builder at commit ${v.commit.slice(0, 12)}`,
+        'm',
+      ),
+    )
     assert.match(r.stderr, /^hint: git worktree add /m)
     assert.ok(!existsSync(join(dir, 'out')))
   })

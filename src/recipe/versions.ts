@@ -11,7 +11,10 @@ export const EarlierVersion = z.strictObject({
   version: z.string().regex(SEMVER),
   builder: z.string().regex(SEMVER).describe("that commit's package version"),
   commit: z.string().regex(/^[0-9a-f]{40}$/, 'must be a full 40-hex commit'),
-  sums: z.string().regex(/^[\w.-]+\.sha256$/).describe('the sha256 sums of its test.jsonl and val.jsonl, in recipes/'),
+  sums: z
+    .string()
+    .regex(/^[\w.-]+\.sha256$/)
+    .describe('the sha256 sums of its test.jsonl and val.jsonl, in recipes/'),
 })
 export type EarlierVersion = z.infer<typeof EarlierVersion>
 

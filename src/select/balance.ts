@@ -26,14 +26,23 @@ export interface BalancedTable {
  * the floor or the ceiling of its share. Cells round up by their remainder, largest first (ties by keyed hash),
  * then augmenting paths repair what the greedy pass leaves, so the rounding always exists (a bipartite flow).
  */
-export function balancedTable(counts: ReadonlyMap<string, number>, slots: ReadonlyMap<number, number>, seed: number, split: Split): BalancedTable {
+export function balancedTable(
+  counts: ReadonlyMap<string, number>,
+  slots: ReadonlyMap<number, number>,
+  seed: number,
+  split: Split,
+): BalancedTable {
   const sources = [...counts.keys()].sort(compareStrings)
   const den = sources.reduce((a, s) => a + counts.get(s)!, 0)
   const total = N_CHOICES.reduce((a, n) => a + (slots.get(n) ?? 0), 0)
   if (total !== den)
-    throw new JevError('QUOTA', `${split}: the option-count table leaves ${total} slots for ${den} items of the sources that take any count`, {
-      split,
-    })
+    throw new JevError(
+      'QUOTA',
+      `${split}: the option-count table leaves ${total} slots for ${den} items of the sources that take any count`,
+      {
+        split,
+      },
+    )
   const shares = new Map<string, Map<number, Share>>()
   const cells: SourceTable = new Map()
   const rowNeed = new Map<string, number>()
@@ -70,7 +79,8 @@ export function balancedTable(counts: ReadonlyMap<string, number>, slots: Readon
   // a row still short: an alternating path row → open cell not taken → column → taken cell → row … ending in a column still short
   for (const s of sources) {
     while (rowNeed.get(s)! > 0) {
-      if (!augment(s, open, up, colNeed, at)) throw new Error(`${split}: no controlled rounding for ${s} (cannot happen with exact margins)`)
+      if (!augment(s, open, up, colNeed, at))
+        throw new Error(`${split}: no controlled rounding for ${s} (cannot happen with exact margins)`)
       rowNeed.set(s, rowNeed.get(s)! - 1)
     }
   }
