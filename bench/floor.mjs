@@ -10,7 +10,11 @@ import { compressors } from 'hyparquet-compressors'
 const [mode, recipePath, mirror] = process.argv.slice(2)
 const recipe = JSON.parse(readFileSync(recipePath, 'utf8'))
 const files = [
-  ...recipe.sources.flatMap((s) => Object.values(s.files).flat().map((path) => join(mirror, 'datasets', s.repo, path))),
+  ...recipe.sources.flatMap((s) =>
+    Object.values(s.files)
+      .flat()
+      .map((path) => join(mirror, 'datasets', s.repo, path)),
+  ),
   // an optional training file the mirror lacks is one the build does not read either
   ...(recipe.contamination?.against ?? []).map((t) => join(mirror, 'datasets', t.repo, t.path)).filter((f) => existsSync(f)),
 ]

@@ -3,7 +3,6 @@
  * can backtrack catastrophically, "__proto__" as a key anywhere, and bytes that are not UTF-8.
  */
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

@@ -314,7 +314,7 @@ export const Recipe = z
       .string()
       .regex(/^\d+\.\d+\.\d+$/)
       .optional()
-      .describe("the builder version whose rules this recipe is written for; another builder refuses it (recipes/versions.json)"),
+      .describe('the builder version whose rules this recipe is written for; another builder refuses it (recipes/versions.json)'),
     name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/),
     version: z.string().regex(/^\d+\.\d+\.\d+$/),
     seed: z.int().nonnegative(),
