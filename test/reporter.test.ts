@@ -17,15 +17,19 @@ console.log('noise from a passing file')
 test('a passing test', () => {})
 test('needs a folder', { skip: 'no ../pyhub' }, () => {})
 `,
-  'fail.test.mjs': `import assert from 'node:assert/strict'
-import { describe, test } from 'node:test'
+  // a suite whose tests are in another file, as test/unit.test.ts has them
+  'fail.test.mjs': `import { describe } from 'node:test'
 console.error('written by the failing file')
-describe('a suite', () => {
-  test('passes too', () => {})
-  test('compares', (t) => {
-    t.diagnostic('what was tried')
-    assert.deepEqual({ n: 1, list: [1, 2] }, { n: 1, list: [1, 3] })
-  })
+describe('a suite', async () => {
+  await import('./tests.mjs')
+})
+`,
+  'tests.mjs': `import assert from 'node:assert/strict'
+import { test } from 'node:test'
+test('passes too', () => {})
+test('compares', (t) => {
+  t.diagnostic('what was tried')
+  assert.deepEqual({ n: 1, list: [1, 2] }, { n: 1, list: [1, 3] })
 })
 `,
   'crash.test.mjs': `process.stderr.write('crashed on purpose\\n')
@@ -40,18 +44,22 @@ test('a failure in full with its file, passes counted, skips named, then node’
   const dir = await mkdtemp(join(tmpdir(), 'jev-reporter-'))
   try {
     for (const [name, text] of Object.entries(FILES)) await writeFile(join(dir, name), text)
-    const r = spawnSync(process.execPath, ['--test', `--test-reporter=${ownFile('test/helpers/reporter.ts')}`, ...Object.keys(FILES)], {
-      cwd: dir,
-      env: childEnv({ JEV_TEST_FULL: '0' }),
-      encoding: 'utf8',
-      timeout: 60_000,
-    })
+    const r = spawnSync(
+      process.execPath,
+      ['--test', `--test-reporter=${ownFile('test/helpers/reporter.ts')}`, ...Object.keys(FILES).filter((f) => f.endsWith('.test.mjs'))],
+      {
+        cwd: dir,
+        env: childEnv({ JEV_TEST_FULL: '0' }),
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    )
     assert.equal(r.status, 1, r.stdout + r.stderr)
     const out = r.stdout
     // the failure: its suite and name, where it is, the assertion's diff and stack, its diagnostic
-    assert.match(out, /^✖ a suite › compares\n {2}test at fail\.test\.mjs:6:3\n {2}AssertionError \[ERR_ASSERTION\]/m)
+    assert.match(out, /^✖ a suite › compares\n {2}test at tests\.mjs:4:1\n {2}AssertionError \[ERR_ASSERTION\]/m)
     assert.match(out, /^ {2}\+ {5}2\n {2}- {5}3$/m)
-    assert.match(out, /^ {6}at .*fail\.test\.mjs:8:\d+\)$/m)
+    assert.match(out, /^ {6}at .*tests\.mjs:6:\d+\)$/m)
     assert.match(out, /^ {2}ℹ what was tried$/m)
     // a file whose process failed outside any test, and what the failing files wrote
     assert.match(out, /^✖ test file crash\.test\.mjs\n {2}the file's process exited with code 3$/m)
@@ -59,7 +67,7 @@ test('a failure in full with its file, passes counted, skips named, then node’
     assert.match(out, /crashed on purpose/)
     // the list of failures at the end, in the order the files finished
     const listed = out.split('\nfailing tests:\n')[1]?.split('\n\n')[0]?.split('\n')
-    assert.deepEqual(listed?.sort(), ['✖ a suite › compares (fail.test.mjs:6:3)', '✖ test file crash.test.mjs'])
+    assert.deepEqual(listed?.sort(), ['✖ a suite › compares (tests.mjs:4:1)', '✖ test file crash.test.mjs'])
     // a passing test, and what its file wrote, do not appear; a skipped one does, with its reason
     for (const gone of ['a passing test', 'passes too', 'noise from a passing file']) assert.ok(!out.includes(gone), gone)
     assert.match(out, /^skipped: needs a folder — no \.\.\/pyhub \(pass\.test\.mjs\)$/m)

@@ -67,10 +67,12 @@ function formatAside(kind: 'skipped' | 'todo', d: Data<'test:pass'>, path: reado
 
 // biome-ignore lint/style/noDefaultExport: node's runner takes a reporter module's default export
 export default async function* reporter(source: AsyncIterable<TestEvent>): AsyncGenerator<string> {
-  /** per file, the names of the tests that lead to the one being reported, by nesting */
-  const names = new Map<string, string[]>()
-  /** per file, the test reported last, which the diagnostics that follow it belong to */
-  const last = new Map<string, { nesting: number; failed: boolean }>()
+  // The runner reports one test file's tests after another's, each test's start just before its result (a suite's
+  // before its tests'), and a test's diagnostics right after it, though a suite and its tests may be in two files.
+  /** the names of the suites and tests that lead to the one being reported, by nesting */
+  const names: string[] = []
+  /** the test reported last, which the diagnostics that follow belong to */
+  let last: { nesting: number; failed: boolean } | undefined
   /** per test file (as the runner started it), what its process wrote to stdout and stderr */
   const output = new Map<string, string[]>()
   const failingFiles = new Set<string>()
@@ -78,7 +80,7 @@ export default async function* reporter(source: AsyncIterable<TestEvent>): Async
   const asides: string[] = []
   const closing: string[] = []
   const counters = new Map<string, string>()
-  const pathOf = (file: string | undefined, nesting: number) => (names.get(file ?? '') ?? []).slice(0, nesting)
+  const pathOf = (nesting: number) => names.slice(0, nesting)
   // the parts of the report are set apart by a blank line
   let started = false
   const part = (text: string): string => {
@@ -89,25 +91,22 @@ export default async function* reporter(source: AsyncIterable<TestEvent>): Async
 
   for await (const { type, data } of source) {
     switch (type) {
-      case 'test:start': {
-        const stack = names.get(data.file ?? '') ?? []
-        stack.length = data.nesting
-        stack.push(data.name)
-        names.set(data.file ?? '', stack)
+      case 'test:start':
+        names.length = data.nesting
+        names.push(data.name)
         break
-      }
       case 'test:pass':
-        last.set(data.file ?? '', { nesting: data.nesting, failed: false })
-        if (data.skip !== undefined) asides.push(formatAside('skipped', data, pathOf(data.file, data.nesting)))
-        else if (data.todo !== undefined) asides.push(formatAside('todo', data, pathOf(data.file, data.nesting)))
+        last = { nesting: data.nesting, failed: false }
+        if (data.skip !== undefined) asides.push(formatAside('skipped', data, pathOf(data.nesting)))
+        else if (data.todo !== undefined) asides.push(formatAside('todo', data, pathOf(data.nesting)))
         break
       case 'test:fail': {
         // a todo test may fail without failing the run; a suite fails for its failing tests, each shown already
         const counts = data.todo === undefined && (data.details.error as { failureType?: string }).failureType !== 'subtestsFailed'
-        last.set(data.file ?? '', { nesting: data.nesting, failed: counts })
-        if (data.todo !== undefined) asides.push(formatAside('todo', data, pathOf(data.file, data.nesting)))
+        last = { nesting: data.nesting, failed: counts }
+        if (data.todo !== undefined) asides.push(formatAside('todo', data, pathOf(data.nesting)))
         if (!counts) break
-        const path = pathOf(data.file, data.nesting)
+        const path = pathOf(data.nesting)
         const { title, at } = titleOf(data, path)
         failures.push(isFileItself(data) ? `✖ ${title}` : `✖ ${title} (${at})`)
         yield part(formatFailure(data, path))
@@ -121,8 +120,7 @@ export default async function* reporter(source: AsyncIterable<TestEvent>): Async
           closing.push(`ℹ ${data.message}`)
           break
         }
-        const test = last.get(data.file)
-        if (test?.failed && test.nesting === data.nesting) yield `${indented(`ℹ ${data.message}`, '  ')}\n`
+        if (last?.failed && last.nesting === data.nesting) yield `${indented(`ℹ ${data.message}`, '  ')}\n`
         break
       }
       case 'test:stdout':
