@@ -24,7 +24,11 @@ export const evalCommand = defineCommand({
     'Answers go to a journal beside --out as they come: a rerun sends only what is missing, and --from-journal scores with no server at all.',
   ],
   options: {
-    url: { type: 'string', arg: 'URL', help: "the server, e.g. http://127.0.0.1:8080 (with --from-journal: the journal's)" },
+    url: {
+      type: 'string',
+      arg: 'URL',
+      help: "the server, e.g. http://127.0.0.1:8080; a user:password@ in it is sent as Basic (with --from-journal: the journal's)",
+    },
     data: { type: 'string', arg: 'DIR', help: 'a built folder (test.jsonl, val.jsonl, manifest.json, …)' },
     repo: {
       type: 'string',

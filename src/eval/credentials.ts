@@ -65,7 +65,8 @@ export function credentialsOf(url: string, apiKey: string | undefined): Credenti
   const u = new URL(url)
   const secrets: Secret[] = []
   const add = (value: string, placeholder: string, min = 1) => {
-    if (value.length >= min) secrets.push({ value, placeholder })
+    // a journal's URL (--from-journal) holds REDACTED already: nothing to hide
+    if (value.length >= min && value !== REDACTED) secrets.push({ value, placeholder })
   }
   let authorization: string | undefined
   if (apiKey !== undefined) {

@@ -111,6 +111,8 @@ test('credentials: the URL shown has no user, password or token value; every lin
   const scrubbed = c.scrub(line)
   for (const s of ['alice', 'pa$$word', 'pa%24%24word', 'tok-777', 's1gnature', 'KEY-in-query', c.authorization!.slice(6)])
     assert.ok(!scrubbed.includes(s), `${s} in ${scrubbed}`)
+  // a journal's public URL (--from-journal) hides nothing more
+  assert.equal(credentialsOf(publicUrl(url), undefined).scrub('?api_key=REDACTED'), '?api_key=REDACTED')
   const k = credentialsOf('http://127.0.0.1:1', 'sk-abc-123')
   assert.equal(k.authorization, 'Bearer sk-abc-123')
   assert.deepEqual(scrubJson({ echo: { authorization: 'Bearer sk-abc-123', 'sk-abc-123': [1, 'x sk-abc-123'] } }, k.scrub), {
