@@ -110,6 +110,7 @@ export const EvalOptions = z.strictObject({
   timeout: z.number().positive().optional(),
   retries: count.optional(),
   maxRetryAfter: z.number().positive().optional(),
+  maxAnswerBytes: count.optional(),
   limit: count.optional(),
   out: str.optional(),
   journal: str.optional(),

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { JevError } from '../errors.ts'
 import { DEFAULT_RESAMPLES, DEFAULT_SEED } from '../eval/bootstrap.ts'
 import { type Comparison, compareItems, parseResultItems } from '../eval/compare.ts'
+import type { ScoreName } from '../eval/metrics.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
 import type { Io } from './run.ts'
 
@@ -17,7 +18,9 @@ export const compareResultsCommand = defineCommand({
     seed: { type: 'string', arg: 'N', default: String(DEFAULT_SEED), help: "the bootstrap's seed" },
     ...JSON_OPTION,
   },
-  notes: ['Exit status: 0 compared; 2 bad usage or results of different data; 3 a file is not a result; 7 a file could not be read.'],
+  notes: [
+    'Exit status: 0 compared; 2 bad usage or results of different data (another datasetHash, or an item whose gold, n or source differs); 3 a file is not a well-formed result; 7 a file could not be read.',
+  ],
 })
 
 export const parseCompareResults = (argv: string[], io: Io) => compareResultsCommand.parse(argv, io)
@@ -39,11 +42,18 @@ export async function runCompareResults(parsed: NonNullable<ReturnType<typeof pa
       }),
       f,
     )
-  return compareItems(await read(a), await read(b), whole(parsed.values.bootstrap, 'bootstrap', 1), whole(parsed.values.seed, 'seed', 0))
+  return compareItems(await read(a), await read(b), whole(parsed.values.bootstrap, 'bootstrap', 1), whole(parsed.values.seed, 'seed', 0), [
+    a,
+    b,
+  ])
 }
 
 const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a')
 const signed = (x: number) => (x >= 0 ? `+${f3(x)}` : f3(x))
+
+/** A difference with a score or a bound that is not a number is not judged: n/a is not "within the noise". */
+const verdict = (s: Comparison['scores'][ScoreName]) =>
+  ![s.a, s.b, s.diff, ...s.interval].every(Number.isFinite) ? 'n/a' : s.significant ? 'beyond the noise' : 'within the noise'
 
 export function formatComparison(c: Comparison, a: string, b: string): string[] {
   return [
@@ -54,7 +64,7 @@ export function formatComparison(c: Comparison, a: string, b: string): string[] 
     '| --- | ---: | ---: | ---: | --- | --- |',
     ...Object.entries(c.scores).map(
       ([k, s]) =>
-        `| ${k} | ${f3(s.a)} | ${f3(s.b)} | ${signed(s.diff)} | [${signed(s.interval[0])}, ${signed(s.interval[1])}] | ${s.significant ? 'beyond the noise' : 'within the noise'} |`,
+        `| ${k} | ${f3(s.a)} | ${f3(s.b)} | ${signed(s.diff)} | [${signed(s.interval[0])}, ${signed(s.interval[1])}] | ${verdict(s)} |`,
     ),
   ]
 }

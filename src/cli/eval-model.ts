@@ -3,7 +3,9 @@ import { basename, dirname, join } from 'node:path'
 import { JevError } from '../errors.ts'
 import type { Api, Mode } from '../eval/answers.ts'
 import { DEFAULT_RESAMPLES, DEFAULT_SEED } from '../eval/bootstrap.ts'
+import { credentialsOf } from '../eval/credentials.ts'
 import { type EvalData, folderFiles, hubFiles, loadEvalData } from '../eval/data.ts'
+import { DEFAULT_MAX_ANSWER_BYTES } from '../eval/http.ts'
 import { readJournal } from '../eval/journal.ts'
 import { SYSTEMONE_MODEL } from '../eval/prompt.ts'
 import { byNSvg, reliabilitySvg, reportMarkdown } from '../eval/report.ts'
@@ -22,7 +24,11 @@ export const evalCommand = defineCommand({
     'Answers go to a journal beside --out as they come: a rerun sends only what is missing, and --from-journal scores with no server at all.',
   ],
   options: {
-    url: { type: 'string', arg: 'URL', help: "the server, e.g. http://127.0.0.1:8080 (with --from-journal: the journal's)" },
+    url: {
+      type: 'string',
+      arg: 'URL',
+      help: "the server, e.g. http://127.0.0.1:8080; a user:password@ in it is sent as Basic (with --from-journal: the journal's)",
+    },
     data: { type: 'string', arg: 'DIR', help: 'a built folder (test.jsonl, val.jsonl, manifest.json, …)' },
     repo: {
       type: 'string',
@@ -40,7 +46,7 @@ export const evalCommand = defineCommand({
     mode: { type: 'string', arg: 'MODE', default: 'auto', help: 'systemone: auto (one probe), logits or probabilities' },
     'assistant-prefix': { type: 'string', arg: 'TEXT', help: 'systemone: text the model writes before the label' },
     workers: { type: 'string', arg: 'N', default: '8', help: 'parallel requests' },
-    timeout: { type: 'string', arg: 'S', default: '600', help: 'seconds one request may take' },
+    timeout: { type: 'string', arg: 'S', default: '600', help: 'seconds one request may take, its whole answer read' },
     retries: {
       type: 'string',
       arg: 'N',
@@ -48,6 +54,12 @@ export const evalCommand = defineCommand({
       help: 'extra attempts for 408, 429, 5xx, a dropped connection or a body that is not JSON',
     },
     'max-retry-after': { type: 'string', arg: 'S', default: '60', help: 'the longest Retry-After waited out' },
+    'max-answer-bytes': {
+      type: 'string',
+      arg: 'N',
+      default: String(DEFAULT_MAX_ANSWER_BYTES),
+      help: 'the largest answer body read; a larger one ends the run',
+    },
     limit: { type: 'string', arg: 'N', help: 'only the first N questions of each split (a quick check)' },
     out: {
       type: 'string',
@@ -65,7 +77,7 @@ export const evalCommand = defineCommand({
   },
   notes: [
     'Environment: JEV_API_KEY (as --api-key), HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE (for --repo).',
-    'Exit status: 0 scored; 2 bad usage; 3 malformed data or journal; 5 the data differs from its manifest; 6 the server or Hub failed; 7 a file could not be read or written.',
+    'Exit status: 0 scored; 2 bad usage; 3 malformed data or journal, or no valid answer to score; 5 the data differs from its manifest; 6 the server or Hub failed; 7 a file could not be read or written, or the journal is in use.',
   ],
 })
 
@@ -140,7 +152,9 @@ export async function runEval(values: EvalValues, env: NodeJS.ProcessEnv, io: Io
     const u = new URL(url)
     if (!/^https?:$/.test(u.protocol)) throw new Error()
   } catch {
-    throw new JevError('USAGE', `--url ${JSON.stringify(url)} is not an http:// or https:// URL`)
+    // a URL that does not parse is not shown if it may hold credentials
+    const shown = /[@?]/.test(url) ? '' : ` ${JSON.stringify(url)}`
+    throw new JevError('USAGE', `--url${shown} is not an http:// or https:// URL`)
   }
   const settings: RunSettings = {
     url,
@@ -153,30 +167,43 @@ export async function runEval(values: EvalValues, env: NodeJS.ProcessEnv, io: Io
     timeoutMs: seconds(values.timeout, 'timeout'),
     retries: count(values.retries, 'retries', 0),
     maxRetryAfterMs: seconds(values['max-retry-after'], 'max-retry-after'),
+    maxAnswerBytes: count(values['max-answer-bytes'], 'max-answer-bytes', 1),
     apiKey: values['api-key'] ?? (env.JEV_API_KEY || undefined),
     resamples: count(values.bootstrap, 'bootstrap', 1),
     seed: count(values.seed, 'seed', 0),
     journal,
     fromJournal: fromJournal !== undefined,
   }
-  // the key is never in a line: whatever prints a URL or a message prints it scrubbed
-  const key = settings.apiKey
-  const hide = (l: string) => (key ? l.split(key).join('<API_KEY>') : l)
-  const log = (l: string) => io.err(hide(l))
-  const data = await loadData(values, env, io)
-  io.progress?.stage('asking the server')
-  const result = await runEvaluation(data, settings, { log, progress: io.progress })
-  const files: EvalRun['files'] = journal && !fromJournal ? { journal } : {}
-  if (values.out) {
-    const beside = besideOut(values.out)
-    await writeAtomic(values.out, `${JSON.stringify(result, null, 1)}\n`)
-    const figures = { reliability: basename(beside.reliability), byN: basename(beside.byN) }
-    await writeAtomic(beside.report, reportMarkdown(result, figures))
-    await writeAtomic(beside.reliability, reliabilitySvg(result))
-    await writeAtomic(beside.byN, byNSvg(result))
-    Object.assign(files, { out: values.out, report: beside.report, reliability: beside.reliability, byN: beside.byN })
+  // no credential is in a line or an error: whatever is printed or thrown from here on is scrubbed
+  const { scrub } = credentialsOf(url, settings.apiKey)
+  const log = (l: string) => io.err(scrub(l))
+  try {
+    const data = await loadData(values, env, io)
+    io.progress?.stage('asking the server')
+    const result = await runEvaluation(data, settings, { log, progress: io.progress })
+    const files: EvalRun['files'] = journal && !fromJournal ? { journal } : {}
+    if (values.out) {
+      const beside = besideOut(values.out)
+      await writeAtomic(values.out, `${JSON.stringify(result, null, 1)}\n`)
+      const figures = { reliability: basename(beside.reliability), byN: basename(beside.byN) }
+      await writeAtomic(beside.report, reportMarkdown(result, figures))
+      await writeAtomic(beside.reliability, reliabilitySvg(result))
+      await writeAtomic(beside.byN, byNSvg(result))
+      Object.assign(files, { out: values.out, report: beside.report, reliability: beside.reliability, byN: beside.byN })
+    }
+    return { result, files }
+  } catch (e) {
+    throw scrubbedError(e, scrub)
   }
-  return { result, files }
+}
+
+/** The error with its message and the strings of its context scrubbed. */
+function scrubbedError(e: unknown, scrub: (text: string) => string): unknown {
+  if (!(e instanceof Error)) return e
+  e.message = scrub(e.message)
+  if (e.stack) e.stack = scrub(e.stack)
+  if (e instanceof JevError) for (const [k, v] of Object.entries(e.context)) if (typeof v === 'string') e.context[k] = scrub(v)
+  return e
 }
 
 const f3 = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? 'n/a' : x.toFixed(3))

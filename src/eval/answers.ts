@@ -51,26 +51,47 @@ function perOption(item: EvalItem, map: unknown, name: string): number[] | strin
   return out
 }
 
-export function extract(item: EvalItem, api: Api, mode: Mode, part: unknown): Extracted {
-  if (api === 'openai') {
-    if (!Array.isArray(part)) return { ok: false, why: 'no top_logprobs for the first token' }
-    const sums = new Map<string, number>()
-    for (const t of part) {
-      if (!isObj(t) || typeof t.token !== 'string' || typeof t.logprob !== 'number' || !Number.isFinite(t.logprob) || t.logprob > 0)
-        return { ok: false, why: `a top_logprobs entry is not {token, logprob ≤ 0}: ${JSON.stringify(t)}` }
-      const label = t.token.trim()
-      // one label spelt several ways (" A", "A"): their probabilities add up
-      const prev = sums.get(label)
-      sums.set(label, prev === undefined ? t.logprob : Math.log(Math.exp(prev) + Math.exp(t.logprob)))
-    }
-    let missing = 0
-    const values = item.choices.map((_, i) => {
-      const v = sums.get(LABELS[i]!)
-      if (v === undefined) missing++
-      return v ?? LOGPROB_FLOOR
-    })
-    return { ok: true, values, missing, normalised: false }
+/** A label written another way ("A.", "(A)", "A:"): its probability would be lost to the label, so the answer is refused. */
+const MISSPELT_LABEL = /^\(?([A-H])[.):]\)?$/
+
+function extractOpenai(item: EvalItem, part: unknown): Extracted {
+  if (!Array.isArray(part)) return { ok: false, why: 'no top_logprobs for the first token' }
+  if (part.length === 0) return { ok: false, why: 'top_logprobs is empty' }
+  const labels = LABELS.slice(0, item.choices.length) as readonly string[]
+  const tokens = new Set<string>()
+  const sums = new Map<string, number>()
+  let total = 0
+  for (const t of part) {
+    if (!isObj(t) || typeof t.token !== 'string' || typeof t.logprob !== 'number' || !Number.isFinite(t.logprob) || t.logprob > 0)
+      return { ok: false, why: `a top_logprobs entry is not {token, logprob ≤ 0}: ${JSON.stringify(t)}` }
+    if (tokens.has(t.token)) return { ok: false, why: `the token ${JSON.stringify(t.token)} is listed twice in top_logprobs` }
+    tokens.add(t.token)
+    total += Math.exp(t.logprob)
+    const label = t.token.trim()
+    const misspelt = MISSPELT_LABEL.exec(label)
+    if (misspelt && labels.includes(misspelt[1]!))
+      return { ok: false, why: `the token ${JSON.stringify(t.token)} is label ${misspelt[1]} written another way` }
+    // one label spelt with and without a space (" A", "A"): their probabilities add up
+    const prev = sums.get(label)
+    sums.set(label, prev === undefined ? t.logprob : Math.log(Math.exp(prev) + Math.exp(t.logprob)))
   }
+  if (total > 1 + SUM_TOLERANCE) return { ok: false, why: `the top_logprobs probabilities sum to ${total}, more than 1` }
+  if (!labels.some((l) => sums.has(l)))
+    return {
+      ok: false,
+      why: `none of the labels ${labels[0]}–${labels[labels.length - 1]} among the top_logprobs tokens ${JSON.stringify([...tokens].slice(0, 8))}`,
+    }
+  let missing = 0
+  const values = labels.map((l) => {
+    const v = sums.get(l)
+    if (v === undefined) missing++
+    return v ?? LOGPROB_FLOOR
+  })
+  return { ok: true, values, missing, normalised: false }
+}
+
+export function extract(item: EvalItem, api: Api, mode: Mode, part: unknown): Extracted {
+  if (api === 'openai') return extractOpenai(item, part)
   if (!isObj(part)) return { ok: false, why: 'no answers.q in the answer' }
   if (mode === 'logits') {
     const v = perOption(item, part.logits, 'logits')

@@ -3,19 +3,13 @@
  * paired bootstrap interval, resampling the shared test items together, so whether a difference
  * is noise is a number per comparison.
  */
-import { z } from 'zod'
 import { JevError } from '../errors.ts'
 import { diffIntervals, type Interval, resampleIndices } from './bootstrap.ts'
 import { probabilitiesOf, SCORE_NAMES, type ScoreName, scoresOf } from './metrics.ts'
+import { type ResultFile, ResultSchema } from './result.ts'
 
-/** What compare-results reads of a result: its mode, temperature and items. */
-const ResultItems = z.object({
-  mode: z.enum(['logits', 'probabilities']),
-  temperature: z.number().optional(),
-  dataset: z.object({ datasetHash: z.string() }),
-  items: z.array(z.object({ id: z.string(), gold: z.int(), n: z.int(), values: z.array(z.number()) })),
-})
-export type ResultItems = z.infer<typeof ResultItems>
+/** What compare-results reads of a result: the whole file, checked against the result schema. */
+export type ResultItems = ResultFile
 
 export function parseResultItems(text: string, file: string): ResultItems {
   let v: unknown
@@ -24,12 +18,16 @@ export function parseResultItems(text: string, file: string): ResultItems {
   } catch {
     throw new JevError('DATA', `${file} is not JSON`, { file, hint: 'give two result files eval-model --out wrote' })
   }
-  const r = ResultItems.safeParse(v)
-  if (!r.success)
-    throw new JevError('DATA', `${file} is not an eval-model result: ${r.error.issues[0]?.path.join('.')}: ${r.error.issues[0]?.message}`, {
+  const r = ResultSchema.safeParse(v)
+  if (!r.success) {
+    const issue = r.error.issues[0]!
+    const field = issue.path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i ? '.' : ''}${String(p)}`)).join('')
+    throw new JevError('DATA', `${file} is not a well-formed eval-model result: ${field || '(the document)'}: ${issue.message}`, {
       file,
-      hint: "give two result files eval-model --out wrote (eval.py's have no items to pair)",
+      field,
+      hint: "give two result files eval-model --out wrote, unedited (eval.py's have no items to pair)",
     })
+  }
   return r.data
 }
 
@@ -43,12 +41,30 @@ export interface Comparison {
   scores: Record<ScoreName, { a: number; b: number; diff: number; interval: Interval; significant: boolean }>
 }
 
-export function compareItems(a: ResultItems, b: ResultItems, resamples: number, seed: number): Comparison {
+export function compareItems(
+  a: ResultItems,
+  b: ResultItems,
+  resamples: number,
+  seed: number,
+  names: readonly [string, string] = ['A', 'B'],
+): Comparison {
   if (a.dataset.datasetHash !== b.dataset.datasetHash)
     throw new JevError('USAGE', 'the two results are of different data (their datasetHash differs)', {
+      usage: null,
       hint: 'compare results of the same dataset build',
     })
   const inB = new Map(b.items.map((it) => [it.id, it]))
+  // the same data has the same item under one id: a gold, option count or source that differs is a result edited or of other data
+  for (const x of a.items) {
+    const y = inB.get(x.id)
+    const f = y && (['gold', 'n', 'source'] as const).find((k) => x[k] !== y[k])
+    if (y && f)
+      throw new JevError(
+        'USAGE',
+        `the two results disagree on item ${JSON.stringify(x.id)}: its ${f} is ${JSON.stringify(x[f])} in ${names[0]}, ${JSON.stringify(y[f])} in ${names[1]}`,
+        { usage: null, field: f, id: x.id, hint: 'compare unedited results of the same dataset build' },
+      )
+  }
   const inA = new Set(a.items.map((it) => it.id))
   // the shared items in A's order (the dataset's): paired item by item
   const pairs = a.items.filter((it) => inB.has(it.id)).map((it) => [it, inB.get(it.id)!] as const)
@@ -70,7 +86,10 @@ export function compareItems(a: ResultItems, b: ResultItems, resamples: number, 
   const scores = Object.fromEntries(
     SCORE_NAMES.map((s) => {
       const [lo, hi] = ci[s]
-      return [s, { a: sa[s], b: sb[s], diff: sb[s] - sa[s], interval: ci[s], significant: lo > 0 || hi < 0 }]
+      return [
+        s,
+        { a: sa[s], b: sb[s], diff: sb[s] - sa[s], interval: ci[s], significant: Number.isFinite(sb[s] - sa[s]) && (lo > 0 || hi < 0) },
+      ]
     }),
   ) as Comparison['scores']
   return {

@@ -4,12 +4,15 @@
  * function of the data, the journaled answers and the settings only, so a rerun, a resumed run
  * and a run from the journal write the same bytes.
  */
-import { type Api, extract, type Mode, normalise } from './answers.ts'
+import { z } from 'zod'
+import { JevError } from '../errors.ts'
+import { type Api, extract, type Mode, normalise, SUM_TOLERANCE } from './answers.ts'
 import { DEFAULT_RESAMPLES, DEFAULT_SEED, type Intervals, intervals, resampleIndices } from './bootstrap.ts'
 import type { EvalData, EvalItem, EvalSplit } from './data.ts'
 import type { AnswerLine } from './journal.ts'
 import { breakdown, fitTemperature, probabilitiesOf, type Scored, type Scores, scores } from './metrics.ts'
 import { npMean } from './numeric.ts'
+import { LABELS } from './prompt.ts'
 
 export interface ResultSettings {
   url: string
@@ -94,6 +97,19 @@ export function buildResult(
   }
   const test = valid.test
   const probsMode = s.mode === 'probabilities'
+  // no valid answer to score (or, in logits mode, none to fit the temperature on) is a failed run, not a score of nothing
+  for (const split of probsMode ? (['test'] as const) : (['val', 'test'] as const))
+    if (valid[split].length === 0) {
+      const first = invalid.find((x) => x.split === split)
+      throw new JevError(
+        'DATA',
+        `no valid answer in ${split}: all ${splits[split].length} are invalid${split === 'val' ? ', so no temperature can be fitted' : ''}; the first: ${first?.why}`,
+        {
+          field: split,
+          hint: 'the answers are not what --api and --mode expect; fix the server, then remove the journal (it keeps these answers) and run again',
+        },
+      )
+    }
   const head = { url: s.url, mode: s.mode, assistant_prefix: s.assistantPrefix, seconds }
   const T = probsMode ? 1 : fitTemperature(valid.val)
   const byKey = (key: (it: ValidItem) => string) => breakdown(test, key, T, probsMode)
@@ -156,3 +172,77 @@ export function buildResult(
 export function headline(r: Pick<EvalResult, 'mode' | 'calibrated' | 'reported'>): Scores {
   return (r.mode === 'logits' ? r.calibrated : r.reported)!
 }
+
+// a score JSON cannot hold (NaN) is written as null
+const ScoresSchema = z.object({
+  count: z.int().nonnegative(),
+  acc: z.number().nullable(),
+  ece: z.number().nullable(),
+  nll: z.number().nullable(),
+  brier: z.number().nullable(),
+  mean_conf: z.number().nullable(),
+})
+
+const ItemSchema = z.object({
+  id: z.string(),
+  source: z.string(),
+  n: z.int().min(2).max(LABELS.length),
+  gold: z.int(),
+  upstream_kept: z.int().nullable(),
+  values: z.array(z.number()),
+})
+
+/**
+ * A result file as eval-model writes it, read back (compare-results): the fields' types, then what
+ * they must agree on: each item's gold among its n options and one value per option, a positive
+ * temperature in logits mode, and in probabilities mode values in [0, 1] summing to 1.
+ */
+export const ResultSchema = z
+  .object({
+    url: z.string(),
+    mode: z.enum(['logits', 'probabilities']),
+    assistant_prefix: z.string().nullable(),
+    temperature: z.number().optional(),
+    raw: ScoresSchema.optional(),
+    calibrated: ScoresSchema.optional(),
+    reported: ScoresSchema.optional(),
+    by_n: z.record(z.string(), ScoresSchema),
+    by_source: z.record(z.string(), ScoresSchema),
+    api: z.enum(['systemone', 'openai']),
+    model: z.string().nullable(),
+    dataset: z.object({ origin: z.string(), datasetHash: z.string(), recipe: z.string() }),
+    chance: z.number(),
+    invalid: z.object({
+      count: z.int().nonnegative(),
+      items: z.array(z.object({ split: z.enum(['val', 'test']), id: z.string(), why: z.string() })),
+    }),
+    bootstrap: z.object({ resamples: z.int().positive(), seed: z.int().nonnegative() }),
+    items: z.array(ItemSchema),
+  })
+  .superRefine((r, ctx) => {
+    const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message })
+    if (r.items.length === 0) issue(['items'], 'no item: a result scores at least one')
+    if (r.invalid.count !== r.invalid.items.length)
+      issue(['invalid', 'count'], `${r.invalid.count}, but ${r.invalid.items.length} invalid items are listed`)
+    if (r.mode === 'logits') {
+      if (r.temperature === undefined) issue(['temperature'], 'missing: a logits result has its fitted temperature')
+      else if (!(r.temperature > 0)) issue(['temperature'], `${r.temperature}: a temperature is above 0`)
+      if (!r.raw || !r.calibrated) issue([r.raw ? 'calibrated' : 'raw'], 'missing: a logits result has raw and calibrated scores')
+    } else if (!r.reported) issue(['reported'], 'missing: a probabilities result has its reported scores')
+    const ids = new Set<string>()
+    r.items.forEach((it, i) => {
+      const at = (f: string) => ['items', i, f]
+      if (ids.has(it.id)) issue(at('id'), `${JSON.stringify(it.id)} is listed twice`)
+      ids.add(it.id)
+      if (it.values.length === 0) issue(at('values'), 'empty: one value per option')
+      else if (it.values.length !== it.n) issue(at('values'), `${it.values.length} values for n = ${it.n} options`)
+      if (it.gold < 0 || it.gold >= it.n) issue(at('gold'), `${it.gold} is not an option of the ${it.n} (0 to ${it.n - 1})`)
+      if (r.mode === 'probabilities' && it.values.length) {
+        let sum = 0
+        for (const v of it.values) sum += v
+        if (it.values.some((v) => v < 0 || v > 1) || Math.abs(sum - 1) > SUM_TOLERANCE)
+          issue(at('values'), `not probabilities (they sum to ${sum}, values in [0, 1] sum to 1): logits labelled probabilities?`)
+      }
+    })
+  })
+export type ResultFile = z.infer<typeof ResultSchema>

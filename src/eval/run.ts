@@ -1,15 +1,25 @@
 /**
  * An evaluation run: the mode (given, or found with one probe as the reference evaluator finds
- * it), the requests the journal lacks sent by a pool of workers, each answer journaled as it
- * comes, then the result computed from the journal's answers.
+ * it), the requests the journal lacks sent by a pool of workers, each answer (scrubbed of the
+ * credentials) journaled as it comes, then the result computed from the journal's answers.
  */
 import { JevError } from '../errors.ts'
 import { sha256Hex } from '../util/hash.ts'
 import type { Progress } from '../util/progress.ts'
 import { type Api, answerPart, hasLogits, type Mode } from './answers.ts'
+import { credentialsOf, publicUrl, scrubJson } from './credentials.ts'
 import type { EvalData, EvalItem, EvalSplit } from './data.ts'
-import { postJson } from './http.ts'
-import { type AnswerLine, headerMismatch, type JournalContent, type JournalHeader, JournalWriter, readJournal } from './journal.ts'
+import { Cancelled, DEFAULT_MAX_ANSWER_BYTES, postJson } from './http.ts'
+import {
+  type AnswerLine,
+  headerMismatch,
+  JOURNAL_VERSION,
+  type JournalContent,
+  type JournalHeader,
+  JournalWriter,
+  readJournal,
+  withJournalLock,
+} from './journal.ts'
 import { openaiBody, SYSTEMONE_MODEL, systemoneBody } from './prompt.ts'
 import { buildResult, type EvalResult } from './result.ts'
 
@@ -25,6 +35,8 @@ export interface RunSettings {
   timeoutMs: number
   retries: number
   maxRetryAfterMs: number
+  /** the most bytes one answer may have (default DEFAULT_MAX_ANSWER_BYTES) */
+  maxAnswerBytes?: number
   apiKey: string | undefined
   resamples: number
   seed: number
@@ -39,16 +51,11 @@ export interface RunIo {
   progress?: Progress | undefined
 }
 
-/** The URL without a user name or password, as it is written to the journal and the result. */
-export function publicUrl(url: string): string {
-  const u = new URL(url)
-  u.username = ''
-  u.password = ''
-  return u.href.replace(/\/+$/, '')
-}
-
+/** The API's path added to the URL's (its query, if any, kept after it). */
 export function endpointOf(s: Pick<RunSettings, 'url' | 'api'>): string {
-  return `${s.url.replace(/\/+$/, '')}${s.api === 'systemone' ? '/v1/systemone' : '/v1/chat/completions'}`
+  const u = new URL(s.url)
+  u.pathname = `${u.pathname.replace(/\/+$/, '')}${s.api === 'systemone' ? '/v1/systemone' : '/v1/chat/completions'}`
+  return u.href
 }
 
 export function bodyOf(s: Pick<RunSettings, 'api' | 'model' | 'assistantPrefix'>, item: EvalItem, wantLogits: boolean): string {
@@ -77,10 +84,23 @@ export async function runEvaluation(data: EvalData, s: RunSettings, io: RunIo): 
   const splits = limited(data, s.limit)
   if (splits.val.length === 0 || splits.test.length === 0)
     throw new JevError('DATA', `${data.origin}: val or test has no question to ask`, { hint: 'check the data, and --limit' })
+  // checked before the journal is touched: a key a header cannot carry, or credentials given twice, are refused
+  const cred = credentialsOf(s.url, s.apiKey)
+  return s.journal ? withJournalLock(s.journal, () => evaluate(data, splits, s, io, cred)) : evaluate(data, splits, s, io, cred)
+}
+
+async function evaluate(
+  data: EvalData,
+  splits: Record<EvalSplit, EvalItem[]>,
+  s: RunSettings,
+  io: RunIo,
+  cred: ReturnType<typeof credentialsOf>,
+): Promise<EvalResult> {
   const endpoint = endpointOf(s)
+  const requestUrl = endpointOf({ url: cred.requestUrl, api: s.api })
   const header: JournalHeader = {
     journal: 'jev-eval',
-    version: 1,
+    version: JOURNAL_VERSION,
     url: publicUrl(s.url),
     api: s.api,
     model: s.api === 'openai' ? s.model : SYSTEMONE_MODEL,
@@ -108,16 +128,26 @@ export async function runEvaluation(data: EvalData, s: RunSettings, io: RunIo): 
   const probes = content?.probes ?? new Map()
   const writer = s.journal && !s.fromJournal ? new JournalWriter(s.journal, content, header) : null
   const key = (item: EvalItem, wantLogits: boolean) => requestKey(endpoint, bodyOf(s, item, wantLogits))
-  const post = (body: string) =>
-    postJson(endpoint, body, {
-      apiKey: s.apiKey,
+  const shownUrl = publicUrl(endpoint)
+  const post = (body: string, signal?: AbortSignal) =>
+    postJson(requestUrl, body, {
+      authorization: cred.authorization,
+      shownUrl,
       timeoutMs: s.timeoutMs,
       retries: s.retries,
       maxRetryAfterMs: s.maxRetryAfterMs,
+      maxBytes: s.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES,
+      signal,
       onRetry: (why, attempt, of) => io.log(`eval: ${why}; retrying (attempt ${attempt} of ${of})`),
     })
+  // what the server sent back, without the credentials it may echo: only this is kept and scored
+  const partOf = (json: unknown) => scrubJson(answerPart(s.api, json), cred.scrub)
+  // a probe refused with a 4xx is journaled only once an answer shows the server answers at all
+  let pendingProbe: object | null = null
   const keep = (line: AnswerLine) => {
     answers.set(line.key, line)
+    if (pendingProbe) writer?.append(pendingProbe)
+    pendingProbe = null
     writer?.append(line)
   }
   try {
@@ -135,10 +165,11 @@ export async function runEvaluation(data: EvalData, s: RunSettings, io: RunIo): 
       else {
         const r = await post(bodyOf(s, first, true))
         if (r.status >= 400 && r.status < 500) {
+          // as eval.py: a refusal means no logits; but a 401 or a wrong URL refuses every request, so it is not kept yet
           mode = 'probabilities'
-          writer?.append({ probe: 'probabilities', key: k, status: r.status })
+          pendingProbe = { probe: 'probabilities', key: k, status: r.status }
         } else {
-          const part = answerPart('systemone', r.json)
+          const part = partOf(r.json)
           mode = hasLogits(first, part) ? 'logits' : 'probabilities'
           // a probe that found logits is the first question's answer: it is not asked again
           if (mode === 'logits') keep({ split: 'val', id: first.id, key: k, answer: part, ms: r.ms })
@@ -157,28 +188,28 @@ export async function runEvaluation(data: EvalData, s: RunSettings, io: RunIo): 
       if (content && done && todo.length) io.log(`${split}: ${done} of ${total} answers from the journal, ${todo.length} to ask`)
       io.progress?.rows(`${split} answers`, done, total)
       let next = 0
-      // after a failure no worker starts another request; those in flight are let finish (and journaled)
-      let failed = false
+      // after a failure no worker starts another request, and those in flight are abandoned (a rerun asks them again)
+      const stop = new AbortController()
       const worker = async () => {
-        while (next < todo.length && !failed) {
+        while (next < todo.length && !stop.signal.aborted) {
           const item = todo[next++]!
           const body = bodyOf(s, item, wantLogits)
-          const r = await post(body)
+          const r = await post(body, stop.signal)
           if (r.status >= 300) throw refused(endpoint, r.status)
-          keep({ split, id: item.id, key: keyOf(item), answer: answerPart(s.api, r.json), ms: r.ms })
+          keep({ split, id: item.id, key: keyOf(item), answer: partOf(r.json), ms: r.ms })
           io.progress?.rows(`${split} answers`, ++done, total)
         }
       }
       const ends = await Promise.allSettled(
         Array.from({ length: Math.max(1, Math.min(s.workers, todo.length)) }, () =>
           worker().catch((e: unknown) => {
-            failed = true
+            stop.abort()
             throw e
           }),
         ),
       )
-      const failure = ends.find((e) => e.status === 'rejected')
-      if (failure) throw failure.reason
+      const failure = ends.find((e) => e.status === 'rejected' && !(e.reason instanceof Cancelled))
+      if (failure) throw (failure as PromiseRejectedResult).reason
     }
     return buildResult(data, splits, answers, keyOf, {
       url: header.url,

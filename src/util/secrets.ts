@@ -3,9 +3,9 @@
 /** What a token is shown as, wherever it would have been. */
 export const TOKEN_PLACEHOLDER = '<HF_TOKEN>'
 
-/** `text` with every occurrence of `token` replaced (none when there is no token). */
-export function scrubToken(text: string, token: string | undefined): string {
-  return token ? text.split(token).join(TOKEN_PLACEHOLDER) : text
+/** `text` with every occurrence of `token` replaced by `placeholder` (none when there is no token). */
+export function scrubToken(text: string, token: string | undefined, placeholder: string = TOKEN_PLACEHOLDER): string {
+  return token ? text.split(token).join(placeholder) : text
 }
 
 /** `text` with the environment's HF_TOKEN replaced. */

@@ -9,7 +9,8 @@ import { createHash } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-export type Fault = { status: number; retryAfter?: string } | 'drop' | 'malformed' | 'not-json'
+/** `body`: this text answered with HTTP 200, as it is (NaN as Python writes it, an echo of the request's headers, …) */
+export type Fault = { status: number; retryAfter?: string } | { body: string } | 'drop' | 'malformed' | 'not-json'
 
 export interface ModelServerOptions {
   /** the right option's text for a question, when the model may know it */
@@ -23,7 +24,7 @@ export interface ModelServerOptions {
   /** milliseconds before each answer */
   delayMs?: number
   /** the fault for a request; `seen` counts earlier requests with the same body */
-  fault?: (r: { path: string; body: string; seen: number }) => Fault | undefined
+  fault?: (r: { path: string; body: string; seen: number; authorization: string | undefined }) => Fault | undefined
   /** the key a request must carry as `authorization: Bearer …` */
   apiKey?: string
   /** requests after this many are held unanswered until release() (a run to kill mid-way) */
@@ -33,7 +34,10 @@ export interface ModelServerOptions {
 }
 
 export interface ModelRequest {
+  /** the path, without the query */
   path: string
+  /** the path and query as sent */
+  url: string
   body: string
   authorization: string | undefined
 }
@@ -95,17 +99,18 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     for await (const c of req) chunks.push(c as Buffer)
     const body = Buffer.concat(chunks).toString('utf8')
     bodyOf.set(res, body)
-    const path = req.url ?? ''
-    requests.push({ path, body, authorization: req.headers.authorization })
+    const path = (req.url ?? '').split('?')[0]!
+    requests.push({ path, url: req.url ?? '', body, authorization: req.headers.authorization })
     const n = seen.get(body) ?? 0
     seen.set(body, n + 1)
     if (options.holdAfter !== undefined && requests.length > options.holdAfter && !released)
       await new Promise<void>((ok) => waiting.push(ok))
     if (options.delayMs) await new Promise((ok) => setTimeout(ok, options.delayMs))
     if (options.apiKey && req.headers.authorization !== `Bearer ${options.apiKey}`) return send(res, 401, { error: 'bad key' })
-    const fault = options.fault?.({ path, body, seen: n })
+    const fault = options.fault?.({ path, body, seen: n, authorization: req.headers.authorization })
     if (fault === 'drop') return req.socket.destroy()
     if (fault === 'not-json') return send(res, 200, '{"answers": ')
+    if (fault && typeof fault === 'object' && 'body' in fault) return send(res, 200, fault.body)
     if (fault && typeof fault === 'object')
       return send(res, fault.status, { error: 'fault' }, fault.retryAfter ? { 'retry-after': fault.retryAfter } : {})
     const parsed = JSON.parse(body) as Record<string, any>
