@@ -59,13 +59,16 @@ const JEV = join(ROOT, 'dist/cli/main.js')
 export const NODE_FLAGS = process.execArgv.filter((a) => a === '--no-opt')
 const cliArgs = (script: string, args: string[]) => [...NODE_FLAGS, JEV, script.replace(/\.ts$/, ''), ...args]
 
+/** A child still running after this is killed: a guard against a hang, wide enough for a whole eval on a loaded machine. */
+const CHILD_GUARD_MS = 240_000
+
 /** Runs `node dist/cli/main.js <command> ...args` (script: `build-dataset.ts` or `build-dataset`) from the project root, synchronously. */
 export function runNodeSync(script: string, args: string[], env: NodeJS.ProcessEnv = {}): RunResult {
   const r = spawnSync(process.execPath, cliArgs(script, args), {
     cwd: ROOT,
     env: childEnv(env),
     encoding: 'utf8',
-    timeout: 60_000,
+    timeout: CHILD_GUARD_MS,
   })
   if (r.error) throw r.error
   return { status: r.status, stdout: r.stdout, stderr: r.stderr }
@@ -79,7 +82,7 @@ export function runNode(script: string, args: string[], env: NodeJS.ProcessEnv =
     let stderr = ''
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
-    const timer = setTimeout(() => child.kill(), 60_000)
+    const timer = setTimeout(() => child.kill(), CHILD_GUARD_MS)
     child.on('error', ko)
     child.on('close', (status) => {
       clearTimeout(timer)
