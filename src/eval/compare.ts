@@ -6,6 +6,7 @@
 import { z } from 'zod'
 import { JevError } from '../errors.ts'
 import { diffIntervals, type Interval, resampleIndices } from './bootstrap.ts'
+import { BETTER, comparedScores, comparedTemperature, mismatches } from './compare-terms.ts'
 import { probabilitiesOf, SCORE_NAMES, type ScoreName, scoresOf } from './metrics.ts'
 
 /** What compare-results reads of a result: its mode, temperature and items. */
@@ -13,6 +14,7 @@ const ResultItems = z.object({
   mode: z.enum(['logits', 'probabilities']),
   temperature: z.number().optional(),
   dataset: z.object({ datasetHash: z.string() }),
+  invalid: z.object({ items: z.array(z.object({ split: z.string(), id: z.string() })) }).optional(),
   items: z.array(z.object({ id: z.string(), gold: z.int(), n: z.int(), values: z.array(z.number()) })),
 })
 export type ResultItems = z.infer<typeof ResultItems>
@@ -41,19 +43,35 @@ export interface Comparison {
   resamples: number
   seed: number
   scores: Record<ScoreName, { a: number; b: number; diff: number; interval: Interval; significant: boolean }>
+  /** the scores compared in each, in words (raw, calibrated or as reported) */
+  compared: { a: string; b: string }
+  /** which way each score is better (null: neither) */
+  better: typeof BETTER
+  /** how the runs differ in data, items asked or mode (compared only with allowMismatch) */
+  mismatches: string[]
 }
 
-export function compareItems(a: ResultItems, b: ResultItems, resamples: number, seed: number): Comparison {
-  if (a.dataset.datasetHash !== b.dataset.datasetHash)
-    throw new JevError('USAGE', 'the two results are of different data (their datasetHash differs)', {
-      hint: 'compare results of the same dataset build',
+export interface CompareOptions {
+  /** compare runs that differ in data, items asked or mode, on the items both scored */
+  allowMismatch?: boolean
+  /** logits runs: their raw scores (T = 1) rather than calibrated */
+  raw?: boolean
+}
+
+export function compareItems(a: ResultItems, b: ResultItems, resamples: number, seed: number, o: CompareOptions = {}): Comparison {
+  const differ = mismatches(a, b)
+  if (differ.length && !o.allowMismatch)
+    throw new JevError('USAGE', `the two results are not of like runs: ${differ.join('; ')}`, {
+      usage: null,
+      hint: 'compare runs of the same data, items (--limit) and mode, or give --allow-mismatch to compare the items both scored anyway',
     })
   const inB = new Map(b.items.map((it) => [it.id, it]))
   const inA = new Set(a.items.map((it) => it.id))
   // the shared items in A's order (the dataset's): paired item by item
   const pairs = a.items.filter((it) => inB.has(it.id)).map((it) => [it, inB.get(it.id)!] as const)
   if (pairs.length === 0) throw new JevError('USAGE', 'the two results share no scored item')
-  const probsOf = (r: ResultItems, items: ResultItems['items']) => probabilitiesOf(items, r.temperature ?? 1, r.mode === 'probabilities')
+  const probsOf = (r: ResultItems, items: ResultItems['items']) =>
+    probabilitiesOf(items, comparedTemperature(r, o.raw ?? false), r.mode === 'probabilities')
   const pa = probsOf(
     a,
     pairs.map(([x]) => x),
@@ -80,5 +98,8 @@ export function compareItems(a: ResultItems, b: ResultItems, resamples: number, 
     resamples,
     seed,
     scores,
+    compared: { a: comparedScores(a, o.raw ?? false), b: comparedScores(b, o.raw ?? false) },
+    better: BETTER,
+    mismatches: differ,
   }
 }
