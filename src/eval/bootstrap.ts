@@ -2,14 +2,14 @@
  * Seeded bootstrap intervals: the items resampled with replacement from the project's rng
  * (seedrandom alea, rng.ts), so the same responses and seed always give the same interval. A
  * resample is scored from per-item quantities worked out once (confidence, right or not, NLL,
- * Brier, ECE bin), weighted, so thousands of resamples of every group take a fraction of a second.
+ * Brier, ECE bin), so thousands of resamples take a fraction of a second.
  */
 import { createRequire } from 'node:module'
 import type seedrandom from 'seedrandom'
 import { argmax, binOf, ECE_BINS, NLL_FLOOR, SCORE_NAMES, type ScoreName } from './metrics.ts'
 import { npSum } from './numeric.ts'
 
-/** 1,000 resamples: a 95 % percentile interval's ends then move by well under 0.01 between seeds. */
+/** 1,000 resamples: between seeds an option count's interval ends move by up to about 0.02 on 1.3.0's test split, a small cell's by more. */
 export const DEFAULT_RESAMPLES = 1000
 export const DEFAULT_SEED = 1234
 
