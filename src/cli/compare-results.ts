@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises'
 import { JevError } from '../errors.ts'
 import { DEFAULT_RESAMPLES, DEFAULT_SEED } from '../eval/bootstrap.ts'
 import { type Comparison, compareItems, parseResultItems } from '../eval/compare.ts'
-import type { ScoreName } from '../eval/metrics.ts'
+import { SCORE_LABELS } from '../eval/compare-terms.ts'
+import { SCORE_NAMES, type ScoreName } from '../eval/metrics.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
 import type { Io } from './run.ts'
 
@@ -10,16 +11,23 @@ export const compareResultsCommand = defineCommand({
   name: 'compare-results',
   args: { synopsis: 'A.json B.json', max: 2 },
   about: [
-    'Two eval-model results on the same data compared: each score of B minus A on the items both scored,',
-    'with a paired bootstrap 95 % interval; a difference whose interval holds 0 is within the noise.',
+    'Two eval-model results of like runs compared: each score of B minus A on the items both scored (calibrated',
+    'in logits mode, as reported in probabilities mode), with a paired bootstrap 95 % interval and which way is',
+    'better (accuracy higher; ECE, NLL, Brier lower); a difference whose interval holds 0 is within the noise.',
   ],
   options: {
     bootstrap: { type: 'string', arg: 'N', default: String(DEFAULT_RESAMPLES), help: 'paired bootstrap resamples' },
     seed: { type: 'string', arg: 'N', default: String(DEFAULT_SEED), help: "the bootstrap's seed" },
+    raw: { type: 'boolean', default: false, help: 'logits runs: compare the raw scores (T = 1), not the calibrated' },
+    'allow-mismatch': {
+      type: 'boolean',
+      default: false,
+      help: 'compare runs of different data (datasetHash), items asked (--limit) or modes, on the items both scored',
+    },
     ...JSON_OPTION,
   },
   notes: [
-    'Exit status: 0 compared; 2 bad usage or results of different data (another datasetHash, or an item whose gold, n or source differs); 3 a file is not a well-formed result; 7 a file could not be read.',
+    'Exit status: 0 compared; 2 bad usage, runs of different data, items or modes (without --allow-mismatch), or an item whose gold, n or source differs; 3 a file is not a well-formed result; 7 a file could not be read.',
   ],
 })
 
@@ -42,30 +50,38 @@ export async function runCompareResults(parsed: NonNullable<ReturnType<typeof pa
       }),
       f,
     )
-  return compareItems(await read(a), await read(b), whole(parsed.values.bootstrap, 'bootstrap', 1), whole(parsed.values.seed, 'seed', 0), [
-    a,
-    b,
-  ])
+  return compareItems(await read(a), await read(b), whole(parsed.values.bootstrap, 'bootstrap', 1), whole(parsed.values.seed, 'seed', 0), {
+    allowMismatch: parsed.values['allow-mismatch'],
+    raw: parsed.values.raw,
+    names: [a, b],
+  })
 }
 
 const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a')
 const signed = (x: number) => (x >= 0 ? `+${f3(x)}` : f3(x))
 
-/** A difference with a score or a bound that is not a number is not judged: n/a is not "within the noise". */
-const verdict = (s: Comparison['scores'][ScoreName]) =>
-  ![s.a, s.b, s.diff, ...s.interval].every(Number.isFinite) ? 'n/a' : s.significant ? 'beyond the noise' : 'within the noise'
+/** Beyond the noise, whether B is better or worse, where the score has a better direction; n/a is never "within the noise". */
+function verdict(c: Comparison, k: ScoreName): string {
+  const s = c.scores[k]
+  if (![s.a, s.b, s.diff, ...s.interval].every(Number.isFinite)) return 'n/a'
+  if (!s.significant) return 'within the noise'
+  const better = c.better[k]
+  if (!better) return 'beyond the noise'
+  return `B ${(better === 'higher') === s.diff > 0 ? 'better' : 'worse'}, beyond the noise`
+}
 
 export function formatComparison(c: Comparison, a: string, b: string): string[] {
   return [
-    `A: ${a}`,
-    `B: ${b}`,
+    `A: ${a}, ${c.compared.a}`,
+    `B: ${b}, ${c.compared.b}`,
+    ...(c.mismatches.length ? [`not like runs, compared anyway (--allow-mismatch): ${c.mismatches.join('; ')}`] : []),
     `${c.shared} items scored in both${c.onlyA || c.onlyB ? ` (${c.onlyA} only in A, ${c.onlyB} only in B, left out)` : ''}; paired bootstrap, ${c.resamples} resamples, seed ${c.seed}`,
-    '| score | A | B | B − A | 95 % interval | |',
-    '| --- | ---: | ---: | ---: | --- | --- |',
-    ...Object.entries(c.scores).map(
-      ([k, s]) =>
-        `| ${k} | ${f3(s.a)} | ${f3(s.b)} | ${signed(s.diff)} | [${signed(s.interval[0])}, ${signed(s.interval[1])}] | ${verdict(s)} |`,
-    ),
+    '| score | better | A | B | B − A | 95 % interval | |',
+    '| --- | --- | ---: | ---: | ---: | --- | --- |',
+    ...SCORE_NAMES.map((k) => {
+      const s = c.scores[k]
+      return `| ${SCORE_LABELS[k]} | ${c.better[k] ?? 'neither'} | ${f3(s.a)} | ${f3(s.b)} | ${signed(s.diff)} | [${signed(s.interval[0])}, ${signed(s.interval[1])}] | ${verdict(c, k)} |`
+    }),
   ]
 }
 

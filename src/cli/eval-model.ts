@@ -230,6 +230,22 @@ export function formatEval(r: EvalResult): string[] {
         `  NLL and Brier are inflated: the right option was rounded to 0.0 on ${r.gold_rounded_to_zero} of ${r.items.length} questions.`,
       )
   }
+  const fit = r.temperature_fit
+  if (fit?.at_edge) {
+    const u = fit.unbounded
+    lines.push(
+      `  T is at the edge of the reference search (log T in [${fit.log_t_range.join(', ')}]); ${u.at_limit ? `unbounded, the val loss still falls at T=${u.temperature.toPrecision(3)}` : `unbounded T=${u.temperature.toPrecision(4)} (val NLL ${f3(u.val_nll)} against ${f3(fit.val_nll)})`}`,
+    )
+  }
+  const b = r.breakdowns
+  const ns = Object.keys(b.by_n).sort((x, y) => Number(x) - Number(y))
+  lines.push(`ECE by option count, pooled:       ${ns.map((n) => `${n}: ${f3(b.by_n[n]?.ece)}`).join('  ')}`)
+  if (b.standardised)
+    lines.push(
+      `ECE by option count, standardised: ${ns.map((n) => `${n}: ${b.standardised?.by_n[n] ? f3(b.standardised.by_n[n].ece) : '  –  '}`).join('  ')}`,
+    )
+  if (r.clean?.flagged)
+    lines.push(`clean subset: ${r.clean.count} items (${r.clean.flagged} flagged left out); its figures are in the report`)
   if (r.invalid.count) lines.push(`invalid answers (not scored, listed in the result): ${r.invalid.count}`)
   if (r.normalised)
     lines.push(

@@ -5,6 +5,7 @@
  */
 import { JevError } from '../errors.ts'
 import { diffIntervals, type Interval, resampleIndices } from './bootstrap.ts'
+import { BETTER, comparedScores, comparedTemperature, mismatches } from './compare-terms.ts'
 import { probabilitiesOf, SCORE_NAMES, type ScoreName, scoresOf } from './metrics.ts'
 import { type ResultFile, ResultSchema } from './result.ts'
 
@@ -39,23 +40,34 @@ export interface Comparison {
   resamples: number
   seed: number
   scores: Record<ScoreName, { a: number; b: number; diff: number; interval: Interval; significant: boolean }>
+  /** the scores compared in each, in words (raw, calibrated or as reported) */
+  compared: { a: string; b: string }
+  /** which way each score is better (null: neither) */
+  better: typeof BETTER
+  /** how the runs differ in data, items asked or mode (compared only with allowMismatch) */
+  mismatches: string[]
 }
 
-export function compareItems(
-  a: ResultItems,
-  b: ResultItems,
-  resamples: number,
-  seed: number,
-  names: readonly [string, string] = ['A', 'B'],
-): Comparison {
-  if (a.dataset.datasetHash !== b.dataset.datasetHash)
-    throw new JevError('USAGE', 'the two results are of different data (their datasetHash differs)', {
+export interface CompareOptions {
+  /** compare runs that differ in data, items asked or mode, on the items both scored */
+  allowMismatch?: boolean
+  /** logits runs: their raw scores (T = 1) rather than calibrated */
+  raw?: boolean
+  /** how the two results are named in messages (their files) */
+  names?: readonly [string, string]
+}
+
+export function compareItems(a: ResultItems, b: ResultItems, resamples: number, seed: number, o: CompareOptions = {}): Comparison {
+  const names = o.names ?? ['A', 'B']
+  const differ = mismatches(a, b)
+  if (differ.length && !o.allowMismatch)
+    throw new JevError('USAGE', `the two results are not of like runs: ${differ.join('; ')}`, {
       usage: null,
-      hint: 'compare results of the same dataset build',
+      hint: 'compare runs of the same data, items (--limit) and mode, or give --allow-mismatch to compare the items both scored anyway',
     })
   const inB = new Map(b.items.map((it) => [it.id, it]))
-  // the same data has the same item under one id: a gold, option count or source that differs is a result edited or of other data
-  for (const x of a.items) {
+  // the same data has the same item under one id: a gold, option count or source that differs is a result edited
+  for (const x of o.allowMismatch ? [] : a.items) {
     const y = inB.get(x.id)
     const f = y && (['gold', 'n', 'source'] as const).find((k) => x[k] !== y[k])
     if (y && f)
@@ -69,7 +81,8 @@ export function compareItems(
   // the shared items in A's order (the dataset's): paired item by item
   const pairs = a.items.filter((it) => inB.has(it.id)).map((it) => [it, inB.get(it.id)!] as const)
   if (pairs.length === 0) throw new JevError('USAGE', 'the two results share no scored item')
-  const probsOf = (r: ResultItems, items: ResultItems['items']) => probabilitiesOf(items, r.temperature ?? 1, r.mode === 'probabilities')
+  const probsOf = (r: ResultItems, items: ResultItems['items']) =>
+    probabilitiesOf(items, comparedTemperature(r, o.raw ?? false), r.mode === 'probabilities')
   const pa = probsOf(
     a,
     pairs.map(([x]) => x),
@@ -99,5 +112,8 @@ export function compareItems(
     resamples,
     seed,
     scores,
+    compared: { a: comparedScores(a, o.raw ?? false), b: comparedScores(b, o.raw ?? false) },
+    better: BETTER,
+    mismatches: differ,
   }
 }

@@ -24,6 +24,8 @@ export interface EvalItem {
   n: number
   /** options carried from the record's own upstream question (provenance.jsonl); null when the sidecar is absent */
   upstreamKept: number | null
+  /** whether provenance.jsonl flags the record as contaminated; null when it marks nothing (or is absent) */
+  contaminated: boolean | null
 }
 
 export interface EvalData {
@@ -73,7 +75,7 @@ export function hubFiles(fetcher: FileFetcher, repo: string, revision: string): 
 
 const text = (b: Uint8Array) => new TextDecoder('utf-8', { fatal: false }).decode(b)
 
-function parseRecords(origin: string, file: string, body: string, split: EvalSplit, kept: Map<string, number>) {
+function parseRecords(origin: string, file: string, body: string, split: EvalSplit, marks: Map<string, ProvenanceMarks>) {
   const items: EvalItem[] = []
   const skipped: string[] = []
   const lines = body.split('\n')
@@ -114,22 +116,31 @@ function parseRecords(origin: string, file: string, body: string, split: EvalSpl
       choices: choices as string[],
       gold: answer_idx as number,
       n: n_choices as number,
-      upstreamKept: kept.get(`${split}\t${id}`) ?? null,
+      upstreamKept: marks.get(`${split}\t${id}`)?.kept ?? null,
+      contaminated: marks.get(`${split}\t${id}`)?.contaminated ?? null,
     })
   })
   return { items, skipped }
 }
 
-/** Upstream options kept per record, from provenance.jsonl. */
-function keptOptions(body: string | null): Map<string, number> {
-  const kept = new Map<string, number>()
-  if (body === null) return kept
+interface ProvenanceMarks {
+  kept: number
+  contaminated: boolean | null
+}
+
+/** Upstream options kept per record, and its contamination flag where there is one, from provenance.jsonl. */
+function provenanceMarks(body: string | null): Map<string, ProvenanceMarks> {
+  const marks = new Map<string, ProvenanceMarks>()
+  if (body === null) return marks
   for (const line of body.split('\n')) {
     if (line === '') continue
-    const p = JSON.parse(line) as { id: string; split: string; choices: { from: string }[] }
-    kept.set(`${p.split}\t${p.id}`, p.choices.filter((c) => c.from === 'upstream').length)
+    const p = JSON.parse(line) as { id: string; split: string; choices: { from: string }[]; contamination?: { flagged: boolean } }
+    marks.set(`${p.split}\t${p.id}`, {
+      kept: p.choices.filter((c) => c.from === 'upstream').length,
+      contaminated: typeof p.contamination?.flagged === 'boolean' ? p.contamination.flagged : null,
+    })
   }
-  return kept
+  return marks
 }
 
 /** The dataset, refused with INTEGRITY when any file differs from manifest.json. */
@@ -167,9 +178,9 @@ export async function loadEvalData(origin: string, read: ReadFile): Promise<Eval
     if (!files.get(split)) throw changed(origin, `${split} is not listed in manifest.json`, split)
   if (!match.datasetHashMatches()) throw changed(origin, "the records do not hash to manifest.json's datasetHash", 'manifest.json')
   const prov = files.get('provenance.jsonl')
-  const kept = keptOptions(prov ? text(prov) : null)
-  const val = parseRecords(origin, 'val.jsonl', text(files.get('val.jsonl')!), 'val', kept)
-  const test = parseRecords(origin, 'test.jsonl', text(files.get('test.jsonl')!), 'test', kept)
+  const marks = provenanceMarks(prov ? text(prov) : null)
+  const val = parseRecords(origin, 'val.jsonl', text(files.get('val.jsonl')!), 'val', marks)
+  const test = parseRecords(origin, 'test.jsonl', text(files.get('test.jsonl')!), 'test', marks)
   return {
     origin,
     manifest,

@@ -1,8 +1,12 @@
 /**
- * The report: Markdown with the scores and their intervals, a reliability diagram and accuracy by
- * option count as SVG. Drawn from the result document alone, with fixed number formats and no
- * dates, so the same responses always give the same bytes.
+ * The report: Markdown with the scores and their intervals, by option count (pooled and
+ * standardised to one source mix), by source, by source and option count, by upstream options
+ * kept and on the clean subset; a reliability diagram and accuracy by option count as SVG. Drawn
+ * from the result document alone, with fixed number formats and no dates, so the same responses
+ * always give the same bytes.
  */
+import type { Intervals } from './bootstrap.ts'
+import type { Breakdowns, Figure, Standardised } from './figures.ts'
 import { binOf, ECE_BINS, probabilitiesOf, type Scores } from './metrics.ts'
 import type { EvalResult } from './result.ts'
 
@@ -116,12 +120,149 @@ export function byNSvg(r: EvalResult): string {
 }
 
 const SCORE_COLS = ['acc', 'ece', 'nll', 'brier', 'mean_conf'] as const
+const HEAD = 'accuracy | ECE | NLL | Brier | mean confidence |'
+const RULE = '---: | ---: | ---: | ---: | ---: |'
 
-function table(rows: Record<string, Scores>, name: string): string[] {
+/** A score and its interval, as one cell. */
+const withCi = (s: Scores, ci: Intervals | undefined, c: (typeof SCORE_COLS)[number]) =>
+  ci ? `${f3(s[c])} [${f3(ci[c][0])}, ${f3(ci[c][1])}]` : f3(s[c])
+const scoreCells = (s: Scores, ci?: Intervals) => SCORE_COLS.map((c) => withCi(s, ci, c)).join(' | ')
+const num = (a: string, b: string) => Number(a) - Number(b)
+const listed = (w: Record<string, number>) =>
+  Object.entries(w)
+    .map(([s, x]) => `${s} ${x.toFixed(3)}`)
+    .join(', ')
+
+/** Rows of figures: the leading cells, then items and the scores with their intervals. */
+function figureRows(rows: [string[], Figure][], head: string[]): string[] {
   return [
-    `| ${name} | items | accuracy | ECE | NLL | Brier | mean confidence |`,
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
-    ...Object.entries(rows).map(([k, s]) => `| ${cell(k)} | ${s.count} | ${SCORE_COLS.map((c) => f3(s[c])).join(' | ')} |`),
+    `| ${head.join(' | ')} | items | ${HEAD}`,
+    `| ${head.map(() => '---').join(' | ')} | ---: | ${RULE}`,
+    ...rows.map(([cells, f]) => `| ${cells.map(cell).join(' | ')} | ${f.count} | ${scoreCells(f, f.ci)} |`),
+  ]
+}
+
+function byNRows(b: Pick<Breakdowns, 'by_n' | 'by_n_without_boolq'>): string[] {
+  const rows: [string[], Figure][] = []
+  for (const n of Object.keys(b.by_n).sort(num)) {
+    rows.push([[n], b.by_n[n]!])
+    const rest = b.by_n_without_boolq[n]
+    if (rest) rows.push([[`${n} without boolq`], rest])
+  }
+  return figureRows(rows, ['options'])
+}
+
+function standardisedRows(s: Standardised, total: Record<string, Figure>): string[] {
+  const ns = [...new Set([...Object.keys(s.by_n), ...Object.keys(s.missing)])].sort(num)
+  return [
+    `| options | items | ${HEAD}`,
+    `| --- | ---: | ${RULE}`,
+    ...ns.map((n) => {
+      const f = s.by_n[n]
+      if (f) return `| ${n} | ${f.count} | ${scoreCells(f, f.ci)} |`
+      const missing = s.missing[n]!
+      return `| ${n} | ${total[n]?.count ?? 0} | not standardised: ${missing.map(cell).join(', ')} ${missing.length === 1 ? 'has' : 'have'} no item with ${n} options | | | | |`
+    }),
+  ]
+}
+
+function standardisedSection(b: Pick<Breakdowns, 'by_n' | 'standardised' | 'standardised_common'>, level: string, again = false): string[] {
+  const s = b.standardised
+  if (!s) return []
+  const out = [
+    `${level} Standardised to one source mix${again ? ' (clean)' : ''}`,
+    '',
+    again
+      ? 'As for the whole split, with the same weights.'
+      : `Each option count's scores as the mean of its per-source scores, weighted by the test split's non-BoolQ source shares (${listed(s.weights)}), so option counts are compared on the same mix of questions. ECE is that of the items so weighted, binned together (a weighted mean of per-source ECEs, \`ece_of_sources\` in the result, adds each small cell's upward bias).`,
+    '',
+    ...standardisedRows(s, b.by_n),
+    '',
+  ]
+  const c = b.standardised_common
+  if (c) {
+    const left = s.sources.filter((x) => !c.sources.includes(x))
+    out.push(
+      `Over the sources present at every option count (${listed(c.weights)}; ${left.join(', ')} left out), so every option count is compared:`,
+      '',
+      ...standardisedRows(c, b.by_n),
+      '',
+    )
+  }
+  return out
+}
+
+function keptRows(b: Breakdowns): string[] {
+  const rows: [string[], Figure][] = []
+  for (const k of Object.keys(b.by_upstream_kept).sort(num)) {
+    const byN = b.by_upstream_kept_n[k] ?? {}
+    const ns = Object.keys(byN).sort(num)
+    rows.push([[k, ns.length === 1 ? ns[0]! : 'all'], b.by_upstream_kept[k]!])
+    if (ns.length > 1) for (const n of ns) rows.push([[k, n], byN[n]!])
+  }
+  return figureRows(rows, ['upstream options kept', 'options'])
+}
+
+function sourceNRows(b: Breakdowns): string[] {
+  const rows: [string[], Figure][] = []
+  for (const [source, byN] of Object.entries(b.by_source_n)) for (const n of Object.keys(byN).sort(num)) rows.push([[source, n], byN[n]!])
+  return figureRows(rows, ['source', 'options'])
+}
+
+function temperatureLine(r: EvalResult): string[] {
+  const fit = r.temperature_fit
+  if (r.mode !== 'logits' || !fit) return []
+  const [lo, hi] = fit.log_t_range
+  const T = r.temperature!
+  if (!fit.at_edge) return [`- temperature: T = ${f3(T)}, fitted on val (the reference search, log T in [${lo}, ${hi}])`]
+  const u = fit.unbounded
+  const beyond = u.at_limit
+    ? `an unbounded fit finds no minimum: the val loss still falls at T = ${u.temperature.toPrecision(3)}`
+    : `an unbounded fit gives T = ${u.temperature.toPrecision(4)} (val NLL ${f3(u.val_nll)}, against ${f3(fit.val_nll)} at the edge)`
+  return [
+    `- **temperature at the edge of the reference search**: T = ${f3(T)} is e^${Math.log(T) < 0 ? lo : hi}, the end of log T in [${lo}, ${hi}]; ${beyond}. The calibrated scores use the reference's T, as eval.py does.`,
+  ]
+}
+
+function cleanSection(r: EvalResult): string[] {
+  const c = r.clean
+  if (!c)
+    return [
+      '## Clean subset',
+      '',
+      'The data marks no contamination (its provenance.jsonl has no `contamination`), so there is no clean subset to report.',
+      '',
+    ]
+  const flagged = Object.entries(c.flagged_by_source)
+    .map(([s, n]) => `${s} ${n}`)
+    .join(', ')
+  const unchecked = c.not_checked.length ? ` Not checked against ${c.not_checked.join('; ')}: an overlap with them is not ruled out.` : ''
+  if (c.flagged === 0)
+    return [
+      '## Clean subset',
+      '',
+      `No scored test item is flagged for contamination: the figures above are the clean subset's.${unchecked}`,
+      '',
+    ]
+  const b = c.breakdowns
+  return [
+    '## Clean subset (items not flagged for contamination)',
+    '',
+    `${c.count} of ${r.items.length} test items; the ${c.flagged} flagged (${flagged}) are left out.${unchecked} The clean items are scored in the same resamples, at the same temperature, and standardised to the full split's mix.`,
+    '',
+    ...(c.scores ? [...figureRows([[['clean'], c.scores]], ['items']), ''] : []),
+    '### By option count (clean)',
+    '',
+    ...byNRows(b),
+    '',
+    ...standardisedSection(b, '###', true),
+    '### By source (clean)',
+    '',
+    ...figureRows(
+      Object.entries(b.by_source).map(([s, f]) => [[s], f]),
+      ['source'],
+    ),
+    '',
   ]
 }
 
@@ -138,6 +279,7 @@ export function reportMarkdown(r: EvalResult, figures: { reliability: string; by
           ...(r.normalised ? ([['normalised (no interval)', r.reported_normalised!]] as [string, Scores][]) : []),
         ]
   const ciOf = r.mode === 'logits' ? [r.intervals.raw!, r.intervals.calibrated!] : [r.intervals.reported!]
+  const b = r.breakdowns
   const lines = [
     '# jev-bench evaluation',
     '',
@@ -148,34 +290,45 @@ export function reportMarkdown(r: EvalResult, figures: { reliability: string; by
       ? [`- the right option was rounded to 0.0 on ${r.gold_rounded_to_zero} items: NLL and Brier are inflated`]
       : []),
     `- always guessing would give ${f3(r.chance)}`,
+    ...temperatureLine(r),
     '',
     `Scores on test, with 95 % bootstrap intervals (${r.bootstrap.resamples} resamples, seed ${r.bootstrap.seed}):`,
     '',
-    '| scores | accuracy | ECE | NLL | Brier | mean confidence |',
-    '| --- | ---: | ---: | ---: | ---: | ---: |',
-    ...blocks.map(
-      ([name, s], i) =>
-        `| ${name} | ${SCORE_COLS.map((c) => (ciOf[i] ? `${f3(s[c])} [${f3(ciOf[i][c][0])}, ${f3(ciOf[i][c][1])}]` : f3(s[c]))).join(' | ')} |`,
-    ),
+    `| scores | ${HEAD}`,
+    `| --- | ${RULE}`,
+    ...blocks.map(([name, s], i) => `| ${name} | ${scoreCells(s, ciOf[i])} |`),
     '',
     `![Reliability diagram](${figures.reliability})`,
     '',
-    `## By option count${r.mode === 'logits' ? ' (calibrated)' : ''}`,
+    `The breakdowns are of the ${b.scores === 'calibrated' ? `calibrated scores (T = ${f3(r.temperature!)})` : 'scores as reported'}. Each interval is the 95 % percentile interval of the same ${r.bootstrap.resamples} resamples, drawn within cells of one source, option count and number of upstream options kept, so a group keeps its make-up. ECE is biased upwards in small groups (a well calibrated group of ten items scores about 0.1), and in resamples too, so its interval can lie above the figure.`,
     '',
-    ...table(r.by_n, 'options'),
+    '## By option count',
+    '',
+    'Pooled: every test item with that many options, whatever its source. BoolQ always has two options and is half of n = 2; the row without it follows.',
+    '',
+    ...byNRows(b),
     '',
     `![Accuracy by option count](${figures.byN})`,
     '',
+    ...standardisedSection(b, '###'),
     '## By source',
     '',
-    ...table(r.by_source, 'source'),
+    ...figureRows(
+      Object.entries(b.by_source).map(([s, f]) => [[s], f]),
+      ['source'],
+    ),
     '',
-    '## Grown and not grown (provenance.jsonl)',
+    '## By source and option count',
     '',
-    ...table(r.by_grown, 'items'),
+    ...sourceNRows(b),
     '',
-    ...table(r.by_upstream_kept, 'upstream options kept'),
+    '## By upstream options kept (provenance.jsonl)',
     '',
+    "The options carried from the item's own upstream question; the rest were borrowed from other questions. A model that tells borrowed options from upstream ones faces, in effect, the upstream ones only: compare option counts within one number kept.",
+    '',
+    ...keptRows(b),
+    '',
+    ...cleanSection(r),
   ]
   if (r.invalid.count) {
     lines.push('## Invalid answers', '', '| split | id | why |', '| --- | --- | --- |')

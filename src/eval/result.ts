@@ -6,6 +6,7 @@
  */
 import { z } from 'zod'
 import { JevError } from '../errors.ts'
+import { type Analysis, analyse } from './analysis.ts'
 import { type Api, extract, type Mode, normalise, SUM_TOLERANCE } from './answers.ts'
 import { DEFAULT_RESAMPLES, DEFAULT_SEED, type Intervals, intervals, resampleIndices } from './bootstrap.ts'
 import type { EvalData, EvalItem, EvalSplit } from './data.ts'
@@ -26,7 +27,7 @@ export interface ResultSettings {
 
 export interface ValidItem extends Scored, EvalItem {}
 
-export interface EvalResult {
+export interface EvalResult extends Analysis {
   url: string
   mode: Mode
   assistant_prefix: string | null
@@ -54,7 +55,15 @@ export interface EvalResult {
   by_upstream_kept: Record<string, Scores>
   by_grown: Record<string, Scores>
   /** the test items scored, in file order: their values (logits or probabilities) and right option */
-  items: { id: string; source: string; n: number; gold: number; upstream_kept: number | null; values: number[] }[]
+  items: {
+    id: string
+    source: string
+    n: number
+    gold: number
+    upstream_kept: number | null
+    values: number[]
+    contaminated: boolean | null
+  }[]
 }
 
 /** Which answer a request's hash stands for; given by the caller, who knows the request bodies. */
@@ -157,6 +166,11 @@ export function buildResult(
     intervals: probsMode ? { reported: ci(1) } : { raw: ci(1), calibrated: ci(T) },
     by_upstream_kept: byKey((it) => (it.upstreamKept === null ? 'unknown' : String(it.upstreamKept))),
     by_grown: byKey((it) => (it.upstreamKept === null ? 'unknown' : it.upstreamKept < it.n ? 'grown' : 'not_grown')),
+    ...analyse(test, valid.val, T, probsMode, data.manifest.contamination, {
+      resamples,
+      seed,
+      key: `${data.manifest.datasetHash}\u0000test`,
+    }),
     items: test.map((it) => ({
       id: it.id,
       source: it.source,
@@ -164,6 +178,7 @@ export function buildResult(
       gold: it.gold,
       upstream_kept: it.upstreamKept,
       values: [...it.values],
+      contaminated: it.contaminated,
     })),
   }
 }

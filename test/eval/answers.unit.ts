@@ -22,6 +22,7 @@ const item: EvalItem = {
   gold: 1,
   n: 4,
   upstreamKept: 4,
+  contaminated: false,
 }
 
 const invalid = (x: ReturnType<typeof extract>) => (x.ok ? assert.fail(`accepted: ${JSON.stringify(x)}`) : x.why)

@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { formatComparison } from '../../src/cli/compare-results.ts'
 import type { Comparison } from '../../src/eval/compare.ts'
+import { BETTER } from '../../src/eval/compare-terms.ts'
 import { runInProcess } from '../helpers/cli.ts'
 import { gold, OUT } from '../helpers/eval-rig.ts'
 import { startModelServer } from '../helpers/model-server.ts'
@@ -66,8 +67,8 @@ async function edited(from: string, name: string, edit: (r: Result) => void): Pr
   return f
 }
 
-test('the two files compare as they are: the untouched pair is accepted', async () => {
-  const r = await runInProcess('compare-results', [logits, probs])
+test('the two files compare as they are: the untouched pair is accepted (their modes differ, so only when asked)', async () => {
+  const r = await runInProcess('compare-results', [logits, probs, '--allow-mismatch'])
   assert.equal(r.status, 0, r.stderr)
 })
 
@@ -108,7 +109,7 @@ test('malformed values are refused, naming the file and the field', async () => 
 })
 
 test('results that disagree on an item (its gold) are refused: they are not of the same data', async () => {
-  const other = await edited(probs, 'other-gold', (r) => {
+  const other = await edited(logits, 'other-gold', (r) => {
     const it = r.items[4]!
     it.gold = (it.gold + 1) % it.n
   })
@@ -141,10 +142,13 @@ test('a score that is n/a is shown n/a, never "within the noise"', () => {
       brier: score(0.2, 0.2),
       mean_conf: score(0.6, 0.6),
     },
+    compared: { a: 'raw scores', b: 'raw scores' },
+    better: BETTER,
+    mismatches: [],
   }
   const lines = formatComparison(c, 'a.json', 'b.json')
-  assert.match(lines.find((l) => l.startsWith('| acc '))!, /within the noise \|$/)
-  for (const k of ['ece', 'nll']) {
+  assert.match(lines.find((l) => l.startsWith('| accuracy '))!, /within the noise \|$/)
+  for (const k of ['ECE', 'NLL']) {
     const l = lines.find((x) => x.startsWith(`| ${k} `))!
     assert.doesNotMatch(l, /noise/, l)
     assert.match(l, /\| n\/a \|$/)

@@ -293,7 +293,16 @@ test('compare-results: a model against itself differs by 0; a model that knows t
   assert.deepEqual(s.scores.acc, { a: s.scores.acc.a, b: s.scores.acc.a, diff: 0, interval: [0, 0], significant: false })
   const diff = await runInProcess('compare-results', [a, b])
   assert.equal(diff.status, 0, diff.stderr)
-  assert.match(diff.stdout, /^\| acc \| [0-9.]+ \| [0-9.]+ \| -0\.\d+ \| \[-0\.\d+, -0\.\d+\] \| beyond the noise \|$/m)
+  assert.match(diff.stdout, /^A: .*knows\.json, calibrated scores \(logits mode, T = [0-9.]+ fitted on val\)$/m)
+  assert.match(
+    diff.stdout,
+    /^\| accuracy \| higher \| [0-9.]+ \| [0-9.]+ \| -0\.\d+ \| \[-0\.\d+, -0\.\d+\] \| B worse, beyond the noise \|$/m,
+  )
+  assert.match(
+    diff.stdout,
+    /^\| NLL \| lower \| [0-9.]+ \| [0-9.]+ \| \+\d\.\d+ \| \[\+\d\.\d+, \+\d\.\d+\] \| B worse, beyond the noise \|$/m,
+  )
+  assert.match(diff.stdout, /^\| mean confidence \| neither \| /m)
   const bad = await runInProcess('compare-results', [a, join(OUT, 'manifest.json')])
   assert.equal(bad.status, 3)
 })
@@ -304,7 +313,11 @@ test('the report: Markdown linking the reliability diagram and accuracy by optio
   assert.match(md, /^\| calibrated \(T = [0-9.]+\) \| [0-9.]+ \[[0-9.]+, [0-9.]+\] \|/m)
   assert.match(md, /!\[Reliability diagram\]\(knows\.reliability\.svg\)/)
   assert.match(md, /!\[Accuracy by option count\]\(knows\.by-n\.svg\)/)
-  assert.match(md, /^\| grown \| \d+ \|/m)
+  assert.match(md, /^## By upstream options kept \(provenance\.jsonl\)$/m)
+  assert.match(md, /^\| 4 \| all \| \d+ \| [0-9.]+ \[[0-9.]+, [0-9.]+\] \|/m)
+  assert.ok(!md.includes('| grown |'), 'no grown/not grown table')
+  assert.match(md, /^## Clean subset \(items not flagged for contamination\)$/m)
+  assert.match(md, /^- temperature: T = [0-9.]+, fitted on val/m)
   for (const f of ['knows.reliability.svg', 'knows.by-n.svg']) {
     const svg = await readFile(join(tmp, f), 'utf8')
     assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[^>]*>\n[\s\S]*<\/svg>\n$/)

@@ -17,6 +17,7 @@ const item: EvalItem = {
   gold: 1,
   n: 3,
   upstreamKept: 3,
+  contaminated: false,
 }
 
 test('a confidence on an inner edge k/15 falls in the bin above it, 1.0 in the last; ties go to the first option', () => {
