@@ -1,8 +1,8 @@
 import type { UpstreamQuestion } from '../adapt/adapter.ts'
 import type { Language } from '../recipe/schema.ts'
 import { compareStrings, normalize } from '../util/canonical.ts'
-import { GramIndex } from './gram-index.ts'
-import { cutNorm, JOIN, normAnswerKey } from './ngrams.ts'
+import { GramIndex, hashAt } from './gram-index.ts'
+import { cutNorm, JOIN, normUnits } from './ngrams.ts'
 
 /** A training row, named as the provenance names an upstream row: never by position. */
 export interface TrainingRow {
@@ -46,9 +46,11 @@ function better(a: Match, b: Match): boolean {
  */
 export class ContaminationCheck {
   private readonly grams: GramIndex
-  /** item ids by their number in `grams` */
+  /** per item (by its number in `grams`): its id, and its right answer (normalised) */
   private readonly ids: string[] = []
-  private readonly answers = new Map<string, string[]>()
+  private readonly rights: (string | undefined)[] = []
+  /** the items with a right answer, by a hash of their question's units */
+  private readonly answered = new Map<number, number[]>()
   private readonly found = new Map<string, Match>()
   /** training rows read, by file */
   readonly rowsRead = new Map<string, number>()
@@ -59,12 +61,17 @@ export class ContaminationCheck {
     private readonly n: number,
   ) {
     this.grams = new GramIndex(n)
-    for (const item of items) {
-      const { all, question, starts } = this.cut(item)
-      const right = rightAnswer(item)
-      if (right !== undefined) push(this.answers, normAnswerKey(all.slice(0, question), right, language), item.id)
-      this.grams.add(this.ids.length, all, starts)
-      this.ids.push(item.id)
+    for (const q of items) {
+      const { all, question, starts } = this.cut(q)
+      const item = this.grams.add(all, question, starts)
+      const right = rightAnswer(q)
+      this.ids.push(q.id)
+      this.rights.push(right)
+      if (right === undefined) continue
+      const key = questionKey(this.grams.question(item), question)
+      const list = this.answered.get(key)
+      if (list) list.push(item)
+      else this.answered.set(key, [item])
     }
   }
 
@@ -72,26 +79,37 @@ export class ContaminationCheck {
   scan(q: Item, row: TrainingRow): void {
     this.rowsRead.set(row.path, (this.rowsRead.get(row.path) ?? 0) + 1)
     const { all, question, starts } = this.cut(q)
-    const right = rightAnswer(q)
-    if (right !== undefined)
-      for (const id of this.answers.get(normAnswerKey(all.slice(0, question), right, this.language)) ?? [])
-        this.offer(id, { by: 'question_answer', training: row })
-    if (this.grams.empty || starts === 0) return
     const numbered = this.grams.numbered(all)
+    const right = rightAnswer(q)
+    // the same question's units (all of them an item's) and the same right answer's
+    if (right !== undefined && !numbered.subarray(0, question).includes(-1)) {
+      let answer: string | undefined
+      for (const item of this.answered.get(questionKey(numbered, question)) ?? []) {
+        if (!this.grams.questionIs(item, numbered, question)) continue
+        answer ??= this.answerUnits(right)
+        if (this.answerUnits(this.rights[item]!) === answer) this.offer(this.ids[item]!, { by: 'question_answer', training: row })
+      }
+    }
+    if (this.grams.empty || starts === 0) return
     // run: how many units from i on are all among the items' units
     const run = new Int32Array(all.length + 1)
     for (let i = all.length - 1; i >= 0; i--) run[i] = numbered[i]! >= 0 ? run[i + 1]! + 1 : 0
     for (let i = 0; i < starts; i++) {
       if (run[i]! < this.n) continue
-      const g = this.grams.gramAt(numbered, i)
-      if (g < 0) continue
+      const items = this.grams.itemsWith(numbered, i)
+      if (items.length === 0) continue
       const ngram = all.slice(i, i + this.n).join(JOIN[this.language])
-      for (const item of this.grams.itemsOf(g)) this.offer(this.ids[item]!, { by: 'ngram', training: row, ngram })
+      for (const item of items) this.offer(this.ids[item]!, { by: 'ngram', training: row, ngram })
     }
   }
 
   private cut(q: Item) {
     return cutNorm(q.normQuestion ?? normalize(q.question), q.context === null ? null : normalize(q.context), this.language, this.n)
+  }
+
+  /** A right answer cut as the n-grams are, so that punctuation and spacing do not tell two apart. */
+  private answerUnits(right: string): string {
+    return normUnits(right, this.language).join(JOIN[this.language])
   }
 
   private offer(id: string, m: Match): void {
@@ -105,15 +123,14 @@ export class ContaminationCheck {
   }
 }
 
+/** A question's units, by number, as a small integer: a Map key that costs no allocation. */
+function questionKey(units: Int32Array, length: number): number {
+  return hashAt(units, 0, length) & 0x3fffffff
+}
+
 /** The right answer, normalised, or undefined for an answer index out of range. */
 function rightAnswer(q: Item): string | undefined {
   if (q.normOptions) return q.normOptions[q.answer]
   const right = q.options[q.answer]
   return right === undefined ? undefined : normalize(right)
-}
-
-function push(map: Map<string, string[]>, key: string, id: string): void {
-  const list = map.get(key)
-  if (!list) map.set(key, [id])
-  else if (!list.includes(id)) list.push(id)
 }

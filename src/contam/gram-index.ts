@@ -1,26 +1,27 @@
 /**
- * The items' n-grams as numbers: each unit is numbered once, each gram hashed from its units' numbers
- * (integer arithmetic only) and confirmed unit by unit, so two grams that hash alike are never confused.
- * No gram's string is made unless a training row shares it.
+ * The items' texts and n-grams as numbers: each unit is numbered once, each gram hashed from its units'
+ * numbers (integer arithmetic only) and confirmed unit by unit, so two grams that hash alike are never
+ * confused. No gram's string is made: a match's is cut from the training text.
  */
 export class GramIndex {
   /** unit → its number */
   private readonly numbers = new Map<string, number>()
   /** the items' units, by number, one item after another */
-  private units = new Int32Array(1024)
+  private units = new Int32Array(1 << 12)
   private size = 0
-  /** open addressing by hash: gram + 1 in each used slot */
-  private slots = new Int32Array(1 << 12)
-  /** per gram: where its units start in `units`, its hash, its first and last item */
-  private start = new Int32Array(1024)
-  private hash = new Int32Array(1024)
-  private first = new Int32Array(1024)
-  private last = new Int32Array(1024)
+  /** per item: where its units start in `units`, and how many are its question's */
+  private itemStart = new Int32Array(1 << 8)
+  private itemQuestion = new Int32Array(1 << 8)
+  private items = 0
+  /** per gram occurrence, in the order added: where its units start, its item, its hash */
+  private at = new Int32Array(1 << 12)
+  private item = new Int32Array(1 << 12)
+  private hash = new Int32Array(1 << 12)
   private grams = 0
-  /** per gram with more than one item: the others, in the order they were added */
-  private readonly more = new Map<number, number[]>()
+  /** the occurrences by hash bucket (a counting sort, so each bucket keeps the order added), made on the first look-up */
+  private buckets: { first: Int32Array; order: Int32Array; mask: number } | null = null
 
-  /** `hash`: a gram's hash from its units' numbers (a test may give a poor one: only speed depends on it) */
+  /** `hashOf`: a gram's hash from its units' numbers (a test may give a poor one: only speed depends on it) */
   constructor(
     private readonly n: number,
     private readonly hashOf: (units: Int32Array, at: number, n: number) => number = hashAt,
@@ -30,30 +31,40 @@ export class GramIndex {
     return this.grams === 0
   }
 
-  /** Indexes the grams of one item's units that start before `starts`. */
-  add(item: number, units: readonly string[], starts: number): void {
+  /**
+   * Adds an item: its units, the first `question` of them its question's, and its grams that start
+   * before `starts`. Gives the item's number (0, 1, … in the order added). No item may come after a look-up.
+   */
+  add(units: readonly string[], question: number, starts: number): number {
+    if (this.buckets) throw new Error('GramIndex: an item added after a look-up')
     const base = this.size
-    const end = base + units.length
-    if (end > this.units.length) this.units = grown(this.units, end)
+    this.size += units.length
+    if (this.size > this.units.length) this.units = grown(this.units, this.size)
     for (let i = 0; i < units.length; i++) {
       let k = this.numbers.get(units[i]!)
       if (k === undefined) this.numbers.set(units[i]!, (k = this.numbers.size))
       this.units[base + i] = k
     }
-    this.size = end
-    for (let i = 0; i < starts; i++) {
-      const at = base + i
-      const h = this.hashOf(this.units, at, this.n)
-      const g = this.find(this.units, at, h)
-      if (g < 0) this.append(at, h, item)
-      else if (this.last[g] !== item) {
-        // an item's grams are added together, so one it already has is its last
-        let list = this.more.get(g)
-        if (!list) this.more.set(g, (list = []))
-        list.push(item)
-        this.last[g] = item
-      }
+    const item = this.items++
+    if (item >= this.itemStart.length) {
+      this.itemStart = grown(this.itemStart, item + 1)
+      this.itemQuestion = grown(this.itemQuestion, item + 1)
     }
+    this.itemStart[item] = base
+    this.itemQuestion[item] = question
+    const o = this.grams
+    this.grams += starts
+    if (this.grams > this.at.length) {
+      this.at = grown(this.at, this.grams)
+      this.item = grown(this.item, this.grams)
+      this.hash = grown(this.hash, this.grams)
+    }
+    for (let i = 0; i < starts; i++) {
+      this.at[o + i] = base + i
+      this.item[o + i] = item
+      this.hash[o + i] = this.hashOf(this.units, base + i, this.n)
+    }
+    return item
   }
 
   /** A text's units by number; −1 for a unit no item has. */
@@ -63,59 +74,52 @@ export class GramIndex {
     return out
   }
 
-  /** The gram of these numbered units from `at` on, or −1 when no item has it. */
-  gramAt(units: Int32Array, at: number): number {
-    return this.find(units, at, this.hashOf(units, at, this.n))
-  }
-
-  /** The items of a gram, in the order they were added. */
-  itemsOf(gram: number): readonly number[] {
-    const more = this.more.get(gram)
-    return more ? [this.first[gram]!, ...more] : [this.first[gram]!]
-  }
-
-  private find(units: Int32Array, at: number, h: number): number {
-    const mask = this.slots.length - 1
-    for (let s = h & mask; this.slots[s] !== 0; s = (s + 1) & mask) {
-      const g = this.slots[s]! - 1
-      if (this.hash[g] === h && this.same(g, units, at)) return g
+  /** The items with the gram of these numbered units from `at` on, each once, in the order they were added. */
+  itemsWith(units: Int32Array, at: number): number[] {
+    const { first, order, mask } = (this.buckets ??= this.bucketed())
+    const h = this.hashOf(units, at, this.n)
+    const out: number[] = []
+    for (let b = first[h & mask]!, end = first[(h & mask) + 1]!; b < end; b++) {
+      const o = order[b]!
+      const item = this.item[o]!
+      // an item's occurrences of a gram are next to each other, since its grams are added together
+      if (this.hash[o] === h && out.at(-1) !== item && this.same(this.at[o]!, units, at, this.n)) out.push(item)
     }
-    return -1
+    return out
   }
 
-  private same(g: number, units: Int32Array, at: number): boolean {
-    const s = this.start[g]!
-    for (let k = 0; k < this.n; k++) if (this.units[s + k] !== units[at + k]) return false
+  /** Whether an item's question is these numbered units. */
+  questionIs(item: number, units: Int32Array, length: number): boolean {
+    return this.itemQuestion[item] === length && this.same(this.itemStart[item]!, units, 0, length)
+  }
+
+  /** An item's question, by number. */
+  question(item: number): Int32Array {
+    const start = this.itemStart[item]!
+    return this.units.subarray(start, start + this.itemQuestion[item]!)
+  }
+
+  private same(start: number, units: Int32Array, at: number, length: number): boolean {
+    for (let k = 0; k < length; k++) if (this.units[start + k] !== units[at + k]) return false
     return true
   }
 
-  private append(at: number, h: number, item: number): void {
-    const g = this.grams++
-    if (g >= this.start.length) {
-      this.start = grown(this.start, g + 1)
-      this.hash = grown(this.hash, g + 1)
-      this.first = grown(this.first, g + 1)
-      this.last = grown(this.last, g + 1)
+  private bucketed(): { first: Int32Array; order: Int32Array; mask: number } {
+    // two to four occurrences a bucket: the counts and the sort stay in the processor's cache, and a look-up checks a few hashes
+    let bits = 4
+    while (4 << bits < this.grams) bits++
+    const mask = (1 << bits) - 1
+    const first = new Int32Array(mask + 2)
+    for (let o = 0; o < this.grams; o++) first[(this.hash[o]! & mask) + 1] = first[(this.hash[o]! & mask) + 1]! + 1
+    for (let b = 0; b <= mask; b++) first[b + 1] = first[b + 1]! + first[b]!
+    const next = first.slice(0, mask + 1)
+    const order = new Int32Array(this.grams)
+    for (let o = 0; o < this.grams; o++) {
+      const b = this.hash[o]! & mask
+      order[next[b]!] = o
+      next[b] = next[b]! + 1
     }
-    this.start[g] = at
-    this.hash[g] = h
-    this.first[g] = item
-    this.last[g] = item
-    // at most half full
-    if (2 * this.grams > this.slots.length) this.rehash()
-    else this.place(g)
-  }
-
-  private place(g: number): void {
-    const mask = this.slots.length - 1
-    let s = this.hash[g]! & mask
-    while (this.slots[s] !== 0) s = (s + 1) & mask
-    this.slots[s] = g + 1
-  }
-
-  private rehash(): void {
-    this.slots = new Int32Array(this.slots.length * 2)
-    for (let g = 0; g < this.grams; g++) this.place(g)
+    return { first, order, mask }
   }
 }
 

@@ -65,8 +65,3 @@ export function cutNorm(question: string, context: string | null, language: Lang
   const all = context === null ? q : [...q, ...normUnits(context, language, n - 1)]
   return { all, question: q.length, starts: Math.max(0, Math.min(q.length, all.length - n + 1)) }
 }
-
-/** Question and right answer (normalised) cut as the n-grams are, so that punctuation and spacing do not tell them apart. */
-export function normAnswerKey(questionUnits: readonly string[], answer: string, language: Language): string {
-  return `${questionUnits.join(JOIN[language])}\u0000${normUnits(answer, language).join(JOIN[language])}`
-}

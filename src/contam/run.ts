@@ -47,7 +47,8 @@ export async function findContamination(
       // normalised once, for the check and the related options alike
       const normQuestion = normalize(q.question)
       const normOptions = q.options.map(normalize)
-      checkOf(t.source).scan({ ...q, normQuestion, normOptions }, { repo: t.repo, commit, split: t.split, path: t.path, id: q.id })
+      const item = { id: q.id, question: q.question, context: q.context, options: q.options, answer: q.answer, normQuestion, normOptions }
+      checkOf(t.source).scan(item, { repo: t.repo, commit, split: t.split, path: t.path, id: q.id })
       // the borrowing reads only files a build cannot do without: an optional one may be missing, and the records must not change with it
       if (t.optional) return
       let sets = optionSets.get(t.source)
