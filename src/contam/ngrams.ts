@@ -11,28 +11,57 @@ const NOT_JAPANESE_TEXT = /[\s\p{P}\p{S}]/gu
  * lower-cased): English words as lm-evaluation-harness cuts them, Japanese characters.
  */
 export function units(text: string, language: Language): string[] {
-  const norm = normalize(text)
-  if (language === 'ja') return Array.from(norm.replace(NOT_JAPANESE_TEXT, ''))
-  return norm
-    .replace(ASCII_PUNCTUATION, '')
-    .split(' ')
-    .filter((w) => w !== '')
+  return normUnits(normalize(text), language)
+}
+
+/**
+ * The units of a text already normalised, or only its first `limit`. Normalised text has no white
+ * space but single U+0020 and no punctuation that spans one, so English words can be taken one at a time.
+ */
+export function normUnits(norm: string, language: Language, limit = Number.POSITIVE_INFINITY): string[] {
+  if (language === 'ja') {
+    const kept = norm.replace(NOT_JAPANESE_TEXT, '')
+    if (limit >= kept.length) return Array.from(kept)
+    const out: string[] = []
+    for (const ch of kept) {
+      if (out.length >= limit) break
+      out.push(ch)
+    }
+    return out
+  }
+  if (limit === Number.POSITIVE_INFINITY)
+    return norm
+      .replace(ASCII_PUNCTUATION, '')
+      .split(' ')
+      .filter((w) => w !== '')
+  const out: string[] = []
+  for (let at = 0; at <= norm.length && out.length < limit; ) {
+    const space = norm.indexOf(' ', at)
+    const end = space < 0 ? norm.length : space
+    const word = norm.slice(at, end).replace(ASCII_PUNCTUATION, '')
+    if (word !== '') out.push(word)
+    at = end + 1
+  }
+  return out
 }
 
 /** How a gram's units are joined into its key. */
 export const JOIN: Record<Language, string> = { en: ' ', ja: '' }
 
-/**
- * A question followed by its context, cut into units, and how many n-grams of it start in the question:
- * only those count, so a gram wholly inside a context (BoolQ's public web passages) is never a match.
- */
-export function cut(question: string, context: string | null, language: Language, n: number): { all: string[]; starts: number } {
-  const q = units(question, language)
-  const all = context === null ? q : [...q, ...units(context, language)]
-  return { all, starts: Math.max(0, Math.min(q.length, all.length - n + 1)) }
+export interface Cut {
+  all: string[]
+  /** how many of `all` are the question's */
+  question: number
+  starts: number
 }
 
-/** Question and right answer cut as the n-grams are, so that punctuation and spacing do not tell them apart. */
-export function answerKey(question: string, answer: string, language: Language): string {
-  return `${units(question, language).join(JOIN[language])}\u0000${units(answer, language).join(JOIN[language])}`
+/**
+ * A question followed by its context, normalised, cut into units, and how many n-grams of it start in the
+ * question: only those count, so a gram wholly inside a context (BoolQ's public web passages) is never a match.
+ * Of the context only the first n − 1 units can be in such a gram, so a long passage is not cut any further.
+ */
+export function cutNorm(question: string, context: string | null, language: Language, n: number): Cut {
+  const q = normUnits(question, language)
+  const all = context === null ? q : [...q, ...normUnits(context, language, n - 1)]
+  return { all, question: q.length, starts: Math.max(0, Math.min(q.length, all.length - n + 1)) }
 }

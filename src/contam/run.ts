@@ -27,11 +27,16 @@ export async function findContamination(
   trusted: ReadonlySet<string>,
 ): Promise<ContaminationResult> {
   const c = recipe.contamination!
+  // a source's check is made when its first training row comes: one whose files were all not got costs nothing
   const checks = new Map<string, ContaminationCheck>()
-  for (const p of prepared) {
-    if (!c.against.some((t) => t.source === p.spec.name)) continue
-    const language = languageOf(p.spec)
-    checks.set(p.spec.name, new ContaminationCheck([...p.sides.test, ...p.sides.val], language, ngramOf(c, language)))
+  const checkOf = (source: string) => {
+    let check = checks.get(source)
+    if (!check) {
+      const p = prepared.find((x) => x.spec.name === source)!
+      const language = languageOf(p.spec)
+      checks.set(source, (check = new ContaminationCheck([...p.sides.test, ...p.sides.val], language, ngramOf(c, language))))
+    }
+    return check
   }
   const optionSets = new Map<string, TrainingQuestion[]>()
   const loads = await readTraining(
@@ -39,17 +44,21 @@ export async function findContamination(
     fetched,
     fetcher,
     (q, t, commit) => {
-      checks.get(t.source)!.scan(q, { repo: t.repo, commit, split: t.split, path: t.path, id: q.id })
+      // normalised once, for the check and the related options alike
+      const normQuestion = normalize(q.question)
+      const normOptions = q.options.map(normalize)
+      const item = { id: q.id, question: q.question, context: q.context, options: q.options, answer: q.answer, normQuestion, normOptions }
+      checkOf(t.source).scan(item, { repo: t.repo, commit, split: t.split, path: t.path, id: q.id })
       // the borrowing reads only files a build cannot do without: an optional one may be missing, and the records must not change with it
       if (t.optional) return
       let sets = optionSets.get(t.source)
       if (!sets) optionSets.set(t.source, (sets = []))
-      sets.push({ question: normalize(q.question), options: q.options.map(normalize), answer: q.answer })
+      sets.push({ question: normQuestion, options: normOptions, answer: q.answer })
     },
     trusted,
   )
   const matches = new Map<string, Match>()
-  for (const check of checks.values()) for (const [id, m] of check.matches()) matches.set(id, m)
+  for (const p of prepared) for (const [id, m] of checks.get(p.spec.name)?.matches() ?? []) matches.set(id, m)
   return { loads, matches, optionSets }
 }
 
