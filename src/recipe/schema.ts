@@ -116,8 +116,14 @@ const Plausible = z.strictObject({
     ),
   screened: z
     .strictObject({
-      path: repoPath.describe('the file, next to the recipe (made by scripts/screen.ts)'),
+      path: repoPath.describe('the file, next to the recipe (made by jev screen)'),
       sha256: z.string().regex(/^[0-9a-f]{64}$/),
+      allowUnscreened: z
+        .boolean()
+        .optional()
+        .describe(
+          'items no mark covers borrow unscreened (the card says how many options were not screened); without it a build whose option counts need them stops with error[SCREEN]',
+        ),
     })
     .optional()
     .describe(
@@ -319,7 +325,7 @@ export const Recipe = z
     distractors: Distractors.prefault({}),
     judged: z
       .strictObject({
-        path: repoPath.describe('the file next to the recipe that scripts/judge.ts writes'),
+        path: repoPath.describe('the file next to the recipe that jev judge writes'),
         sha256: z.string().regex(/^[0-9a-f]{64}$/),
       })
       .optional()

@@ -1,0 +1,122 @@
+/**
+ * Your own variant, end to end on the fixtures: a recipe with another seed, screened by a stand-in model reviewer
+ * on loopback (and rechecked by a second one), built, checked, judged by the stand-in, built again and checked;
+ * its card states the stand-in's judged rates and nothing of the published version's.
+ */
+import assert from 'node:assert/strict'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, test } from 'node:test'
+import { JudgedRates, judgedSection } from '../src/emit/judged.ts'
+import { sha256Hex } from '../src/util/hash.ts'
+import { FIXTURE_HUB, FIXTURE_RECIPE, ROOT, runInProcess } from './helpers/cli.ts'
+import { type ReviewerServer, startReviewerServer } from './helpers/reviewer-server.ts'
+
+const KEY = 'sk-test-SECRET-review-key'
+let tmp: string
+let server: ReviewerServer
+let recipePath: string
+
+/** The fixture recipe as a variant: its own name, version and seed, the plausible rule, and a marks file still to make. */
+async function writeVariant(dir: string, seed: number): Promise<string> {
+  const json = JSON.parse(await readFile(FIXTURE_RECIPE, 'utf8'))
+  json.$schema = undefined
+  json.name = 'my-bench'
+  json.version = '0.1.0'
+  json.seed = seed
+  json.distractors = {
+    borrow: { plausible: { lenders: 200, maxWords: 50, screened: { path: 'my-bench.screened.json', sha256: '0'.repeat(64) } } },
+  }
+  // tables the fixture's few questions can meet under the plausible rule (as in fallback.unit.ts)
+  json.quotas = {
+    test: { '2': 16, '3': 10, '4': 22, '5': 20, '6': 4, '7': 1, '8': 1 },
+    val: { '2': 9, '3': 4, '4': 12, '5': 5, '6': 1, '7': 1, '8': 0 },
+  }
+  const path = join(dir, 'my-bench.json')
+  await writeFile(path, `${JSON.stringify(json, null, 2)}\n`)
+  return path
+}
+
+before(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'jev-variant-'))
+  server = await startReviewerServer({ apiKey: KEY })
+  recipePath = await writeVariant(tmp, 42)
+})
+
+after(async () => {
+  await server.close()
+  await rm(tmp, { recursive: true, force: true })
+})
+
+const out = () => join(tmp, 'out')
+
+test('screen → build → check → judge → build → check: the card states the stand-in judge’s rates, nothing of 1.3.0’s', async () => {
+  const env = { JEV_REVIEW_API_KEY: KEY }
+  const mirror = ['--mirror', FIXTURE_HUB]
+  // a build before screening stops and names the cause: no reviewer's mark covers the items
+  const early = await runInProcess('build-dataset', ['--recipe', recipePath, ...mirror, '--out', out()])
+  assert.equal(early.status, 7, early.stderr) // no marks file yet
+  const screened = await runInProcess(
+    'screen',
+    ['--recipe', recipePath, ...mirror, '--url', server.url, '--model', 'stand-in', '--recheck-model', 'stand-in-2', '--pin', '--json'],
+    env,
+  )
+  assert.equal(screened.status, 0, screened.stderr)
+  const s = JSON.parse(screened.stdout)
+  assert.equal(s.status, 'written')
+  assert.ok(s.shown.items > 20 && s.covered === s.selected, screened.stdout)
+  assert.ok(server.requests.some((r) => r.task === 'recheck'))
+  for (const text of [screened.stdout, screened.stderr, await readFile(join(tmp, 'my-bench.screened.json'), 'utf8')])
+    assert.ok(!text.includes(KEY), 'the key is never printed or written')
+  const marks = JSON.parse(await readFile(join(tmp, 'my-bench.screened.json'), 'utf8'))
+  assert.deepEqual(Object.keys(marks.reviewers).sort(), ['stand-in', 'stand-in-2'])
+  assert.equal((await readFile(recipePath, 'utf8')).includes(s.sha256), true, 'the recipe pins the marks file')
+
+  const built = await runInProcess('build-dataset', ['--recipe', recipePath, ...mirror, '--out', out(), '--json'])
+  assert.equal(built.status, 0, built.stderr)
+  const checked = await runInProcess('check-dataset', [out(), '--recipe', recipePath])
+  assert.equal(checked.status, 0, checked.stderr)
+
+  const judged = await runInProcess(
+    'judge',
+    [
+      out(),
+      '--recipe',
+      recipePath,
+      '--url',
+      server.url,
+      '--model',
+      'stand-in-judge',
+      '--seed',
+      '77',
+      '--test',
+      '10',
+      '--val',
+      '2',
+      '--out',
+      join(tmp, 'my-bench.judged.json'),
+      '--pin',
+    ],
+    env,
+  )
+  assert.equal(judged.status, 0, judged.stderr)
+  const rates = JudgedRates.parse(JSON.parse(await readFile(join(tmp, 'my-bench.judged.json'), 'utf8')))
+  assert.equal(rates.reviewer?.kind, 'model')
+  assert.ok(rates.all.borrowed > 0 && rates.all.foreign > 0, JSON.stringify(rates.all))
+
+  const rebuilt = await runInProcess('build-dataset', ['--recipe', recipePath, ...mirror, '--out', out(), '--json'])
+  assert.equal(rebuilt.status, 0, rebuilt.stderr)
+  assert.equal(JSON.parse(rebuilt.stdout).datasetHash, JSON.parse(built.stdout).datasetHash, 'judging changes no record')
+  const card = await readFile(join(out(), 'README.md'), 'utf8')
+  assert.ok(card.includes(judgedSection(rates)), "the card states the stand-in's judged rates")
+  assert.match(card, /^# my-bench$/m)
+  const published = JudgedRates.parse(JSON.parse(await readFile(join(ROOT, 'recipes/jev-bench-1.3.0.judged.json'), 'utf8')))
+  assert.ok(!card.includes(judgedSection(published)) && !card.includes('Changes from') && !card.includes('1.3.0'), 'nothing of 1.3.0')
+  const again = await runInProcess('check-dataset', [out()], {})
+  assert.equal(again.status, 2, 'without --recipe the variant recipe is not at hand')
+  assert.match(again.stderr, /was built from recipe my-bench 0\.1\.0 \(hash [0-9a-f]{12}…\), which is not at hand/)
+  const ok = await runInProcess('check-dataset', [out(), '--recipe', recipePath])
+  assert.equal(ok.status, 0, ok.stderr)
+  void sha256Hex
+})
