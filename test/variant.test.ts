@@ -9,9 +9,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { JudgedRates, judgedSection } from '../src/emit/judged.ts'
-import { sha256Hex } from '../src/util/hash.ts'
 import { FIXTURE_HUB, FIXTURE_RECIPE, ROOT, runInProcess } from './helpers/cli.ts'
-import { type ReviewerServer, startReviewerServer } from './helpers/reviewer-server.ts'
+import { type ReviewerServer, standInMarks, startReviewerServer } from './helpers/reviewer-server.ts'
 
 const KEY = 'sk-test-SECRET-review-key'
 let tmp: string
@@ -25,6 +24,7 @@ async function writeVariant(dir: string, seed: number): Promise<string> {
   json.name = 'my-bench'
   json.version = '0.1.0'
   json.seed = seed
+  json.variantOf = { name: 'jev-bench-fixture', version: '1.1.0' }
   json.distractors = {
     borrow: { plausible: { lenders: 200, maxWords: 50, screened: { path: 'my-bench.screened.json', sha256: '0'.repeat(64) } } },
   }
@@ -111,6 +111,11 @@ test('screen → build → check → judge → build → check: the card states 
   const card = await readFile(join(out(), 'README.md'), 'utf8')
   assert.ok(card.includes(judgedSection(rates)), "the card states the stand-in's judged rates")
   assert.match(card, /^# my-bench$/m)
+  assert.match(card, /^\*\*A variant of jev-bench-fixture 1\.1\.0\.\*\* It was built from a recipe of its own \(`my-bench` 0\.1\.0\)/m)
+  assert.match(
+    card,
+    /Who screened \(`my-bench\.screened\.json`\): the model `stand-in` .* for \d+ items; rechecked by the model `stand-in-2`/,
+  )
   const published = JudgedRates.parse(JSON.parse(await readFile(join(ROOT, 'recipes/jev-bench-1.3.0.judged.json'), 'utf8')))
   assert.ok(!card.includes(judgedSection(published)) && !card.includes('Changes from') && !card.includes('1.3.0'), 'nothing of 1.3.0')
   const again = await runInProcess('check-dataset', [out()], {})
@@ -118,5 +123,75 @@ test('screen → build → check → judge → build → check: the card states 
   assert.match(again.stderr, /was built from recipe my-bench 0\.1\.0 \(hash [0-9a-f]{12}…\), which is not at hand/)
   const ok = await runInProcess('check-dataset', [out(), '--recipe', recipePath])
   assert.equal(ok.status, 0, ok.stderr)
-  void sha256Hex
+})
+
+test('people as the reviewers: sheets written, the run waits for their marks, then reads them back; a judge likewise', async () => {
+  const dir = await mkdtemp(join(tmp, 'people-'))
+  const recipe = await writeVariant(dir, 42)
+  const mirror = ['--mirror', FIXTURE_HUB]
+  const sheets = join(dir, 'sheets')
+  const recheck = join(dir, 'recheck')
+  const screen = (...extra: string[]) =>
+    runInProcess('screen', ['--recipe', recipe, ...mirror, '--sheets', sheets, '--recheck-sheets', recheck, '--per-sheet', '10', '--pin', '--json', ...extra])
+  /** Fills every sheet of a round in `at` as the stand-in reviewer would. */
+  const fill = async (at: string, task: 'screen' | 'recheck') => {
+    const drawn = JSON.parse(await readFile(join(at, 'items.json'), 'utf8')) as {
+      sheets: string[][]
+      items: { id: string; candidates: { text: string }[] }[]
+    }
+    const byId = new Map(drawn.items.map((x) => [x.id, x]))
+    for (const [k, ids] of drawn.sheets.entries()) {
+      const lines = ids.map((id, i) => `${i + 1}: ${standInMarks(task, byId.get(id)!.candidates.map((c) => c.text)).join(' ')}`)
+      await writeFile(join(at, `marks-${k + 1}.txt`), `${lines.join('\n')}\n`)
+    }
+  }
+  const first = await screen()
+  assert.equal(first.status, 0, first.stderr)
+  const waiting = JSON.parse(first.stdout)
+  assert.equal(waiting.status, 'waiting')
+  assert.ok(waiting.waiting.length >= 2 && waiting.waiting.every((f: string) => f.startsWith(join(sheets, 'marks-'))))
+  assert.match(await readFile(join(sheets, 'screen-1.md'), 'utf8'), /^Answer with one line per item, nothing else/m)
+  // another round's sheets are not mixed with these
+  const other = await screen('--top', '3')
+  assert.equal(other.status, 2)
+  assert.match(other.stderr, /holds the sheets of another round/)
+  await fill(sheets, 'screen')
+  const second = JSON.parse((await screen()).stdout)
+  assert.equal(second.status, 'waiting')
+  assert.ok(second.waiting.every((f: string) => f.startsWith(join(recheck, 'marks-'))))
+  await fill(recheck, 'recheck')
+  const done = JSON.parse((await screen()).stdout)
+  assert.equal(done.status, 'written')
+  const marks = JSON.parse(await readFile(join(dir, 'my-bench.screened.json'), 'utf8'))
+  assert.deepEqual(Object.values(marks.reviewers), [
+    { kind: 'sheets', sheets },
+    { kind: 'sheets', sheets: recheck },
+  ])
+  const nothing = JSON.parse((await screen()).stdout)
+  assert.equal(nothing.status, 'nothing to screen', 'every item is covered now')
+
+  const out = join(dir, 'out')
+  assert.equal((await runInProcess('build-dataset', ['--recipe', recipe, ...mirror, '--out', out])).status, 0)
+  const judges = join(dir, 'judges')
+  const judge = () =>
+    runInProcess('judge', [out, '--recipe', recipe, '--sheets', judges, '--judges', '2', '--seed', '3', '--test', '6', '--val', '2', '--out', join(dir, 'my-bench.judged.json')])
+  const asked = await judge()
+  assert.equal(asked.status, 0, asked.stderr)
+  assert.match(asked.stdout, /^sheets to mark: fill \S+marks-1\.txt, \S+marks-2\.txt, then run the same command again$/m)
+  const sample = JSON.parse(await readFile(join(judges, 'sample.json'), 'utf8')) as { sheets: number[][] }
+  for (const [k, ns] of sample.sheets.entries()) {
+    const sheet = await readFile(join(judges, `sheet-${k + 1}.md`), 'utf8')
+    const lines = ns.map((n) => {
+      const part = sheet.slice(sheet.indexOf(`\n## ${n}\n`) + 1).split(/\n## /)[0]!
+      const options = [...part.matchAll(/^[A-H]\. (.*)$/gm)].map((m) => m[1]!)
+      return `${n}: ${standInMarks('judge', options).join(' ')}`
+    })
+    await writeFile(join(judges, `marks-${k + 1}.txt`), `${lines.join('\n')}\n`)
+  }
+  const scored = await judge()
+  assert.equal(scored.status, 0, scored.stderr)
+  const rates = JudgedRates.parse(JSON.parse(await readFile(join(dir, 'my-bench.judged.json'), 'utf8')))
+  assert.deepEqual(rates.reviewer, { kind: 'sheets', sheets: judges })
+  assert.equal(rates.judges, 2)
+  assert.match(await readFile(join(judges, 'result.md'), 'utf8'), /^Sample seed 3, dataset [0-9a-f]{64}\.$/m)
 })

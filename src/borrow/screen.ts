@@ -68,7 +68,8 @@ export class Screen {
   private readonly accepted = new Map<string, ReadonlySet<string>>()
 
   constructor(
-    private readonly file: ScreenedFile,
+    /** the marks file as read */
+    readonly file: ScreenedFile,
     private readonly open = false,
   ) {
     for (const [id, { shown, marks, recheck }] of Object.entries(file.items)) {

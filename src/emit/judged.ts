@@ -87,6 +87,8 @@ function whereMarks(j: JudgedRates): string {
   return `The protocol, the sheets and the marks are in the builder's repository (\`${j.protocol}\`); \`scripts/judge.ts\` scores them against \`provenance.jsonl\`.`
 }
 
+export const JUDGED_HEADING = '### Judged blind, by reviewers'
+
 /** The card's part: the rates by source and what they mean. */
 export function judgedSection(j: JudgedRates): string {
   const rows = [...Object.entries(j.bySource), ['all', j.all] as const].map(
@@ -96,7 +98,7 @@ export function judgedSection(j: JudgedRates): string {
   const earlier = j.earlier
     ? ` The same protocol on ${j.earlier.version} (${j.earlier.items} grown items) found ${pct(j.earlier.foreign, j.earlier.borrowed)} of its ${j.earlier.borrowed} borrowed options obviously foreign.`
     : ''
-  return `### Judged blind, by reviewers
+  return `${JUDGED_HEADING}
 
 A seeded sample of grown items (seed ${j.seed}: ${j.sample.test} test and ${j.sample.val} val items, the first of each split in the order of a keyed hash of their ids) was shown to ${shownTo(j)}: each question with its options in the record's order, with no mark of which were borrowed and without the answer. Each option was marked "belongs", "obviously foreign" (struck without knowing the answer) or "may also be right". ${whereMarks(j)}
 

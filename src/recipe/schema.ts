@@ -357,6 +357,13 @@ export const Recipe = z
           .describe('the card and the audit give items by upstream options kept, per option count, and advise reporting by both'),
       })
       .optional(),
+    variantOf: z
+      .strictObject({
+        name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/),
+        version: z.string().regex(/^\d+\.\d+\.\d+$/),
+      })
+      .optional()
+      .describe('the published version this recipe derives from; its card says so, and that its records and figures are its own'),
     changesFrom: z
       .strictObject({
         version: z.string().regex(/^\d+\.\d+\.\d+$/),

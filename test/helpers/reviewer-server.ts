@@ -69,7 +69,8 @@ export async function startReviewerServer(options: ReviewerServerOptions = {}): 
     requests.push({ task, authorization: req.headers.authorization, body })
     const n = seen.get(body) ?? 0
     seen.set(body, n + 1)
-    if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return send(res, 404, { error: 'not found' })
+    if (req.method !== 'POST' || new URL(req.url ?? '/', 'http://x').pathname !== '/v1/chat/completions')
+      return send(res, 404, { error: 'not found' })
     if (options.apiKey && req.headers.authorization !== `Bearer ${options.apiKey}`) return send(res, 401, { error: 'bad key' })
     const fault = options.fault?.({ task, body, seen: n })
     if (fault === 'drop') return req.socket.destroy()
