@@ -132,7 +132,20 @@ test('people as the reviewers: sheets written, the run waits for their marks, th
   const sheets = join(dir, 'sheets')
   const recheck = join(dir, 'recheck')
   const screen = (...extra: string[]) =>
-    runInProcess('screen', ['--recipe', recipe, ...mirror, '--sheets', sheets, '--recheck-sheets', recheck, '--per-sheet', '10', '--pin', '--json', ...extra])
+    runInProcess('screen', [
+      '--recipe',
+      recipe,
+      ...mirror,
+      '--sheets',
+      sheets,
+      '--recheck-sheets',
+      recheck,
+      '--per-sheet',
+      '10',
+      '--pin',
+      '--json',
+      ...extra,
+    ])
   /** Fills every sheet of a round in `at` as the stand-in reviewer would. */
   const fill = async (at: string, task: 'screen' | 'recheck') => {
     const drawn = JSON.parse(await readFile(join(at, 'items.json'), 'utf8')) as {
@@ -141,7 +154,13 @@ test('people as the reviewers: sheets written, the run waits for their marks, th
     }
     const byId = new Map(drawn.items.map((x) => [x.id, x]))
     for (const [k, ids] of drawn.sheets.entries()) {
-      const lines = ids.map((id, i) => `${i + 1}: ${standInMarks(task, byId.get(id)!.candidates.map((c) => c.text)).join(' ')}`)
+      const lines = ids.map(
+        (id, i) =>
+          `${i + 1}: ${standInMarks(
+            task,
+            byId.get(id)!.candidates.map((c) => c.text),
+          ).join(' ')}`,
+      )
       await writeFile(join(at, `marks-${k + 1}.txt`), `${lines.join('\n')}\n`)
     }
   }
@@ -174,7 +193,23 @@ test('people as the reviewers: sheets written, the run waits for their marks, th
   assert.equal((await runInProcess('build-dataset', ['--recipe', recipe, ...mirror, '--out', out])).status, 0)
   const judges = join(dir, 'judges')
   const judge = () =>
-    runInProcess('judge', [out, '--recipe', recipe, '--sheets', judges, '--judges', '2', '--seed', '3', '--test', '6', '--val', '2', '--out', join(dir, 'my-bench.judged.json')])
+    runInProcess('judge', [
+      out,
+      '--recipe',
+      recipe,
+      '--sheets',
+      judges,
+      '--judges',
+      '2',
+      '--seed',
+      '3',
+      '--test',
+      '6',
+      '--val',
+      '2',
+      '--out',
+      join(dir, 'my-bench.judged.json'),
+    ])
   const asked = await judge()
   assert.equal(asked.status, 0, asked.stderr)
   assert.match(asked.stdout, /^sheets to mark: fill \S+marks-1\.txt, \S+marks-2\.txt, then run the same command again$/m)

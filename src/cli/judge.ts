@@ -86,6 +86,7 @@ async function target(values: JudgeValues, dir: string): Promise<{ out: string; 
   const pinned = judged ? recipeResource(recipe, judged.path) : undefined
   if (resolve(path) === resolve(DEFAULT_RECIPE) && (values.pin || values.out === undefined))
     throw new JevError('USAGE', `${path} is the published recipe: its judged file is the one its version was judged with`, {
+      usage: null,
       hint: 'judge a variant with its own recipe (--recipe FILE), or write elsewhere with --out FILE',
     })
   const out = values.out ?? pinned

@@ -157,6 +157,7 @@ export async function runScreen(values: ScreenValues, env: NodeJS.ProcessEnv, io
   const published = resolve(recipePath) === resolve(DEFAULT_RECIPE)
   if (published && (values.pin || (pinnedFile !== undefined && resolve(out) === resolve(pinnedFile))))
     throw new JevError('USAGE', `${recipePath} is the published recipe: its marks are the ones its version was built with`, {
+      usage: null,
       hint: 'copy it (e.g. to recipes/my-bench.json), give the copy its own name, version and screened path, and screen the copy',
     })
   if (values.pin && pinnedFile && resolve(out) !== resolve(pinnedFile))

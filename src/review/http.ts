@@ -130,8 +130,8 @@ async function attempt(endpoint: string, basic: string | null, body: string, c: 
     return { content: answer.data.choices[0]!.message.content }
   } catch (e) {
     if (abort.signal.aborted) return { why: `no whole answer within ${c.timeoutMs / 1000} s`, retry: true }
-    const err = e as Error & { cause?: { code?: string } }
-    return { why: `connection failed (${err.cause?.code ?? err.name})`, retry: true }
+    const err = e as Error & { cause?: { code?: string; message?: string } }
+    return { why: `connection failed (${err.cause?.code ?? err.cause?.message ?? err.name})`, retry: true }
   } finally {
     clearTimeout(timer)
   }

@@ -108,6 +108,7 @@ async function askPeople(
       )
   } else if (had !== `${JSON.stringify(sample, null, 2)}\n`)
     throw new JevError('USAGE', `${index} is another sample's (another build, seed, size or number of sheets)`, {
+      usage: null,
       file: index,
       hint: 'give each sample a folder of its own',
     })

@@ -84,6 +84,7 @@ export async function askModel(
     const why = headerDiffers(had.header, header)
     if (why)
       throw new JevError('USAGE', `the journal ${r.journal} is another run's: ${why}`, {
+        usage: null,
         file: r.journal,
         hint: 'name another journal with --journal FILE (or remove this one to start over)',
       })

@@ -67,6 +67,7 @@ export async function askPeople(r: PeopleReviewer, items: readonly ScreenItem[],
     }
     if (fingerprint(drawn.items ?? []) !== fingerprint(items))
       throw new JevError('USAGE', `${r.sheets} holds the sheets of another round (other items or candidates than this one shows)`, {
+        usage: null,
         file: r.sheets,
         hint: 'give each round a new folder; marks already collected are in the marks file',
       })

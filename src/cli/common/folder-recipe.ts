@@ -53,7 +53,7 @@ export async function recipeOfFolder(dir: string, named: string | undefined): Pr
     if (was && hash !== was.hash)
       throw new JevError(
         'RECIPE',
-        `${dir}/ was built from recipe ${describe(was)}, not from ${path} (${describe({ name: recipe.name, version: recipe.version, hash })})`,
+        `${dir}/ was built from recipe ${describe(was)}, not from ${path}, which is ${describe({ name: recipe.name, version: recipe.version, hash })}`,
         {
           file: path,
           hint: 'check a folder against the recipe it was built from: name that one with --recipe FILE, or rebuild the folder',
