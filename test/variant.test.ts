@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { JudgedRates, judgedSection } from '../src/emit/judged.ts'
+import { buildDataset, judgeDataset, screenRecipe } from '../src/index.ts'
 import { FIXTURE_HUB, FIXTURE_RECIPE, ROOT, runInProcess } from './helpers/cli.ts'
 import { type ReviewerServer, standInMarks, startReviewerServer } from './helpers/reviewer-server.ts'
 
@@ -229,4 +230,32 @@ test('people as the reviewers: sheets written, the run waits for their marks, th
   assert.deepEqual(rates.reviewer, { kind: 'sheets', sheets: judges })
   assert.equal(rates.judges, 2)
   assert.match(await readFile(join(judges, 'result.md'), 'utf8'), /^Sample seed 3, dataset [0-9a-f]{64}\.$/m)
+})
+
+test('the library: screenRecipe and judgeDataset take the flags in camelCase and give what the commands print as JSON', async () => {
+  const dir = await mkdtemp(join(tmp, 'library-'))
+  const recipe = await writeVariant(dir, 42)
+  const reviewer = { url: server.url, apiKey: KEY, workers: 2, timeout: 30, retries: 0, env: {} }
+  const screened = await screenRecipe({ recipe, mirror: FIXTURE_HUB, model: 'lib', recheckModel: 'lib-2', pin: true, ...reviewer })
+  assert.equal(screened.status, 'written')
+  assert.equal(screened.pinned, true)
+  const out = join(dir, 'out')
+  await buildDataset({ recipe, mirror: FIXTURE_HUB, out, env: {} })
+  const judged = await judgeDataset({
+    dir: out,
+    recipe,
+    model: 'lib-judge',
+    seed: 9,
+    test: 4,
+    val: 1,
+    out: join(dir, 'j.json'),
+    ...reviewer,
+  })
+  assert.equal(judged.status, 'scored')
+  assert.equal(judged.judged?.reviewer?.kind, 'model')
+  assert.equal(judged.judged?.sample.test, 4)
+  await assert.rejects(
+    judgeDataset({ dir: out, seed: 9, sheets: join(dir, 's'), url: server.url, model: 'x', out: join(dir, 'k.json'), env: {} }),
+    /not both/,
+  )
 })

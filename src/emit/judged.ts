@@ -81,7 +81,7 @@ function shownTo(j: JudgedRates): string {
 /** Where the protocol and the marks are, and what scored them. */
 function whereMarks(j: JudgedRates): string {
   if (j.reviewer?.kind === 'model')
-    return `Its instructions are the builder's \`src/review/prompts/judge.md\` (sha256 \`${j.reviewer.prompt.slice(0, 12)}…\`), the protocol \`${j.protocol}\`; \`jev judge\` scored its marks against \`provenance.jsonl\`.`
+    return `Its instructions are the builder's \`prompts/judge.md\` (sha256 \`${j.reviewer.prompt.slice(0, 12)}…\`), the protocol \`${j.protocol}\`; \`jev judge\` scored its marks against \`provenance.jsonl\`.`
   if (j.reviewer?.kind === 'sheets')
     return `The protocol is \`${j.protocol}\`; the sheets and marks were in \`${j.reviewer.sheets}\`, and \`jev judge\` scored them against \`provenance.jsonl\`.`
   return `The protocol, the sheets and the marks are in the builder's repository (\`${j.protocol}\`); \`scripts/judge.ts\` scores them against \`provenance.jsonl\`.`

@@ -147,7 +147,7 @@ export async function askModel(
       `${r.model} gave no valid answer for ${failed.length} item${failed.length === 1 ? '' : 's'} (e.g. ${failed[0]!.id}: ${scrubbed(failed[0]!.why, r.client)})`,
       {
         id: failed[0]!.id,
-        hint: `the model must answer {"marks": [...]} with one letter per line shown (the prompt is src/review/prompts/${task}.md); answers kept are in the journal, so a rerun asks only for these`,
+        hint: `the model must answer {"marks": [...]} with one letter per line shown (the prompt is the package's prompts/${task}.md); answers kept are in the journal, so a rerun asks only for these`,
       },
     )
   return out

@@ -1,5 +1,5 @@
 /**
- * The reviewers' instructions, one file per task in src/review/prompts/ (shipped with the package): a model gets the
+ * The reviewers' instructions, one file per task in the package's prompts/ (shipped with it): a model gets the
  * whole file as its system prompt; a person's sheet gets the criteria above "## Answer" and the line format instead.
  */
 import { readFileSync } from 'node:fs'
@@ -40,7 +40,7 @@ option in the order shown, separated by spaces, e.g. "12: b b f b m m". Write no
   },
 }
 
-export const PROMPT_DIR = join(PACKAGE_ROOT, 'src', 'review', 'prompts')
+export const PROMPT_DIR = join(PACKAGE_ROOT, 'prompts')
 
 const read = new Map<ReviewTask, string>()
 
@@ -53,7 +53,7 @@ function promptText(task: ReviewTask): string {
     } catch (e) {
       throw new JevError('IO', `cannot read the reviewer prompt ${file}: ${(e as Error).message}`, {
         file,
-        hint: "the package's src/review/prompts/ is incomplete: reinstall it",
+        hint: "the package's prompts/ is incomplete: reinstall it",
       })
     }
     if (!text.includes(ANSWER)) throw new Error(`${file} has no "## Answer" section`)

@@ -57,21 +57,22 @@ export function screeningFacts(
   }
 }
 
-function reviewer(r: ScreenReviewer): string {
+function reviewer(r: ScreenReviewer, prompt: string): string {
   if (r.kind === 'model')
-    return `the model \`${r.model}\` (one item per request; its prompt, the builder's \`src/review/prompts/\`, sha256 \`${r.prompt.slice(0, 12)}…\`)`
+    return `the model \`${r.model}\` (one item per request; its prompt, the builder's \`prompts/${prompt}\`, sha256 \`${r.prompt.slice(0, 12)}…\`)`
   if (r.kind === 'sheets') return `the reviewers of the sheets in \`${r.sheets}\``
   return `the reviewers of \`${r.file}\` (\`${r.protocol}\`)`
 }
 
-const list = (rs: readonly [ScreenReviewer, number][]) => rs.map(([r, n]) => `${reviewer(r)} for ${n} item${n === 1 ? '' : 's'}`).join('; ')
+const list = (rs: readonly [ScreenReviewer, number][], prompt: string) =>
+  rs.map(([r, n]) => `${reviewer(r, prompt)} for ${n} item${n === 1 ? '' : 's'}`).join('; ')
 
 /** Sub-items of "Growing", after the rule's own. */
 export function screeningLines(f: ScreeningFacts): string {
   const lines: string[] = []
   if (f.reviewers)
     lines.push(
-      `  - Who screened (\`${f.file}\`): ${list(f.reviewers.first) || 'no one, for these items'}; rechecked by ${list(f.reviewers.second) || 'no second reviewer'}. The marks cover ${f.covered} of this build's ${f.records} items (an item that is never grown needs none).`,
+      `  - Who screened (\`${f.file}\`): ${list(f.reviewers.first, 'screen.md') || 'no one, for these items'}; rechecked by ${list(f.reviewers.second, 'recheck.md') || 'no second reviewer'}. The marks cover ${f.covered} of this build's ${f.records} items (an item that is never grown needs none).`,
     )
   if (f.unscreened)
     lines.push(
