@@ -31,6 +31,9 @@ try {
     'dist/cli/main.js',
     'recipes/jev-bench.json',
     'recipes/jev-bench.lock.json',
+    'prompts/screen.md',
+    'prompts/recheck.md',
+    'prompts/judge.md',
     'README.md',
     'LICENSE',
   ])

@@ -7,11 +7,12 @@ import { checkTrainingAgainstLock, fetchTraining, lockEntries } from './contam/l
 import { type ContaminationSummary, markOf, summarize } from './contam/report.ts'
 import { type ContaminationResult, excludeFlagged, findContamination } from './contam/run.ts'
 import { type Audit, computeAudit } from './emit/audit.ts'
+import { screeningFacts } from './emit/card/screening.ts'
 import { CROISSANT_FILE, croissantJson, makesCroissant } from './emit/croissant.ts'
 import { renderFigures } from './emit/figures.ts'
 import { toJsonl } from './emit/jsonl.ts'
 import { JudgedRates } from './emit/judged.ts'
-import { buildManifest, type Manifest, manifestJson } from './emit/manifest.ts'
+import { buildManifest, datasetHash, type Manifest, manifestJson, recordLines } from './emit/manifest.ts'
 import { describeFile, MANIFEST_OUTPUTS, OUTPUTS, type OutputContent, type OutputSpec } from './emit/outputs.ts'
 import { provenanceJsonl, provenanceLines } from './emit/provenance.ts'
 import { computeStats, type DatasetStats } from './emit/stats.ts'
@@ -86,7 +87,9 @@ export function pinnedChangesFor(recipe: Recipe, pinned: PinnedChanges | undefin
 export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, options: SourceBuildOptions = {}): Promise<BuiltDataset> {
   const lock = options.lock ?? null
   const progress = options.progress ?? NO_PROGRESS
-  const pinned = pinnedChangesFor(recipe, options.pinnedChanges ?? lock?.changesFrom, options.lockPath)
+  // a lock's figures are this recipe's only where it was written for a recipe of this name (a variant's lock is its own)
+  const locked = lock?.recipe.name === recipe.name ? lock.changesFrom : undefined
+  const pinned = pinnedChangesFor(recipe, options.pinnedChanges ?? locked, options.lockPath)
   const trusted = new Set([
     ...(lock?.sources.flatMap((s) => s.files.map((f) => f.sha256)) ?? []),
     ...(lock?.contamination?.map((f) => f.sha256) ?? []),
@@ -173,6 +176,10 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
     : undefined
   const provenanceText = provenanceJsonl(provenance)
   const hash = recipeHash(recipe)
+  const judged = judgedFor(recipe, resources.judged, jsonl, warnings)
+  const screened = recipe.distractors.borrow.plausible?.screened
+  const screening =
+    resources.screen && screened ? screeningFacts(resources.screen.file, screened.path, screened.allowUnscreened === true, origins) : null
   const render = async (audit: Audit) => {
     // card.ts loads the YAML library: only where a card is rendered
     const { renderCard } = await import('./emit/card/card.ts')
@@ -188,7 +195,8 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
       ...(contaminationSummary ? { contamination: contaminationSummary } : {}),
       ...(changes ? { changes } : {}),
       ...(levels ? { levels } : {}),
-      ...(resources.judged ? { judged: resources.judged } : {}),
+      ...(judged ? { judged } : {}),
+      ...(screening ? { screening } : {}),
     })
   }
   const makeCard = async () => {
@@ -256,6 +264,22 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
   }
 }
 
+/** The judged rates a card may state: only those judged on these very records (a variant's are not the published version's). */
+function judgedFor(
+  recipe: Recipe,
+  judged: JudgedRates | undefined,
+  jsonl: Record<Split, string>,
+  warnings: string[],
+): JudgedRates | undefined {
+  if (!judged) return undefined
+  const records = datasetHash({ test: recordLines(jsonl.test), val: recordLines(jsonl.val) })
+  if (judged.datasetHash === records) return judged
+  warnings.push(
+    `${recipe.judged?.path}: judged on other records (dataset ${judged.datasetHash.slice(0, 12)}…, this build ${records.slice(0, 12)}…), so the card states no judged rates; judge this build with jev judge`,
+  )
+  return undefined
+}
+
 /** The files the recipe pins besides its sources, checked against their sha256. */
 async function readResources(recipe: Recipe): Promise<BuildResources> {
   const borrow = recipe.distractors.borrow
@@ -298,7 +322,7 @@ function screenFits(recipe: Recipe, screen: Screen, prepared: readonly PreparedS
     throw new JevError('RECIPE', `${file} screens none of the recipe's items (${screen.size} ids, e.g. ${strangers[0]})`, {
       file,
       field: 'distractors.borrow.plausible.screened',
-      hint: 'the screen was made for other sources or another recipe: draw it anew with npm run screen',
+      hint: 'the marks were made for other sources or another recipe: screen this one with jev screen',
     })
   return [
     `${file}: ${strangers.length} of its ${screen.size} items are on no side of this recipe (e.g. ${strangers[0]}); they lend nothing`,

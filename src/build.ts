@@ -1,4 +1,5 @@
 import type { UpstreamQuestion } from './adapt/adapter.ts'
+import { screeningNeeded, uncoveredItems } from './borrow/coverage.ts'
 import { groupOf, groupsOf } from './borrow/groups.ts'
 import { type Borrowed, type Lending, longestCredit, similarLending } from './borrow/lend.ts'
 import { dealLongest, type LengthItem } from './borrow/length-cue.ts'
@@ -94,9 +95,11 @@ export function buildFromPrepared(
   const atLevel = new Map<number, Map<string, Lending>>()
   // the training splits' ties, one per source for every level
   const relatedOf = new Map<string, RelatedOptions>()
+  // items no mark covers lend nothing, unless the recipe lets them borrow unscreened
+  const screen = resources.screen && plausible?.screened?.allowUnscreened ? resources.screen.opened() : resources.screen
   const lendingsAt = (level: number) => {
     let got = atLevel.get(level)
-    if (!got) atLevel.set(level, (got = lendings(recipe, prepared, memos, resources, level, relatedOf)))
+    if (!got) atLevel.set(level, (got = lendings(recipe, prepared, memos, { ...resources, screen }, level, relatedOf)))
     return got
   }
   const levels: Record<Split, number> = { test: 0, val: 0 }
@@ -140,8 +143,25 @@ export function buildFromPrepared(
           )
           break
         } catch (e) {
-          if (!(e instanceof JevError) || e.code !== 'QUOTA' || level >= fallbacks) throw e
-          level++
+          if (!(e instanceof JevError) || e.code !== 'QUOTA') throw e
+          if (level < fallbacks) {
+            level++
+            continue
+          }
+          // a table the screen cannot meet because it does not cover the selected items: say so, not that the groups are short
+          if (screen && !plausible?.screened?.allowUnscreened) {
+            const open = lendings(recipe, prepared, new Map(), { ...resources, screen: undefined }, 0, relatedOf)
+            const uncovered = uncoveredItems(
+              items.map(({ p, c }) => ({
+                c,
+                held: held(p, c),
+                unscreenedCapacity: () => open.get(groupKey(p.spec.name, split, groupOf(p.spec, c)))?.capacity(c) ?? 0,
+              })),
+              screen,
+            )
+            if (uncovered.length) throw screeningNeeded(split, uncovered, items.length)
+          }
+          throw e
         }
       }
       levels[split] = level

@@ -6,6 +6,10 @@ export const ERROR_CODES = {
   SCHEMA: { exit: 3, hint: 'the upstream file does not have the expected columns or types' },
   DATA: { exit: 3, hint: 'an upstream row is malformed; see the file, row and field named' },
   QUOTA: { exit: 4, hint: 'the recipe asks for more questions, or more options, than the named source or group can give' },
+  SCREEN: {
+    exit: 4,
+    hint: "the selected items need options that no reviewer's mark covers: screen them with jev screen, then build again",
+  },
   LOCK: { exit: 5, hint: 'the sources differ from the lock; check them, or rebuild with --update-lock to accept the change' },
   INTEGRITY: { exit: 5, hint: 'bytes did not match their expected hash; the partial file was discarded' },
   NETWORK: { exit: 6, hint: 'check the network or HF_ENDPOINT and try again' },

@@ -11,8 +11,10 @@ import type { Command, Options, Values } from './cli/common/command.ts'
 import { compareResultsCommand, runCompareResults } from './cli/compare-results.ts'
 import { diffCommand, runDiff } from './cli/diff-dataset.ts'
 import { type EvalRun, evalCommand, runEval } from './cli/eval-model.ts'
+import { type JudgeRun, judgeCommand, runJudge } from './cli/judge.ts'
 import { type PublishRun, publishCommand, runPublish } from './cli/publish-dataset.ts'
 import type { Io } from './cli/run.ts'
+import { runScreen, type ScreenRun, screenCommand } from './cli/screen.ts'
 import { serveCommand, startServe } from './cli/serve-hub.ts'
 import { runVerify, verifyCommand } from './cli/verify-dataset.ts'
 import { JevError } from './errors.ts'
@@ -23,7 +25,7 @@ import { scrub } from './util/secrets.ts'
 
 export { ERROR_CODES, type ErrorCode, isJevError, JevError } from './errors.ts'
 export { type FileProgress, NO_PROGRESS, type Progress, progressFor, type TerminalOptions, terminalProgress } from './util/progress.ts'
-export type { BuildRun, Comparison, DatasetDiff, EvalRun, HubServer, PublishRun, VerifyResult }
+export type { BuildRun, Comparison, DatasetDiff, EvalRun, HubServer, JudgeRun, PublishRun, ScreenRun, VerifyResult }
 
 const str = z.string().min(1)
 const PROGRESS_METHODS = ['stage', 'file', 'rows', 'log', 'above', 'end'] as const
@@ -123,6 +125,50 @@ export const EvalOptions = z.strictObject({
 })
 /** `a` and `b`: two eval-model result files */
 export const CompareResultsOptions = z.strictObject({ ...Common, a: str, b: str, bootstrap: count.optional(), seed: count.optional() })
+/** A model as the reviewer: screen's and judge's flags in camelCase; seconds for `timeout` */
+const Reviewer = {
+  url: str.optional(),
+  model: str.optional(),
+  /** sent as a Bearer token to `url` only; never in a line, the journal or a file */
+  apiKey: str.optional(),
+  journal: str.optional(),
+  workers: count.optional(),
+  timeout: z.number().positive().optional(),
+  retries: count.optional(),
+  sheets: str.optional(),
+  pin: z.boolean().optional(),
+  out: str.optional(),
+}
+/** screen: the recipe's uncovered candidates marked by a model or people, rechecked by a second reviewer */
+export const ScreenOptions = z.strictObject({
+  ...Sources,
+  ...Reviewer,
+  from: str.optional(),
+  perSheet: count.optional(),
+  recheckModel: str.optional(),
+  recheckUrl: str.optional(),
+  recheckApiKey: str.optional(),
+  recheckSheets: str.optional(),
+  top: count.optional(),
+  topEn: count.optional(),
+  want: count.optional(),
+})
+/** judge: `dir`, the built folder (default out); `seed` is required */
+export const JudgeOptions = z.strictObject({
+  ...Common,
+  ...Reviewer,
+  dir: str.optional(),
+  recipe: str.optional(),
+  seed: count,
+  test: count.optional(),
+  val: count.optional(),
+  maxRetryAfter: z.number().optional(),
+  judges: count.optional(),
+  earlier: str.optional(),
+  earlierVersion: str.optional(),
+})
+export type ScreenOptions = z.input<typeof ScreenOptions>
+export type JudgeOptions = z.input<typeof JudgeOptions>
 export type EvalOptions = z.input<typeof EvalOptions>
 export type CompareResultsOptions = z.input<typeof CompareResultsOptions>
 export type BuildOptions = z.input<typeof BuildOptions>
@@ -169,8 +215,11 @@ export async function buildDataset(options: BuildOptions = {}): Promise<BuildRun
   return runBuild(parsed.values, env, io)
 }
 
-/** check-dataset: the problems of a built folder (`dir`, default out); none when it meets the spec. */
-export async function checkDataset(options: CheckOptions = {}): Promise<{ dir: string; problems: string[] }> {
+/**
+ * check-dataset: the problems of a built folder (`dir`, default out) against the recipe its manifest names; none when
+ * it meets the spec. `upstream`: whether provenance.jsonl was proved against the upstream rows.
+ */
+export async function checkDataset(options: CheckOptions = {}): Promise<{ dir: string; problems: string[]; upstream: boolean }> {
   const { parsed, env, io } = prepare(CheckOptions, checkCommand, options, options?.dir ? [options.dir] : [])
   return runCheck(parsed, env, io)
 }
@@ -208,6 +257,18 @@ export async function serveHub(options: ServeOptions = {}): Promise<HubServer> {
 export async function evaluateModel(options: EvalOptions): Promise<EvalRun> {
   const { parsed, env, io } = prepare(EvalOptions, evalCommand, options)
   return runEval(parsed.values, env, io)
+}
+
+/** screen: candidates the recipe's build would lend and no mark covers, marked and rechecked; the marks file written (and pinned) once complete. */
+export async function screenRecipe(options: ScreenOptions): Promise<ScreenRun> {
+  const { parsed, env, io } = prepare(ScreenOptions, screenCommand, options)
+  return runScreen(parsed.values, env, io)
+}
+
+/** judge: a seeded blind sample of a built folder's grown items, marked and scored into the judged rates (written once complete). */
+export async function judgeDataset(options: JudgeOptions): Promise<JudgeRun> {
+  const { parsed, env, io } = prepare(JudgeOptions, judgeCommand, options, options?.dir ? [options.dir] : [])
+  return runJudge(parsed, env, io)
 }
 
 /** compare-results: B − A for each score on the items both scored, with paired bootstrap intervals. */

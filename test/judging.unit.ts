@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, test } from 'node:test'
-import { parseScreenMarks, renderScreenSheet, type ScreenItem } from '../scripts/judging/screen-sheet.ts'
-import { type Build, drawSample, parseMarks, renderSheet, scoreMarks } from '../scripts/judging/sheet.ts'
 import { Screen, screenedFile } from '../src/borrow/screen.ts'
 import type { ProvenanceLine } from '../src/emit/provenance.ts'
+import { type Build, drawSample, parseBuild, parseMarks, renderSheet, scoreMarks } from '../src/review/judge-sheets.ts'
+import { parseScreenMarks, renderScreenSheet, type ScreenItem } from '../src/review/screen-sheets.ts'
+import { ROOT } from './helpers/cli.ts'
 import { rec } from './helpers/questions.ts'
 
 // six records, the odd ones grown with one borrowed option at the end
@@ -91,4 +94,21 @@ describe('screening sheets', () => {
     assert.equal(screen.accepts('q1', 'cand 2'), false)
     assert.throws(() => screenedFile(items, new Map([['q1', 'aaf']]), new Map([['q1', 'w']])), /one recheck mark per accepted candidate/)
   })
+})
+
+test("the sheets are the committed rounds' sheets, byte for byte: a screening round, a recheck and 1.3.0's judging sample", () => {
+  const read = (...p: string[]) => readFileSync(join(ROOT, ...p), 'utf8')
+  for (const [dir, recheck] of [
+    ['screen', false],
+    ['recheck', true],
+  ] as const) {
+    const { sheets, items } = JSON.parse(read('docs/judging', dir, 'items.json')) as { sheets: string[][]; items: ScreenItem[] }
+    const byId = new Map(items.map((x) => [x.id, x]))
+    const on = sheets[0]!.map((id) => byId.get(id)!)
+    assert.equal(renderScreenSheet(on, `${recheck ? 'Recheck sheet' : 'Sheet'} 1`, recheck), read('docs/judging', dir, 'screen-1.md'), dir)
+  }
+  const out = parseBuild({ test: read('out/test.jsonl'), val: read('out/val.jsonl'), provenance: read('out/provenance.jsonl') })
+  const sample = JSON.parse(read('docs/judging/1.3.0/sample.json')) as { sheets: number[][]; items: Parameters<typeof renderSheet>[1] }
+  const first = sample.items.filter((x) => sample.sheets[0]!.includes(x.n))
+  assert.equal(renderSheet(out, first, 'Sheet 1'), read('docs/judging/1.3.0/sheet-1.md'))
 })

@@ -8,35 +8,70 @@ export const RECHECK_MARKS = { w: 'wrong and belongs', r: 'may also be right', f
 
 const acceptedCount = (marks: string) => [...marks].filter((m) => m === 'a').length
 
+const Credit = z.tuple([z.string().min(1), z.int().positive()])
+const credited = (by: readonly (readonly [string, number])[]) => by.reduce((n, [, k]) => n + k, 0)
+
+/** Who marked: a model (its name, endpoint without credentials, and the prompt's sha256), sheets filled in by people (or anyone), or an earlier file. */
+export const ScreenReviewer = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('model'), model: z.string().min(1), endpoint: z.string(), prompt: z.string().regex(/^[0-9a-f]{64}$/) }),
+  z.strictObject({ kind: z.literal('sheets'), sheets: z.string().min(1) }),
+  z.strictObject({ kind: z.literal('earlier'), file: z.string().min(1), protocol: z.string().min(1) }),
+])
+export type ScreenReviewer = z.infer<typeof ScreenReviewer>
+
 /**
  * The reviewers' screening of borrowable options (docs/judging.md), which the recipe pins: per item id,
- * the candidates shown (normalised, in the order shown) and one mark for each.
+ * the candidates shown (normalised, in the order shown) and one mark for each; where `jev screen` wrote it,
+ * which reviewer made each item's marks and its recheck.
  */
-export const ScreenedFile = z.strictObject({
-  protocol: z.string().min(1),
-  items: z.record(
-    z.string().min(1),
-    z
-      .strictObject({
-        shown: z.array(z.string().min(1)).min(1),
-        marks: z.string().regex(/^[afr]+$/),
-        /** the second reviewer's marks, one per candidate marked `a`, in the order shown */
-        recheck: z
-          .string()
-          .regex(/^[wrf]*$/)
-          .optional(),
-      })
-      .refine((x) => x.shown.length === x.marks.length, 'one mark per candidate shown')
-      .refine((x) => x.recheck === undefined || x.recheck.length === acceptedCount(x.marks), 'one recheck mark per accepted candidate'),
-  ),
-})
+export const ScreenedFile = z
+  .strictObject({
+    protocol: z.string().min(1),
+    reviewers: z.record(z.string().min(1), ScreenReviewer).optional(),
+    items: z.record(
+      z.string().min(1),
+      z
+        .strictObject({
+          shown: z.array(z.string().min(1)).min(1),
+          marks: z.string().regex(/^[afr]+$/),
+          /** the second reviewer's marks, one per candidate marked `a`, in the order shown */
+          recheck: z
+            .string()
+            .regex(/^[wrf]*$/)
+            .optional(),
+          /** who made the marks, in order: [key in `reviewers`, how many marks], and the same for the recheck */
+          by: z.array(Credit).min(1).optional(),
+          recheckBy: z.array(Credit).min(1).optional(),
+        })
+        .refine((x) => x.shown.length === x.marks.length, 'one mark per candidate shown')
+        .refine((x) => x.recheck === undefined || x.recheck.length === acceptedCount(x.marks), 'one recheck mark per accepted candidate')
+        .refine((x) => x.by === undefined || credited(x.by) === x.marks.length, '"by" credits every mark once')
+        .refine(
+          (x) => x.recheckBy === undefined || credited(x.recheckBy) === (x.recheck?.length ?? 0),
+          '"recheckBy" credits every recheck mark once',
+        ),
+    ),
+  })
+  .superRefine((f, ctx) => {
+    for (const [id, x] of Object.entries(f.items))
+      for (const [who] of [...(x.by ?? []), ...(x.recheckBy ?? [])])
+        if (!f.reviewers?.[who])
+          ctx.addIssue({ code: 'custom', path: ['items', id], message: `names a reviewer "${who}" that "reviewers" does not list` })
+  })
 export type ScreenedFile = z.infer<typeof ScreenedFile>
 
-/** What the build asks of a screening: the normalised candidates accepted for an item (none for an item not screened). */
+/**
+ * What the build asks of a screening: the normalised candidates accepted for an item. An item the file has no entry
+ * for lends nothing, or, where the recipe allows unscreened borrowing (`open`), whatever the rules let it.
+ */
 export class Screen {
   private readonly accepted = new Map<string, ReadonlySet<string>>()
 
-  constructor(file: ScreenedFile) {
+  constructor(
+    /** the marks file as read */
+    readonly file: ScreenedFile,
+    private readonly open = false,
+  ) {
     for (const [id, { shown, marks, recheck }] of Object.entries(file.items)) {
       const first = shown.filter((_, i) => marks[i] === 'a')
       // where a second reviewer looked, only what both took for a wrong option that belongs
@@ -50,7 +85,17 @@ export class Screen {
   }
 
   accepts(id: string, norm: string): boolean {
-    return this.accepted.get(id)?.has(norm) ?? false
+    return this.accepted.get(id)?.has(norm) ?? this.open
+  }
+
+  /** Whether the file has marks for the item. */
+  covers(id: string): boolean {
+    return this.accepted.has(id)
+  }
+
+  /** The same marks, with items they do not cover borrowing unscreened. */
+  opened(): Screen {
+    return new Screen(this.file, true)
   }
 
   /** The screened items that are none of `ids` (in id order): marks for another build's items, which lend nothing. */

@@ -1,6 +1,6 @@
-/** check-dataset's part for Amendment 1.2's judged rates: the card states them for the very build they were judged on. */
+/** check-dataset's part for Amendment 1.2's judged rates: the card states them for the very build they were judged on, and only there. */
 import { readFile } from 'node:fs/promises'
-import { JudgedRates, judgedSection } from '../emit/judged.ts'
+import { JUDGED_HEADING, JudgedRates, judgedSection } from '../emit/judged.ts'
 import { datasetHash, recordLines } from '../emit/manifest.ts'
 import { recipeResource } from '../recipe/load.ts'
 import type { Recipe } from '../recipe/schema.ts'
@@ -18,18 +18,16 @@ export async function checkJudged(recipe: Recipe, raw: Readonly<Record<string, B
   } catch (e) {
     return [`${file}: cannot read the judged rates: ${(e as Error).message}`]
   }
-  const problems: string[] = []
   const test = raw['test.jsonl']?.toString('utf8')
   const val = raw['val.jsonl']?.toString('utf8')
-  if (test !== undefined && val !== undefined) {
-    const hash = datasetHash({ test: recordLines(test), val: recordLines(val) })
-    if (hash !== judged.datasetHash)
-      problems.push(
-        `${file}: judged on dataset ${judged.datasetHash}, but these records are ${hash}: judge this build, or drop recipe.judged`,
-      )
-  }
   const card = raw['README.md']?.toString('utf8')
-  if (card !== undefined && !card.includes(judgedSection(judged)))
-    problems.push("README.md: the judged rates section is missing or differs from the recipe's judged file")
-  return problems
+  if (test === undefined || val === undefined || card === undefined) return []
+  // rates judged on other records are not this build's: its card must not state them
+  if (datasetHash({ test: recordLines(test), val: recordLines(val) }) !== judged.datasetHash)
+    return card.includes(JUDGED_HEADING)
+      ? [`README.md: states judged rates, but ${file} was judged on other records (dataset ${judged.datasetHash})`]
+      : []
+  return card.includes(judgedSection(judged))
+    ? []
+    : ["README.md: the judged rates section is missing or differs from the recipe's judged file"]
 }

@@ -50,8 +50,16 @@ export async function checkUpstream(
     const r = byKey.get(`${p.split}\u0000${p.id}`)
     const q = rows.get(p.id)
     const spec = r && specs.get(r.source)
-    if (!r || !spec) continue
     const at = `${p.split} ${p.id}`
+    // nothing is passed over unsaid: a line with no record, or a record of no source, is not proved
+    if (!r) {
+      problems.push(`${at}: provenance.jsonl names a record ${p.split}.jsonl does not have, so it was not proved`)
+      continue
+    }
+    if (!spec) {
+      problems.push(`${at}: its source ${r.source} is not in the recipe, so it was not proved`)
+      continue
+    }
     if (!q) {
       problems.push(`${at}: no upstream row with this id in ${spec.repo}`)
       continue

@@ -1,10 +1,12 @@
+import { resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { type BuiltDataset, buildToDir } from '../build-io.ts'
 import { outputBytes } from '../emit/outputs.ts'
-import { JevError } from '../errors.ts'
+import { isJevError, JevError } from '../errors.ts'
 import { loadRecipe } from '../recipe/load.ts'
 import { lockPathFor, readLock, writeLock } from '../recipe/lock.ts'
 import { sha256Hex } from '../util/hash.ts'
+import { DEFAULT_RECIPE } from '../version.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
 import {
   fetcherFor,
@@ -109,6 +111,16 @@ export interface BuildRun {
   warnings: string[]
 }
 
+/** A SCREEN error's hint, naming the recipe to screen; the published one is screened as a variant of its own. */
+function screeningHint(e: unknown, recipePath: string): unknown {
+  if (!isJevError(e) || e.code !== 'SCREEN') return e
+  e.context.hint =
+    resolve(recipePath) === resolve(DEFAULT_RECIPE)
+      ? 'the published marks cover what its own seed selects: make a variant (a copy with its own name, version and marks file; README, "Your own variant") and screen it with jev screen --recipe COPY'
+      : String(e.context.hint).replace('--recipe FILE', `--recipe ${recipePath}`)
+  return e
+}
+
 /** The build itself, for parsed options: warnings on `io.err`, nothing on `io.out`. */
 export async function runBuild(values: BuildValues, env: NodeJS.ProcessEnv, io: Io): Promise<BuildRun> {
   const lockPath = values.lock ?? lockPathFor(recipePathOf(values))
@@ -121,11 +133,13 @@ export async function runBuild(values: BuildValues, env: NodeJS.ProcessEnv, io: 
   const lock = values['update-lock'] ? null : await readLock(lockPath)
   // the lock --update-lock rewrites keeps its pinned "Changes from" figures; a damaged one has none to keep
   const replaced = values['update-lock'] ? await readLock(lockPath).catch(() => null) : null
+  // figures pinned for another recipe's name are not this one's to keep
+  const kept = replaced?.recipe.name === recipe.name ? replaced : null
   const fetcher = await fetcherFor(values, env, io.err, lock, io.progress)
   const preparedCache = preparedCacheFor(values['no-prepared-cache'], env)
-  const options = sourceBuildOptions(values, lock, io, preparedCache, replaced)
+  const options = sourceBuildOptions(values, lock, io, preparedCache, kept)
   const built = await buildToDir(recipe, fetcher, values.out, options).catch(async (e: unknown) => {
-    throw await namedBadEntry(e, fetcher)
+    throw screeningHint(await namedBadEntry(e, fetcher), recipePathOf(values))
   })
   const warnings = [...built.warnings]
   if (lock && lock.recipe.hash !== built.lock.recipe.hash)

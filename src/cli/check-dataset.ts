@@ -3,18 +3,19 @@ import { checkFolder, readDataset } from '../check/check.ts'
 import { checkUpstream } from '../check/upstream.ts'
 import { OUTPUT_FILES } from '../emit/outputs.ts'
 import { JevError } from '../errors.ts'
-import { loadRecipe } from '../recipe/load.ts'
 import { lockPathFor, readLock } from '../recipe/lock.ts'
 import { refuseIrregular } from '../util/files.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
-import { fetcherFor, PROGRESS_NOTE, recipePathOf, requireFolder, SOURCE_OPTIONS } from './common/source-options.ts'
+import { recipeOfFolder } from './common/folder-recipe.ts'
+import { fetcherFor, PROGRESS_NOTE, requireFolder, SOURCE_OPTIONS } from './common/source-options.ts'
 import type { Io } from './run.ts'
 
 export const checkCommand = defineCommand({
   name: 'check-dataset',
   args: { synopsis: '[DIR]', max: 1 },
   about: [
-    "Checks a built folder (DIR, default out) against the recipe's counts, the spec's invariants and its own card, manifest and provenance.",
+    "Checks a built folder (DIR, default out) against its recipe's counts (the recipe its manifest names: --recipe, or the package's own),",
+    "the spec's invariants and its own card, manifest and provenance.",
   ],
   options: {
     upstream: {
@@ -60,32 +61,39 @@ export async function runCheck(
   parsed: NonNullable<ReturnType<typeof parseCheck>>,
   env: NodeJS.ProcessEnv,
   io: Io,
-): Promise<{ dir: string; problems: string[] }> {
+): Promise<{ dir: string; problems: string[]; upstream: boolean }> {
   const { values, positionals } = parsed
   // one spelling of the folder in every message, however it was typed (out, out/)
   const dir = (positionals[0] ?? 'out').replace(/(.)\/+$/, '$1')
   await requireFolder(dir)
   // a FIFO in a file's place would block the check's read forever
   for (const name of OUTPUT_FILES) await refuseIrregular(join(dir, name))
-  const recipe = await loadRecipe(recipePathOf(values))
+  // the recipe the folder's manifest names, not merely the default one
+  const { recipe, path } = await recipeOfFolder(dir, values.recipe)
   const problems = await checkFolder(dir, recipe)
-  if (problems.length === 0 && values.upstream) {
+  let upstream = false
+  if (values.upstream) {
+    // proved whatever the local checks found: each upstream problem names its record
     const { records, provenance } = await readDataset(dir)
-    if (!provenance) throw new JevError('CHECK', `${dir}/: no readable provenance.jsonl to check against the sources`, { file: dir })
-    const lock = await readLock(values.lock ?? lockPathFor(recipePathOf(values)))
-    const fetcher = await fetcherFor(values, env, io.err, undefined, io.progress)
-    problems.push(...(await checkUpstream(records, provenance, recipe, fetcher, lock, io.progress)))
+    if (!provenance) problems.push('provenance.jsonl: missing or malformed, so it was not proved against the upstream rows')
+    else {
+      const lock = await readLock(values.lock ?? lockPathFor(path))
+      const fetcher = await fetcherFor(values, env, io.err, undefined, io.progress)
+      problems.push(...(await checkUpstream(records, provenance, recipe, fetcher, lock, io.progress)))
+      upstream = true
+    }
   }
-  return { dir, problems }
+  return { dir, problems, upstream }
 }
 
 export async function checkDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   return checkCommand.main(argv, env, io, async (parsed, io) => {
-    const { dir, problems } = await runCheck(parsed, env, io)
+    const { dir, problems, upstream } = await runCheck(parsed, env, io)
     io.progress?.end()
-    const json = { dir: `${dir}/`, upstream: parsed.values.upstream, problems: problems.map(problemOf) }
+    // upstream: whether provenance.jsonl was proved against the upstream rows (asked for and made)
+    const json = { dir: `${dir}/`, upstream, problems: problems.map(problemOf) }
     if (problems.length === 0) {
-      io.out(`ok: ${dir}/ meets the spec${parsed.values.upstream ? ', and provenance.jsonl matches the upstream rows' : ''}`)
+      io.out(`ok: ${dir}/ meets the spec${upstream ? ', and provenance.jsonl matches the upstream rows' : ''}`)
       return { json }
     }
     for (const p of problems.slice(0, 50)) io.err(p)

@@ -9,8 +9,10 @@ export const COMMANDS: Record<string, () => Promise<Cli>> = {
   'compare-results': async () => (await import('./compare-results.ts')).compareResultsCli,
   'diff-dataset': async () => (await import('./diff-dataset.ts')).diffDatasetCli,
   'eval-model': async () => (await import('./eval-model.ts')).evalModelCli,
+  judge: async () => (await import('./judge.ts')).judgeCli,
   'publish-dataset': async () => (await import('./publish-dataset.ts')).publishDatasetCli,
   'recipe-schema': async () => (await import('./recipe-schema.ts')).recipeSchemaCli,
+  screen: async () => (await import('./screen.ts')).screenCli,
   'serve-hub': async () => (await import('./serve-hub.ts')).serveHubCli,
   'verify-dataset': async () => (await import('./verify-dataset.ts')).verifyDatasetCli,
 }

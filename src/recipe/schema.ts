@@ -116,8 +116,14 @@ const Plausible = z.strictObject({
     ),
   screened: z
     .strictObject({
-      path: repoPath.describe('the file, next to the recipe (made by scripts/screen.ts)'),
+      path: repoPath.describe('the file, next to the recipe (made by jev screen)'),
       sha256: z.string().regex(/^[0-9a-f]{64}$/),
+      allowUnscreened: z
+        .boolean()
+        .optional()
+        .describe(
+          'items no mark covers borrow unscreened (the card says how many options were not screened); without it a build whose option counts need them stops with error[SCREEN]',
+        ),
     })
     .optional()
     .describe(
@@ -324,7 +330,7 @@ export const Recipe = z
     distractors: Distractors.prefault({}),
     judged: z
       .strictObject({
-        path: repoPath.describe('the file next to the recipe that scripts/judge.ts writes'),
+        path: repoPath.describe('the file next to the recipe that jev judge writes'),
         sha256: z.string().regex(/^[0-9a-f]{64}$/),
       })
       .optional()
@@ -356,6 +362,13 @@ export const Recipe = z
           .describe('the card and the audit give items by upstream options kept, per option count, and advise reporting by both'),
       })
       .optional(),
+    variantOf: z
+      .strictObject({
+        name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/),
+        version: z.string().regex(/^\d+\.\d+\.\d+$/),
+      })
+      .optional()
+      .describe('the published version this recipe derives from; its card says so, and that its records and figures are its own'),
     changesFrom: z
       .strictObject({
         version: z.string().regex(/^\d+\.\d+\.\d+$/),

@@ -13,9 +13,11 @@ import { compareResultsCommand } from '../../src/cli/compare-results.ts'
 import { diffCommand } from '../../src/cli/diff-dataset.ts'
 import { dispatch } from '../../src/cli/dispatch.ts'
 import { evalCommand } from '../../src/cli/eval-model.ts'
+import { judgeCommand } from '../../src/cli/judge.ts'
 import { publishCommand } from '../../src/cli/publish-dataset.ts'
 import { recipeSchemaCommand } from '../../src/cli/recipe-schema.ts'
 import { runCli, scrub } from '../../src/cli/run.ts'
+import { screenCommand } from '../../src/cli/screen.ts'
 import { serveCommand } from '../../src/cli/serve-hub.ts'
 import { verifyCommand } from '../../src/cli/verify-dataset.ts'
 import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, ROOT, type RunResult } from '../helpers/cli.ts'
@@ -24,7 +26,7 @@ import { startHubServer } from '../helpers/hub-server.ts'
 const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string }
 const COMMANDS = Object.keys(ALL_COMMANDS).sort()
 /** The commands that fetch sources, and so print hub: progress lines. */
-const QUIET = ['build-dataset', 'check-dataset', 'eval-model', 'publish-dataset', 'verify-dataset']
+const QUIET = ['build-dataset', 'check-dataset', 'eval-model', 'publish-dataset', 'screen', 'verify-dataset']
 const jev = (...args: string[]) => spawnSync(process.execPath, ['dist/cli/main.js', ...args], { cwd: ROOT, encoding: 'utf8' })
 /** The one command whose -h also goes through the bin; the others' run in-process as the bin runs them. */
 const THROUGH_BIN = 'build-dataset'
@@ -45,8 +47,10 @@ const DECLARED: Record<string, Pick<Command<Options>, 'parse'>> = {
   'compare-results': compareResultsCommand,
   'diff-dataset': diffCommand,
   'eval-model': evalCommand,
+  judge: judgeCommand,
   'publish-dataset': publishCommand,
   'recipe-schema': recipeSchemaCommand,
+  screen: screenCommand,
   'serve-hub': serveCommand,
   'verify-dataset': verifyCommand,
 }

@@ -9,8 +9,10 @@ import type { Options } from '../../src/cli/common/command.ts'
 import { compareResultsCommand } from '../../src/cli/compare-results.ts'
 import { diffCommand } from '../../src/cli/diff-dataset.ts'
 import { evalCommand } from '../../src/cli/eval-model.ts'
+import { judgeCommand } from '../../src/cli/judge.ts'
 import { publishCommand } from '../../src/cli/publish-dataset.ts'
 import { recipeSchemaCommand } from '../../src/cli/recipe-schema.ts'
+import { screenCommand } from '../../src/cli/screen.ts'
 import { serveCommand } from '../../src/cli/serve-hub.ts'
 import { verifyCommand } from '../../src/cli/verify-dataset.ts'
 import { ROOT } from '../helpers/cli.ts'
@@ -21,8 +23,10 @@ const COMMANDS = [
   compareResultsCommand,
   diffCommand,
   evalCommand,
+  judgeCommand,
   publishCommand,
   recipeSchemaCommand,
+  screenCommand,
   serveCommand,
   verifyCommand,
 ]

@@ -14,6 +14,7 @@ import type { DatasetStats } from '../stats.ts'
 import { contaminationSection } from './contamination.ts'
 import { auditSection, changesSection, growingRule } from './distractors.ts'
 import { sizeCategoryFor } from './hub-metadata.ts'
+import { type ScreeningFacts, screeningLines, variantParagraph } from './screening.ts'
 import { table } from './table.ts'
 
 export interface CardInput {
@@ -33,6 +34,8 @@ export interface CardInput {
   levels?: Record<'test' | 'val', number>
   /** the blind hand-judged rates of this build's borrowed options */
   judged?: JudgedRates
+  /** who screened, the marks' coverage and the options lent unscreened, where the 1.3.0 text does not say it */
+  screening?: ScreeningFacts
 }
 
 const LABELS = 'ABCDEFGH'
@@ -149,7 +152,7 @@ export function renderCard(c: CardInput): string {
 A multiple-choice set for models that return a probability for every option instead of generated text. It measures two things at once: **accuracy** (is the top-probability option the right one) and **calibration** (when the model says 0.7, is it right 70 % of the time). The number of options varies from 2 to 8, because calibration on binary questions says little about calibration on eight-way ones; 5 and 7 options are present in quantity on purpose.
 
 \`test\` is what results are reported on. \`val\` exists only to fit a temperature and is never reported on. The two are disjoint.
-${
+${recipe.variantOf ? `\n${variantParagraph(recipe)}\n` : ''}${
   recipe.changesFrom
     ? `
 ${changesSection(recipe, c.changes)}`
@@ -218,7 +221,7 @@ Files read: ${files.join(', ')}. No other split (no train split) is used${recipe
 - Sides:${twoSplits.length ? ` for ${names(twoSplits)} the test side and the val side are different upstream splits, and a val-side question that also appears anywhere in the test-side split is dropped.` : ''}${oneSplit.length ? ` ${names(oneSplit)} draw${oneSplit.length === 1 ? 's' : ''} both sides from one upstream split: each question goes to one side by a keyed hash of its text, in the ratio of the two counts.` : ''}${balanced.length ? ` For ${names(balanced)} each split is drawn in proportion within each right answer (its share among both sides' eligible questions, by largest remainder), so test and val have the same share of each answer within one item.` : ''}
 - Selection: each split takes its items from its side in the order of a keyed hash of their identity (normalised question, context and sorted options), so the upstream row order cannot change which items are chosen. No question appears twice, by identity or by question-plus-context text.
 - Option counts:${fixed.length ? ` ${fixed.map((s) => `${s.name} items always have ${s.fixedChoices} options`).join('; ')}.` : ''} The rest of each split's quota is dealt to the other items by a seeded shuffle; an item dealt more options than it can have (its own plus what the borrowing rules below let it borrow, at most 8; only its own for a question that is never grown) trades with others, so the table is met exactly.
-- Shrinking keeps the right option and a uniformly random subset of the wrong ones. ${growingRule(recipe)}${
+- Shrinking keeps the right option and a uniformly random subset of the wrong ones. ${growingRule(recipe, c.screening?.reviewers != null)}${c.screening ? `\n${screeningLines(c.screening)}` : ''}${
     onePer.length
       ? `
 - ${names(onePer)}: one question per ${onePer.length === 1 ? 'context (passage)' : 'context'} in the whole dataset; the first in selection order is kept, the others are dropped as \`duplicate_passage\`.`

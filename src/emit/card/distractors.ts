@@ -8,8 +8,11 @@ import { table } from './table.ts'
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`
 const fixed3 = (x: number) => x.toFixed(3)
 
-/** The "Growing" rule of "How it was built", as the recipe sets it (one list item, with sub-items for 1.1.0's rules). */
-export function growingRule(recipe: Recipe): string {
+/**
+ * The "Growing" rule of "How it was built", as the recipe sets it (one list item, with sub-items for 1.1.0's rules);
+ * `namedReviewers`: the marks file names who screened (the card says so below, not as 1.3.0's model instances).
+ */
+export function growingRule(recipe: Recipe, namedReviewers = false): string {
   const b = recipe.distractors.borrow
   const negatives =
     'A question phrased as a negative ("Which is NOT …", "all … EXCEPT", "least likely"; the recipe lists the patterns per language) is never grown: there an off-topic option would be a right answer.'
@@ -38,7 +41,7 @@ export function growingRule(recipe: Recipe): string {
       : '',
     b.skipLabelLike ? 'never an option that looks like a label ("(A) …", "A. …", a lone letter)' : '',
   ].filter((x) => x !== '')
-  if (b.plausible) return plausibleRule(recipe, b.plausible, skipped, options, negatives)
+  if (b.plausible) return plausibleRule(recipe, b.plausible, skipped, options, negatives, namedReviewers)
   return [
     "Growing keeps every upstream option and borrows from the item's lenders: the other questions of its group on the same side, ranked by similarity to the item (cosine of TF-IDF vectors over question, context and options; words for Latin script, character bigrams for Japanese; IDF over the group's side; ties broken by a keyed hash). Nothing is borrowed across the test/val divide.",
     `  - Lenders skipped: ${skipped.join('; ')}. Only the ${b.maxLenders} most similar of the rest lend; an item they cannot fill can have fewer options.`,
@@ -49,7 +52,14 @@ export function growingRule(recipe: Recipe): string {
 }
 
 /** Amendment 1.2's rule, as the card states it. */
-function plausibleRule(recipe: Recipe, p: Plausible, skipped: string[], options: string[], negatives: string): string {
+function plausibleRule(
+  recipe: Recipe,
+  p: Plausible,
+  skipped: string[],
+  options: string[],
+  negatives: string,
+  namedReviewers: boolean,
+): string {
   const v = p.vectors
   const fallback = p.fallback.map((f, i) => {
     const parts = [
@@ -80,7 +90,7 @@ function plausibleRule(recipe: Recipe, p: Plausible, skipped: string[], options:
       : '',
     `  - The candidates are ranked by fit (lender similarity, topic fit, ties and shared words, less a penalty for a length unlike the own options'); the best ones are lent.${p.lengthCue ? ' Where the right answer is the longest own option, a longer candidate is among them often enough that "always the longest" earns about 1/n on grown items (dealt per split and option count).' : ''}`,
     p.screened
-      ? `  - Screened by reviewers (language-model instances, each seeing only its sheet): each item's top candidates were shown to a reviewer with the question, its own options and its right answer, and marked acceptable (a reader would take it for a genuine option, and it is wrong), foreign, or may also be right; where a second reviewer rechecked the accepted ones, only what both passed is lent. An item with too few keeps fewer options, and the option counts go to items that have them. The marks are pinned by sha256 (\`${p.screened.path}\`, \`${p.screened.sha256.slice(0, 12)}…\`); the protocol is in the builder's \`docs/judging.md\`, the sheets and marks under \`docs/judging/\`.`
+      ? `  - Screened by reviewers (${namedReviewers ? 'named below' : 'language-model instances, each seeing only its sheet'}): each item's top candidates were shown to a reviewer with the question, its own options and its right answer, and marked acceptable (a reader would take it for a genuine option, and it is wrong), foreign, or may also be right; where a second reviewer rechecked the accepted ones, only what both passed is lent. An item with too few keeps fewer options, and the option counts go to items that have them. The marks are pinned by sha256 (\`${p.screened.path}\`, \`${p.screened.sha256.slice(0, 12)}…\`); the protocol is in the builder's \`docs/judging.md\`${namedReviewers ? '' : ', the sheets and marks under `docs/judging/`'}.`
       : '',
     fallback.length
       ? `  - Where a split's quota table cannot be met with these thresholds, looser ones are tried in turn, each replacing only what it names (${fallback.join('; ')}); the split's level is in \`manifest.json\` (\`borrowingLevels\`) and below.`

@@ -1,10 +1,12 @@
 // The blind judging protocol of docs/judging.md: draw a seeded sample of grown items, render the sheets a
 // judge sees (question and options only, in the record's order), read the marks back and score them
-// against provenance.jsonl. Pure functions; scripts/judge.ts does the file work.
-import { ProvenanceLine } from '../../src/emit/provenance.ts'
-import { DataRecord, SPLITS, type Split } from '../../src/recipe/schema.ts'
-import { keyedHash } from '../../src/shape/rng.ts'
-import { compareStrings } from '../../src/util/canonical.ts'
+// against provenance.jsonl. Pure functions; src/review/judge.ts does the file and network work.
+import { ProvenanceLine } from '../emit/provenance.ts'
+import { JevError } from '../errors.ts'
+import { DataRecord, SPLITS, type Split } from '../recipe/schema.ts'
+import { keyedHash } from '../shape/rng.ts'
+import { compareStrings } from '../util/canonical.ts'
+import { sheetInstructions } from './prompts.ts'
 
 export const MARKS = { b: 'belongs', f: 'obviously foreign', m: 'may also be right' } as const
 export type Mark = keyof typeof MARKS
@@ -49,7 +51,11 @@ export function drawSample(build: Build, seed: number, counts: Record<Split, num
       .filter((r) => isGrown(prov.get(`${split}\u0000${r.id}`)))
       .map((r) => ({ id: r.id, k: keyedHash(seed, 'judging', `${split}\u0000${r.id}`) }))
       .sort((a, b) => compareStrings(a.k, b.k) || compareStrings(a.id, b.id))
-    if (grown.length < counts[split]) throw new RangeError(`${split}: ${grown.length} grown items, ${counts[split]} asked for`)
+    if (grown.length < counts[split])
+      throw new JevError('USAGE', `${split}: ${grown.length} grown items, ${counts[split]} asked for`, {
+        usage: null,
+        hint: `ask for at most ${grown.length} with --${split} N`,
+      })
     for (const g of grown.slice(0, counts[split])) out.push({ n: 0, split, id: g.id })
   }
   // sheets show the items mixed, so a judge cannot tell a split or a source by its place
@@ -59,35 +65,34 @@ export function drawSample(build: Build, seed: number, counts: Record<Split, num
     .map(({ s }, i) => ({ ...s, n: i + 1 }))
 }
 
-export const INSTRUCTIONS = `You are judging multiple-choice questions. For each question you see the question and its options, nothing else.
-Mark every option with one letter:
-- b (belongs): a plausible option for this question; a reader who does not know the answer could not dismiss it.
-- f (obviously foreign): a reader would strike it without knowing the answer: it is off the question's topic, or of the wrong kind
-  (a number where words are asked, a sentence among single words, another unit, a thing where a process is asked, ...).
-- m (may also be right): it could be defended as a correct answer. Use m only when two or more options could each be
-  defended as correct, and then mark each of them m. When exactly one option is clearly correct, mark it b.
-Judge each option on its own merits. Write one line per question, the question's number, a colon, and one letter per
-option in the order shown, separated by spaces, e.g. "12: b b f b m m". Write nothing else.`
-
 /** One sheet: the instructions, then the items, each question with its options lettered A–H. */
 export function renderSheet(build: Build, items: readonly SampleItem[], title: string): string {
   const byId = recordsById(build)
-  const parts = [`# ${title}`, '', INSTRUCTIONS, '']
-  for (const item of items) {
-    const r = byId.get(`${item.split}\u0000${item.id}`)!
-    parts.push(`## ${item.n}`, '', r.context ? `${r.context}\n\n${r.question}` : r.question, '')
-    for (const [i, c] of r.choices.entries()) parts.push(`${LETTERS[i]}. ${c}`)
-    parts.push('')
-  }
+  const parts = [`# ${title}`, '', sheetInstructions('judge'), '']
+  for (const item of items) parts.push(questionText(byId.get(`${item.split}\u0000${item.id}`)!, item.n))
   return `${parts.join('\n')}\n`
 }
 
-function recordsById(build: Build): Map<string, DataRecord> {
+/** One question as a judge sees it, numbered `n`: its context and question, then its options lettered A–H. */
+export function questionText(r: DataRecord, n: number): string {
+  const lines = [`## ${n}`, '', r.context ? `${r.context}\n\n${r.question}` : r.question, '']
+  for (const [i, c] of r.choices.entries()) lines.push(`${LETTERS[i]}. ${c}`)
+  lines.push('')
+  return lines.join('\n')
+}
+
+export function recordsById(build: Build): Map<string, DataRecord> {
   return new Map(SPLITS.flatMap((s) => build.records[s].map((r) => [`${s}\u0000${r.id}`, r] as const)))
 }
 
 /** Lines "12: b b f b": item number → one mark per option. Every item of the sample must be marked once, in full. */
 export function parseMarks(text: string, items: readonly SampleItem[], build: Build, file = 'marks'): Map<number, Mark[]> {
+  const bad = (line: number, what: string) =>
+    new JevError('DATA', `${file}:${line}: ${what}`, {
+      file,
+      row: line,
+      hint: 'correct the marks file: one line per question, "N: " and a letter per option',
+    })
   const byId = recordsById(build)
   const wanted = new Map(items.map((i) => [i.n, byId.get(`${i.split}\u0000${i.id}`)!.choices.length]))
   const out = new Map<number, Mark[]>()
@@ -95,13 +100,13 @@ export function parseMarks(text: string, items: readonly SampleItem[], build: Bu
     const line = raw.trim()
     if (line === '') return
     const m = /^(\d+)\s*:\s*([bfm](\s+[bfm])*)$/i.exec(line)
-    if (!m) throw new SyntaxError(`${file}:${lineNo + 1}: expected "<number>: b|f|m …", got ${JSON.stringify(line)}`)
+    if (!m) throw bad(lineNo + 1, `expected "<number>: b|f|m …", got ${JSON.stringify(line)}`)
     const n = Number(m[1])
     const marks = m[2]!.toLowerCase().split(/\s+/) as Mark[]
     const expect = wanted.get(n)
-    if (expect === undefined) throw new SyntaxError(`${file}:${lineNo + 1}: item ${n} is not on this sheet`)
-    if (marks.length !== expect) throw new SyntaxError(`${file}:${lineNo + 1}: item ${n} has ${expect} options, ${marks.length} marks`)
-    if (out.has(n)) throw new SyntaxError(`${file}:${lineNo + 1}: item ${n} marked twice`)
+    if (expect === undefined) throw bad(lineNo + 1, `item ${n} is not on this sheet`)
+    if (marks.length !== expect) throw bad(lineNo + 1, `item ${n} has ${expect} options, ${marks.length} marks`)
+    if (out.has(n)) throw bad(lineNo + 1, `item ${n} marked twice`)
     out.set(n, marks)
   })
   return out
