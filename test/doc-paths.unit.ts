@@ -4,12 +4,21 @@ import { join, relative } from 'node:path'
 import { test } from 'node:test'
 import { PACKAGE_ROOT } from '../src/version.ts'
 
-// A path into this repository, as prose and comments name it: "src/build.ts", "scripts/screen.ts", "docs/judging.md".
+// A path into this repository, as prose and comments name it: "src/build.ts", "scripts/check-package.mjs", "docs/judging.md".
 // A file (with its extension) or a folder (with its slash); "test/val" is a pair of splits, not a path.
 const PATH =
   /(?<![\w./-])(?:src|scripts|bench|test|docs|recipes)\/(?:[\w.@-]+\/)*(?:[\w@-]+\.(?:ts|mjs|js|json|md|sh|gz|sha256)\b|(?=[\s`'")\],;:]|$))/g
 // placeholders and globs name no one file
 const PLACEHOLDER = /[*<>{}]|VERSION|NAME|COMMAND|FILE|\bX\b|\bx\.|\.\.\./
+
+/** Paths named on purpose though gone: history, or text a published card must keep byte for byte. */
+const GONE_ON_PURPOSE: Record<string, string[]> = {
+  // 1.3.0's card (out/README.md) says its judged rounds were scored by this script, as they were
+  'src/emit/judged.ts': ['scripts/judge.ts'],
+  // how the 1.3.0 rounds were made, before the commands replaced the scripts
+  'docs/judging.md': ['scripts/judge.ts', 'scripts/screen.ts'],
+}
+GONE_ON_PURPOSE['test/doc-paths.unit.ts'] = Object.values(GONE_ON_PURPOSE).flat()
 
 /** Files whose text is read: the user's and developer's docs, and the code's comments. */
 function documents(): string[] {
@@ -38,6 +47,7 @@ test('every repository path the README, docs/ and comments name exists', () => {
         if (PLACEHOLDER.test(path) || PLACEHOLDER.test(line.slice(m.index + m[0].length, m.index + m[0].length + 1))) continue
         // a path made at run time or in a build folder is not a file of the repository
         if (/^(test|docs)\/.*\.(js|jsonl)$/.test(path)) continue
+        if (GONE_ON_PURPOSE[doc]?.includes(path) || /\/my-/.test(path)) continue
         if (!existsSync(join(PACKAGE_ROOT, path))) missing.push(`${doc}:${i + 1}: ${path}`)
       }
     })

@@ -79,9 +79,10 @@ export class Screen {
     }
   }
 
-  /** Whether anything is accepted for the item: without, it borrows nothing and its candidates need no ranking. */
+  /** Whether anything may be lent to the item: without, it borrows nothing and its candidates need no ranking. */
   acceptsAny(id: string): boolean {
-    return (this.accepted.get(id)?.size ?? 0) > 0
+    const accepted = this.accepted.get(id)
+    return accepted === undefined ? this.open : accepted.size > 0
   }
 
   accepts(id: string, norm: string): boolean {
