@@ -151,7 +151,7 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
   const resources = await readResources(recipe)
   if (resources.screen) warnings.push(...screenFits(recipe, resources.screen, prepared))
   if (contamination) resources.related = contamination.optionSets
-  const { records, drops, origins, levels } = buildFromPrepared(recipe, prepared, lending?.memos, resources)
+  const { records, drops, origins } = buildFromPrepared(recipe, prepared, lending?.memos, resources)
   if (use && lending) await writeLendingMemos(use.cache, recipe, keys, lending.memos, lending.sizes, training)
   const jsonl: Record<Split, string> = { test: toJsonl(records.test), val: toJsonl(records.val) }
   const changes = pinned?.bySource
@@ -187,7 +187,6 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
       bytes,
       ...(contaminationSummary ? { contamination: contaminationSummary } : {}),
       ...(changes ? { changes } : {}),
-      ...(levels ? { levels } : {}),
       ...(resources.judged ? { judged: resources.judged } : {}),
     })
   }
@@ -241,7 +240,8 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
     drops,
     audit,
     ...(contaminationSummary ? { contamination: contaminationSummary } : {}),
-    ...(levels ? { borrowingLevels: levels } : {}),
+    // the plausible rule's threshold level per split, which 1.2.0's fallbacks made 1 or more: always its own now
+    ...(recipe.distractors.borrow.plausible ? { borrowingLevels: { test: 0, val: 0 } } : {}),
     ...(pinned ? { changesFrom: pinned } : {}),
   })
   const files = new Map(OUTPUTS.filter(isMade).map((o) => [o.name, o.kind === 'manifest' ? manifestJson(manifest) : contentOf(o)]))

@@ -10,7 +10,7 @@ import type { JudgedRates } from './emit/judged.ts'
 import { JevError } from './errors.ts'
 import type { Candidate, DropReason } from './prepare/eligibility.ts'
 import { countDrop, type DropCounts, type PreparedSource, prepareSource } from './prepare/prepare.ts'
-import type { DataRecord, Distractors, Recipe, Split } from './recipe/schema.ts'
+import type { DataRecord, Recipe, Split } from './recipe/schema.ts'
 import { assignQuotas } from './select/quota.ts'
 import { selectSplit } from './select/select.ts'
 import { dealPositions } from './shape/deal.ts'
@@ -24,8 +24,6 @@ export interface BuildOutput {
   drops: Map<string, DropCounts>
   /** record id → the upstream file it was read from and where each choice came from */
   origins: Map<string, { file: string; choices: Origin[] }>
-  /** per split, which of the plausible rule's levels met the quota table: 0 its own thresholds, i its i-th fallback */
-  levels?: Record<Split, number>
 }
 
 const MAX_ROUNDS = 20
@@ -90,16 +88,7 @@ export function buildFromPrepared(
       'distractors.borrow.plausible.related reads the training splits of `contamination`, which the recipe does not have',
       { field: 'distractors.borrow.plausible.related' },
     )
-  const fallbacks = plausible?.fallback.length ?? 0
-  const atLevel = new Map<number, Map<string, Lending>>()
-  // the training splits' ties, one per source for every level
-  const relatedOf = new Map<string, RelatedOptions>()
-  const lendingsAt = (level: number) => {
-    let got = atLevel.get(level)
-    if (!got) atLevel.set(level, (got = lendings(recipe, prepared, memos, resources, level, relatedOf)))
-    return got
-  }
-  const levels: Record<Split, number> = { test: 0, val: 0 }
+  const lenders = lendings(recipe, prepared, memos, resources)
   const isNegative = negationTest(recipe)
   // a negative question is never grown: an off-topic option would be a right answer there
   const held = (p: PreparedSource, c: Candidate) => p.spec.fixedChoices !== undefined || isNegative(p.spec, c.normQuestion)
@@ -113,38 +102,24 @@ export function buildFromPrepared(
     const failed: Candidate[] = []
     for (const split of ['test', 'val'] as const) {
       const selected = selectSplit(prepared, split, taken, rejected, skipped)
-      // the plausible rule's thresholds, then each of its fallbacks in turn, until the quota table can be met
-      let level = 0
-      let items: { p: PreparedSource; c: Candidate; lending: Lending | undefined }[]
-      let counts: Map<string, number>
-      for (;;) {
-        const lenders = lendingsAt(level)
-        items = prepared.flatMap((p) =>
-          selected.get(p.spec.name)!.map((c) => ({ p, c, lending: lenders.get(groupKey(p.spec.name, split, groupOf(p.spec, c))) })),
-        )
-        try {
-          counts = assignQuotas(
-            items.map(({ p, c, lending }) => {
-              const own = Math.min(8, c.options.length)
-              return {
-                id: c.id,
-                key: c.identity,
-                group: `${p.spec.name}/${groupOf(p.spec, c)}`,
-                capacity: held(p, c) ? own : (lending?.capacity(c) ?? own),
-                fixed: p.spec.fixedChoices,
-              }
-            }),
-            recipe.quotas[split],
-            recipe.seed,
-            split,
-          )
-          break
-        } catch (e) {
-          if (!(e instanceof JevError) || e.code !== 'QUOTA' || level >= fallbacks) throw e
-          level++
-        }
-      }
-      levels[split] = level
+      const items = prepared.flatMap((p) =>
+        selected.get(p.spec.name)!.map((c) => ({ p, c, lending: lenders.get(groupKey(p.spec.name, split, groupOf(p.spec, c))) })),
+      )
+      const counts = assignQuotas(
+        items.map(({ p, c, lending }) => {
+          const own = Math.min(8, c.options.length)
+          return {
+            id: c.id,
+            key: c.identity,
+            group: `${p.spec.name}/${groupOf(p.spec, c)}`,
+            capacity: held(p, c) ? own : (lending?.capacity(c) ?? own),
+            fixed: p.spec.fixedChoices,
+          }
+        }),
+        recipe.quotas[split],
+        recipe.seed,
+        split,
+      )
       const dealt =
         recipe.placement === 'dealt'
           ? dealPositions(
@@ -182,7 +157,7 @@ export function buildFromPrepared(
       const drops = new Map(prepared.map((p) => [p.spec.name, new Map(p.drops)]))
       for (const [source, counts] of skipped) for (const [reason, n] of counts) countDrop(drops.get(source)!, reason, n)
       for (const id of rejected) countDrop(drops.get(sourceOf(prepared, id))!, 'final_not_distinct')
-      return { records, drops, origins, ...(plausible && { levels }) }
+      return { records, drops, origins }
     }
     for (const c of failed) rejected.add(c.id)
   }
@@ -213,49 +188,28 @@ function lengthDeal(
   return items.some(({ lending }) => lending?.canLengthen) ? dealLongest(dealt, seed, split) : null
 }
 
-/** The borrowing rule with the plausible rule's thresholds of fallback `level` (0: its own). */
-function atFallback(rule: Distractors['borrow'], level: number): Distractors['borrow'] {
-  if (!rule.plausible || level === 0) return rule
-  const f = rule.plausible.fallback[level - 1]!
-  const { vectors, related } = rule.plausible
-  return {
-    ...rule,
-    plausible: {
-      ...rule.plausible,
-      ...(f.maxWords !== undefined && { maxWords: f.maxWords }),
-      ...(vectors && { vectors: { ...vectors, minTopic: f.minTopic ?? vectors.minTopic } }),
-      ...(related && { related: { min: { ...related.min, ...f.relatedMin } } }),
-    },
-  }
-}
-
 /** What each group's side can lend, by the recipe's rule. */
 function lendings(
   recipe: Recipe,
   prepared: readonly PreparedSource[],
   memos: LendingMemos,
   resources: BuildResources,
-  level = 0,
-  relatedOf = new Map<string, RelatedOptions>(),
 ): Map<string, Lending> {
   const out = new Map<string, Lending>()
-  const rule = atFallback(recipe.distractors.borrow, level)
+  const rule = recipe.distractors.borrow
   const isNegative = negationTest(recipe)
-  for (const p of prepared)
+  for (const p of prepared) {
+    // never grown: nothing to lend
+    if (p.spec.fixedChoices !== undefined) continue
+    // the training splits' ties, one per source for both its sides
+    const sets = rule.plausible?.related ? resources.related?.get(p.spec.name) : undefined
+    const related = sets ? new RelatedOptions(sets) : undefined
     for (const split of ['test', 'val'] as const) {
-      // never grown: nothing to lend
-      if (p.spec.fixedChoices !== undefined) continue
-      const sets = rule.plausible?.related ? resources.related?.get(p.spec.name) : undefined
-      const related = sets
-        ? (relatedOf.get(p.spec.name) ?? relatedOf.set(p.spec.name, new RelatedOptions(sets)).get(p.spec.name))
-        : undefined
       const relatedMin = related && p.spec.language ? Math.round(1024 * (rule.plausible?.related?.min[p.spec.language] ?? 0)) : 0
       for (const [g, side] of groupsOf(p.spec, p.lenders[split])) {
         const key = groupKey(p.spec.name, split, g)
-        // each level's candidates are its own
-        const memoKey = level === 0 ? key : `${key}\u0000${level}`
-        let memo = memos.get(memoKey)
-        if (!memo) memos.set(memoKey, (memo = new Map()))
+        let memo = memos.get(key)
+        if (!memo) memos.set(key, (memo = new Map()))
         out.set(
           key,
           similarLending(side, {
@@ -273,6 +227,7 @@ function lendings(
         )
       }
     }
+  }
   return out
 }
 

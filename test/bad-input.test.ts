@@ -498,7 +498,7 @@ describe("a recipe's pinned screening file", () => {
     const json = JSON.parse(await readFile(join(dir, 'recipe.json'), 'utf8'))
     const screen = screened ? { screened: { path: 'screened.json', sha256: pin ?? sha256Hex(text) } } : {}
     json.distractors = { borrow: { rule: 'similar', plausible: { lenders: 200, maxWords: 50, ...screen } } }
-    // tables the fixture's few questions can meet under the plausible rule (as in fallback.unit.ts)
+    // tables the fixture's few questions can meet under the plausible rule
     json.quotas = {
       test: { '2': 16, '3': 10, '4': 22, '5': 20, '6': 4, '7': 1, '8': 1 },
       val: { '2': 9, '3': 4, '4': 12, '5': 5, '6': 1, '7': 1, '8': 0 },

@@ -165,7 +165,7 @@ export function similarLending(
     const mine = new Set(c.normOptions)
     const cls = numberClass(c.options)
     const sameForm = o.rules.sameForm ? formFilter(c.options) : () => true
-    const kind = sameKind(c.options, rules.byForm)
+    const kind = sameKind(c.options)
     const nearCopyOfOwn = o.rules.skipNearCopies ? nearCopyTest(c.normOptions, shapes!) : () => false
     const penalty = lengthPenalty(c.options)
     // read by next(), not for…of with a break, which would close the walk before the lenders are read

@@ -33,7 +33,7 @@ export const Manifest = z.strictObject({
   audit: Audit.optional(),
   /** the contamination check (recipes with a `contamination` section) */
   contamination: ContaminationSummary.optional(),
-  /** per split, which thresholds of the plausible rule met the quota table: 0 its own, i its i-th fallback */
+  /** per split, the plausible rule's threshold level: 0, its own (1.2.0's fallbacks made it more) */
   borrowingLevels: z.strictObject({ test: z.int().nonnegative(), val: z.int().nonnegative() }).optional(),
   /** the "Changes from" figures pinned in the lock (recipes without typed ones) */
   changesFrom: z.strictObject({ version: z.string(), bySource: z.record(z.string(), SourceChanges) }).optional(),

@@ -48,6 +48,10 @@ export const DEFAULT_NEGATION_PATTERNS: Record<Language, string[]> = {
   ja: ['ない|以外|でない|ではない|誤り|間違'],
 }
 
+/** Recipe 1.3.0 spells out fields no rule reads any more: each allows only the value it has there. */
+const inert = <T extends z.ZodType>(value: T) =>
+  value.optional().describe("no effect; kept so recipe 1.3.0's content hash stays (the next recipe version drops it)")
+
 /** Amendment 1.2: which candidate options an item may borrow and in what order, by their fit to the item. */
 const Plausible = z.strictObject({
   lenders: z.int().positive().default(40).describe('how many of the most similar lenders (that pass the lender rules) offer options'),
@@ -96,24 +100,8 @@ const Plausible = z.strictObject({
     })
     .optional()
     .describe("options the training splits of `contamination.against` list together with the item's own: one topic"),
-  fallback: z
-    .array(
-      z.strictObject({
-        minTopic: z.number().min(-1).max(1).optional(),
-        relatedMin: z.partialRecord(z.enum(LANGUAGES), z.number().nonnegative()).optional(),
-        maxWords: z.int().positive().optional(),
-      }),
-    )
-    .default([])
-    .describe(
-      'looser thresholds, tried in turn for a split whose quota table the ones above cannot meet; each replaces only the fields it names (the card says which it used)',
-    ),
-  byForm: z
-    .boolean()
-    .default(true)
-    .describe(
-      "whether the kind test reads the options' form too (the word they start with, an article, a word count, a shared topic word, the script, a predicate); units and options that refer to others are always read",
-    ),
+  fallback: inert(z.tuple([])),
+  byForm: inert(z.literal(false)),
   screened: z
     .strictObject({
       path: repoPath.describe('the file, next to the recipe (made by scripts/screen.ts)'),
@@ -136,10 +124,6 @@ const Plausible = z.strictObject({
     ),
 })
 export type Plausible = z.infer<typeof Plausible>
-
-/** Recipe 1.3.0 spells out fields no rule reads any more: each allows only the value it has there. */
-const inert = <T extends z.ZodType>(value: T) =>
-  value.optional().describe("no effect; kept so recipe 1.3.0's content hash stays (the next recipe version drops it)")
 
 /** Lenders ranked by TF-IDF similarity, only their wrong options lent, like for like. */
 const SimilarBorrowing = z.strictObject({

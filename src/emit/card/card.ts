@@ -29,8 +29,6 @@ export interface CardInput {
   contamination?: ContaminationSummary
   /** the "Changes from" figures pinned in the lock, for a recipe that types none */
   changes?: Readonly<Record<string, SourceChanges>>
-  /** per split, the plausible rule's thresholds that met the quota table (0 its own, i its i-th fallback) */
-  levels?: Record<'test' | 'val', number>
   /** the blind hand-judged rates of this build's borrowed options */
   judged?: JudgedRates
 }
@@ -111,11 +109,6 @@ export function positionsTable(stats: DatasetStats): string {
     [`${s} expected if uniform`, ...stats.expectedPositions[s].map((x) => x.toFixed(1))],
   ])
   return table(['split', ...LABELS.split('')], rows)
-}
-
-function levelsLine(levels: Record<'test' | 'val', number>): string {
-  const one = (split: string, l: number) => `${split} ${l === 0 ? "the rule's own" : `fallback ${l}`}`
-  return `${one('test', levels.test)}, ${one('val', levels.val)} (the smaller a side's pool of lenders, the looser the thresholds its quota table needs)`
 }
 
 export function renderCard(c: CardInput): string {
@@ -231,12 +224,6 @@ Files read: ${files.join(', ')}. No other split (no train split) is used${recipe
   } All randomness comes from seed ${recipe.seed} through seedrandom (alea) streams keyed by purpose and upstream identity.
 
 ${auditSection(c.audit, recipe)}${
-  c.levels && hasFallbacks(recipe)
-    ? `
-
-Thresholds used: ${levelsLine(c.levels)}.`
-    : ''
-}${
   c.judged
     ? `
 
@@ -295,10 +282,4 @@ ${
 `
     : ''
 }`
-}
-
-/** Whether the recipe's plausible rule has looser thresholds to fall back on (else there is no level to state). */
-function hasFallbacks(recipe: Recipe): boolean {
-  const b = recipe.distractors.borrow
-  return (b.plausible?.fallback.length ?? 0) > 0
 }

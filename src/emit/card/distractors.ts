@@ -51,18 +51,10 @@ export function growingRule(recipe: Recipe): string {
 /** Amendment 1.2's rule, as the card states it. */
 function plausibleRule(recipe: Recipe, p: Plausible, skipped: string[], options: string[], negatives: string): string {
   const v = p.vectors
-  const fallback = p.fallback.map((f, i) => {
-    const parts = [
-      f.minTopic !== undefined ? `topic cosine at least ${f.minTopic}` : '',
-      f.maxWords !== undefined ? `own options of up to ${f.maxWords} words` : '',
-      ...Object.entries(f.relatedMin ?? {}).map(([lang, m]) => `${lang} tie at least ${m}`),
-    ].filter((x) => x !== '')
-    return `${i + 1}: ${parts.join(', ')}`
-  })
   return [
     `Growing keeps every upstream option and borrows wrong options of other questions of the item's group on the same side (the ${p.lenders} most similar by TF-IDF cosine, near-copies and the lenders below skipped). Nothing is borrowed across the test/val divide. A candidate must be of the item's own kind and about its topic, and is ranked by its own fit to the item, not only by its lender:`,
     `  - Lenders skipped: ${skipped.join('; ')}.`,
-    `  - Options lent: ${options.join('; ')}; ${p.byForm ? "of the item's own form (the word most own options start with, an article only where one of them has one, a word count near theirs, a topic word half of them share; for Japanese the script and whether it is a predicate); " : ''}a number only in a unit the own options have; never an option that refers to others ("None of the above", "I only", "both"); never one that shares a content word with the item's right answer (Japanese: a pair of characters, or one holding the other), nor a near-copy of the right answer of any of the ${recipe.distractors.borrow.rightAnswersOf} most similar questions.`,
+    `  - Options lent: ${options.join('; ')}; a number only in a unit the own options have; never an option that refers to others ("None of the above", "I only", "both"); never one that shares a content word with the item's right answer (Japanese: a pair of characters, or one holding the other), nor a near-copy of the right answer of any of the ${recipe.distractors.borrow.rightAnswersOf} most similar questions.`,
     v
       ? `  - English topic fit: static word vectors (${v.from}, quantised to integers, pinned by sha256 \`${v.sha256.slice(0, 12)}…\`), a candidate's cosine with the item's own options at least ${v.minTopic} and below ${v.maxAnswer} with its right answer.`
       : '',
@@ -81,9 +73,6 @@ function plausibleRule(recipe: Recipe, p: Plausible, skipped: string[], options:
     `  - The candidates are ranked by fit (lender similarity, topic fit, ties and shared words, less a penalty for a length unlike the own options'); the best ones are lent.${p.lengthCue ? ' Where the right answer is the longest own option, a longer candidate is among them often enough that "always the longest" earns about 1/n on grown items (dealt per split and option count).' : ''}`,
     p.screened
       ? `  - Screened by reviewers (language-model instances, each seeing only its sheet): each item's top candidates were shown to a reviewer with the question, its own options and its right answer, and marked acceptable (a reader would take it for a genuine option, and it is wrong), foreign, or may also be right; where a second reviewer rechecked the accepted ones, only what both passed is lent. An item with too few keeps fewer options, and the option counts go to items that have them. The marks are pinned by sha256 (\`${p.screened.path}\`, \`${p.screened.sha256.slice(0, 12)}…\`); the protocol is in the builder's \`docs/judging.md\`, the sheets and marks under \`docs/judging/\`.`
-      : '',
-    fallback.length
-      ? `  - Where a split's quota table cannot be met with these thresholds, looser ones are tried in turn, each replacing only what it names (${fallback.join('; ')}); the split's level is in \`manifest.json\` (\`borrowingLevels\`) and below.`
       : '',
     `  - ${negatives}`,
   ]
