@@ -241,7 +241,7 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
     audit,
     ...(contaminationSummary ? { contamination: contaminationSummary } : {}),
     // the plausible rule's threshold level per split, which 1.2.0's fallbacks made 1 or more: always its own now
-    ...(recipe.distractors.borrow.plausible ? { borrowingLevels: { test: 0, val: 0 } } : {}),
+    borrowingLevels: { test: 0, val: 0 },
     ...(pinned ? { changesFrom: pinned } : {}),
   })
   const files = new Map(OUTPUTS.filter(isMade).map((o) => [o.name, o.kind === 'manifest' ? manifestJson(manifest) : contentOf(o)]))
@@ -259,10 +259,10 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
 /** The files the recipe pins besides its sources, checked against their sha256. */
 async function readResources(recipe: Recipe): Promise<BuildResources> {
   const borrow = recipe.distractors.borrow
-  const pinned = borrow.plausible?.vectors
+  const pinned = borrow.plausible.vectors
   const out: BuildResources = {}
   if (pinned) out.vectors = WordVectors.parse(await readPinned(recipe, pinned, 'word vectors'), pinned.path, pinned.sha256)
-  const screened = borrow.plausible?.screened
+  const screened = borrow.plausible.screened
   if (screened)
     out.screen = new Screen(
       parsePinnedJson(
@@ -290,7 +290,7 @@ async function readResources(recipe: Recipe): Promise<BuildResources> {
  */
 function screenFits(recipe: Recipe, screen: Screen, prepared: readonly PreparedSource[]): string[] {
   const borrow = recipe.distractors.borrow
-  const file = borrow.plausible?.screened?.path ?? 'the screened file'
+  const file = borrow.plausible.screened?.path ?? 'the screened file'
   const ids = new Set(prepared.flatMap((p) => [...p.sides.test, ...p.sides.val].map((c) => c.id)))
   const strangers = screen.strangers(ids)
   if (strangers.length === 0) return []

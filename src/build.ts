@@ -15,7 +15,7 @@ import { assignQuotas } from './select/quota.ts'
 import { selectSplit } from './select/select.ts'
 import { dealPositions } from './shape/deal.ts'
 import { allDistinct, type Origin, reshape } from './shape/reshape.ts'
-import { keyedHash, rngFor } from './shape/rng.ts'
+import { keyedHash } from './shape/rng.ts'
 import { compareStrings } from './util/canonical.ts'
 
 export interface BuildOutput {
@@ -74,15 +74,15 @@ export function buildFromPrepared(
   resources: BuildResources = {},
 ): BuildOutput {
   const plausible = recipe.distractors.borrow.plausible
-  if (plausible?.vectors && !resources.vectors)
+  if (plausible.vectors && !resources.vectors)
     throw new JevError('RECIPE', 'the recipe names word vectors (distractors.borrow.plausible.vectors) that were not read', {
       field: 'distractors.borrow.plausible.vectors',
     })
-  if (plausible?.screened && !resources.screen)
+  if (plausible.screened && !resources.screen)
     throw new JevError('RECIPE', 'the recipe names screened candidates (distractors.borrow.plausible.screened) that were not read', {
       field: 'distractors.borrow.plausible.screened',
     })
-  if (plausible?.related && !recipe.contamination)
+  if (plausible.related && !recipe.contamination)
     throw new JevError(
       'RECIPE',
       'distractors.borrow.plausible.related reads the training splits of `contamination`, which the recipe does not have',
@@ -181,7 +181,7 @@ function lengthDeal(
     if (!lending?.canLengthen || k <= 0) continue
     // every grown item counts towards its option count's budget; only those whose right answer is the longest spend it
     const right = longestCredit(c.options, c.answer) > 0
-    const kept = right ? lending.borrow(c, k, rngFor(seed, 'grow', c.identity), 'keep') : []
+    const kept = right ? lending.borrow(c, k, 'keep') : []
     const credit = right ? longestCredit([...c.options, ...kept.map((b) => b.text)], c.answer) : 0
     dealt.push({ id: c.id, identity: c.identity, n, credit, choice: credit > 0 && lending.canLengthen(c, k) })
   }
@@ -202,10 +202,10 @@ function lendings(
     // never grown: nothing to lend
     if (p.spec.fixedChoices !== undefined) continue
     // the training splits' ties, one per source for both its sides
-    const sets = rule.plausible?.related ? resources.related?.get(p.spec.name) : undefined
+    const sets = rule.plausible.related ? resources.related?.get(p.spec.name) : undefined
     const related = sets ? new RelatedOptions(sets) : undefined
     for (const split of ['test', 'val'] as const) {
-      const relatedMin = related && p.spec.language ? Math.round(1024 * (rule.plausible?.related?.min[p.spec.language] ?? 0)) : 0
+      const relatedMin = related && p.spec.language ? Math.round(1024 * (rule.plausible.related?.min[p.spec.language] ?? 0)) : 0
       for (const [g, side] of groupsOf(p.spec, p.lenders[split])) {
         const key = groupKey(p.spec.name, split, g)
         let memo = memos.get(key)
@@ -217,7 +217,7 @@ function lendings(
             maxChars: recipe.borrowMaxChars,
             tieKey: (c) => parseInt(keyedHash(recipe.seed, 'lend', `${p.spec.name}\u0000${split}\u0000${c.identity}`).slice(0, 8), 16),
             ...(resources.vectors && { vectors: resources.vectors }),
-            ...(resources.screen && rule.plausible?.screened && { screen: resources.screen }),
+            ...(resources.screen && rule.plausible.screened && { screen: resources.screen }),
             ...(related && { related, relatedMin }),
             cueKey: (c) =>
               BigInt(`0x${keyedHash(recipe.seed, 'length-cue', `${p.spec.name}\u0000${split}\u0000${c.identity}`).slice(0, 13)}`),

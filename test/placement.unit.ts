@@ -288,6 +288,7 @@ describe('checkPlacement on hand-made records', () => {
     const prov = [line(q, 'test', [2])]
     const withMinimum = recipeOf([{ ...a, language: 'en' }], {
       distractors: Distractors.parse({
+        borrow: { plausible: {} },
         negatives: { patterns: { en: [String.raw`\b(not|lowest|smallest|fewest|least|lack|without)\b`] } },
       }),
     })

@@ -3,7 +3,6 @@
  * can backtrack catastrophically, "__proto__" as a key anywhere, and bytes that are not UTF-8.
  */
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -61,10 +60,10 @@ test('"__proto__" is refused as a key in negation patterns and in changesFrom.by
   assert.throws(() => parseRecipe(JSON.parse(patterns)), recipeError(/\$\.distractors\.negatives\.patterns\.__proto__: .*reserved/))
   const fr = withPatterns({ en: ['\\bnot\\b'], fr: ['pas'] })
   assert.throws(() => parseRecipe(fr), recipeError(/patterns/))
-  // 1.1.0's recipe types its "Changes from" figures; 1.2.0's are computed by the build
-  const real = JSON.parse(readFileSync('recipes/jev-bench-1.1.0.json', 'utf8')) as { changesFrom: { bySource: Record<string, unknown> } }
-  const bySource = Object.keys(real.changesFrom.bySource)[0]!
-  const text = JSON.stringify(real).replace(`"${bySource}":`, '"__proto__":')
+  // the current recipe with typed "Changes from" figures, their first source renamed
+  const real = JSON.parse(REAL_TEXT) as { changesFrom: Record<string, unknown> }
+  real.changesFrom.bySource = { jcommonsenseqa: { kept: 1, optionsChanged: 2, replaced: 0 } }
+  const text = JSON.stringify(real).replace('"jcommonsenseqa":{"kept"', '"__proto__":{"kept"')
   assert.throws(() => parseRecipe(JSON.parse(text)), recipeError(/\$\.changesFrom\.bySource\.__proto__: .*reserved/))
 })
 

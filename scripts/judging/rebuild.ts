@@ -13,7 +13,7 @@ import { loadSource } from '../../src/load-sources.ts'
 import { type PreparedSource, SourcePreparer } from '../../src/prepare/prepare.ts'
 import { loadRecipe, recipeResource } from '../../src/recipe/load.ts'
 import { lockedRevision, lockPathFor, readLock } from '../../src/recipe/lock.ts'
-import type { Recipe, SimilarBorrowing, Split } from '../../src/recipe/schema.ts'
+import type { Recipe, Split } from '../../src/recipe/schema.ts'
 import { compareStrings, normalize } from '../../src/util/canonical.ts'
 
 export interface CandidateItem {
@@ -34,7 +34,7 @@ export async function loadBuildInputs(
 ): Promise<{ recipe: Recipe; prepared: PreparedSource[]; resources: BuildResources }> {
   const recipe = await loadRecipe(recipePath)
   const borrow = recipe.distractors.borrow
-  if (!borrow.plausible?.vectors) throw new Error(`${recipePath}: no plausible rule with word vectors`)
+  if (!borrow.plausible.vectors) throw new Error(`${recipePath}: no plausible rule with word vectors`)
   const pinned = borrow.plausible.vectors
   const lock = await readLock(lockPathFor(recipePath))
   const fetcher = createMirrorFetcher(mirror)
@@ -76,8 +76,8 @@ export async function rebuildWithCandidates(
   mirror: string,
 ): Promise<{ items: CandidateItem[]; identical: boolean | null }> {
   const { recipe, prepared, resources } = await loadBuildInputs(recipePath, mirror)
-  const borrow = recipe.distractors.borrow as SimilarBorrowing
-  const plausible = borrow.plausible!
+  const borrow = recipe.distractors.borrow
+  const plausible = borrow.plausible
   const unscreened = {
     ...recipe,
     distractors: { ...recipe.distractors, borrow: { ...borrow, plausible: { ...plausible, screened: undefined } } },

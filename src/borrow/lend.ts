@@ -1,6 +1,5 @@
 import type { Candidate } from '../prepare/eligibility.ts'
-import type { Plausible, SimilarBorrowing } from '../recipe/schema.ts'
-import { type Rng, sample } from '../shape/rng.ts'
+import type { Borrowing, Plausible } from '../recipe/schema.ts'
 import { codePointLength, compareStrings, normalize } from '../util/canonical.ts'
 import { lengthPenalty, nearAnswer, sameKind } from './fit.ts'
 import { fitsClass, formFilter, isLabelLike, NearCopyShapes, nearCopyTest, numberClass } from './option-kinds.ts'
@@ -27,17 +26,17 @@ export interface Lending {
   /** the item's own options plus what it may borrow, at most 8 */
   capacity(c: Candidate): number
   /**
-   * `k` options for the item, drawn with its own stream. `longest` (Amendment
-   * 1.2's length rule) says whether an item whose right answer is its longest
-   * option keeps it so; without it, the rule's own choice.
+   * The `k` best-fitting options for the item. `longest` (Amendment 1.2's
+   * length rule) says whether an item whose right answer is its longest
+   * option keeps it so; without it, it does.
    */
-  borrow(c: Candidate, k: number, rng: Rng, longest?: 'keep' | 'lengthen'): Borrowed[]
+  borrow(c: Candidate, k: number, longest?: 'keep' | 'lengthen'): Borrowed[]
   /** Whether the length rule has a choice for the item at k borrowed options: it lends something longer than its right answer, which is its longest. */
   canLengthen?(c: Candidate, k: number): boolean
 }
 
 export interface SimilarLendingOptions {
-  rules: SimilarBorrowing
+  rules: Borrowing
   maxChars: number
   /** keys the tie-break between lenders of equal similarity */
   tieKey: (c: Candidate) => number
@@ -56,11 +55,11 @@ export interface SimilarLendingOptions {
 }
 
 /**
- * Amendment 1.1: an item's lenders are the other questions of its group's side
- * ranked by TF-IDF similarity (near-copies skipped); only their wrong options
- * are lent, like for like; the draw is from the first drawFactor × needed.
- * The index is built on first use, for the items whose capacity the deal of
- * option counts asks for, and each item's candidates are worked out once.
+ * An item's lenders are the other questions of its group's side ranked by
+ * TF-IDF similarity (near-copies skipped); only their wrong options of the
+ * item's own kind are lent, best fit first (plausibleCandidates). The index is
+ * built on first use, for the items whose capacity the deal of option counts
+ * asks for, and each item's candidates are worked out once.
  */
 export function similarLending(
   side: readonly Candidate[],
@@ -80,64 +79,8 @@ export function similarLending(
   function candidates(c: Candidate): Borrowed[] {
     const held = memo.get(c.id)
     if (held) return held
-    if (o.rules.plausible) {
-      const out = plausibleCandidates(c, o.rules.plausible)
-      memo.set(c.id, out)
-      return out
-    }
-    const own = c.options.length
-    const limit = o.rules.drawFactor * Math.max(0, 8 - own)
-    const out: Borrowed[] = []
+    const out = plausibleCandidates(c, o.rules.plausible)
     memo.set(c.id, out)
-    if (limit === 0) return out
-    const { lenders, position, ties, isNegative } = (ready ??= lendingSide(side, o))
-    const at = position.get(c.id)
-    if (at === undefined) return out
-    if (index === null) {
-      index = new TfIdfIndex(lenders.map(lendingDocument))
-      words = new ContentWords(index)
-      shapes = new NearCopyShapes()
-    }
-    const content = words!
-    const covered = o.rules.skipNarrowerLenders ? content.coveredBy(at) : () => false
-    const mine = new Set(c.normOptions)
-    const cls = numberClass(c.options)
-    const sameForm = o.rules.sameForm ? formFilter(c.options) : () => true
-    const nearCopyOfOwn = o.rules.skipNearCopies ? nearCopyTest(c.normOptions, shapes!) : () => false
-    const seen = new Set<string>()
-    const byScore = ranked(index, at, ties, nearCopy)
-    // the right answers of the most similar questions are never lent, even where a lender lists one as wrong:
-    // "Which resource is renewable?" must not borrow "solar energy" from "Which renewable resource is made by convection?"
-    const nearest: number[] = []
-    // the break closes byScore, so only these nearest lenders are read below: 1.1.0's records depend on it
-    if (o.rules.rightAnswersOf > 0) for (const j of byScore) if (nearest.push(j) === o.rules.rightAnswersOf) break
-    const rightNearby = new Set(nearest.filter((j) => !isNegative(j)).map((j) => lenders[j]!.normOptions[lenders[j]!.answer]!))
-    const order = (function* () {
-      yield* nearest
-      yield* byScore
-    })()
-    let used = 0
-    for (const j of order) {
-      const lender = lenders[j]!
-      if (o.rules.skipNegativeLenders && isNegative(j)) continue
-      if (o.rules.skipOverlappingLenders && lender.normOptions.some((n) => mine.has(n))) continue
-      if (covered(j)) continue
-      // the least similar of a large group lend options that are plainly foreign: better a smaller capacity
-      if (used++ === o.rules.maxLenders) break
-      for (let i = 0; i < lender.options.length; i++) {
-        if (i === lender.answer) continue
-        const text = lender.options[i]!
-        const norm = lender.normOptions[i]!
-        if (mine.has(norm) || seen.has(norm) || rightNearby.has(norm)) continue
-        if (text.length > o.maxChars && codePointLength(text) > o.maxChars) continue
-        if (o.rules.likeForLike && !fitsClass(cls, text)) continue
-        if (o.rules.skipLabelLike && isLabelLike(text)) continue
-        if (!sameForm(text) || nearCopyOfOwn(norm)) continue
-        seen.add(norm)
-        out.push({ text, lender: lender.id, index: i })
-        if (out.length === limit) return out
-      }
-    }
     return out
   }
 
@@ -184,7 +127,6 @@ export function similarLending(
     const answering = o.related?.answering(c.normQuestion)
     const need = o.relatedMin ?? 0
     const itemTerms = termsOf([c.normQuestion, ...c.normOptions])
-    const minScore = quantise(rules.minSimilarity)
     const topic = topicFit(c, rules)
     const found: { b: Borrowed; fit: number; tie: number }[] = []
     const seen = new Set<string>()
@@ -193,7 +135,6 @@ export function similarLending(
       yield* nearest
       yield* byScore
     })()) {
-      if (scores[j]! < minScore) break
       const lender = lenders[j]!
       if (o.rules.skipNegativeLenders && isNegative(j)) continue
       if (o.rules.skipOverlappingLenders && lender.normOptions.some((n) => mine.has(n))) continue
@@ -220,7 +161,6 @@ export function similarLending(
         if (onTopic === null) continue
         if (nearCopyOfOwn(norm) || paraphrase(norm) || tooClose(text)) continue
         const fit = similarity + onTopic + 384 * Math.min(3, listedWith.get(norm) ?? 0) + trained + shared(itemTerms, norm) - penalty(text)
-        if (fit < rules.minFit) continue
         found.push({ b: { text, lender: lender.id, index: i }, fit, tie: mix32(ties[at]! ^ ties[j]! ^ i) })
       }
     }
@@ -289,14 +229,8 @@ export function similarLending(
   return {
     candidates,
     capacity: (c) => Math.min(8, c.options.length + candidates(c).length),
-    borrow(c, k, rng, longest) {
-      const list = candidates(c)
-      if (o.rules.plausible) return bestFit(c, list, k, o.rules.plausible.lengthCue ? (longest ?? 'keep') : 'keep')
-      const from = list.slice(0, Math.min(list.length, o.rules.drawFactor * k))
-      if (from.length < k) throw new RangeError(`${c.id}: ${from.length} options to borrow, ${k} needed`)
-      return sample(rng, from, k)
-    },
-    ...(o.rules.plausible?.lengthCue && {
+    borrow: (c, k, longest) => bestFit(c, candidates(c), k, o.rules.plausible.lengthCue ? (longest ?? 'keep') : 'keep'),
+    ...(o.rules.plausible.lengthCue && {
       canLengthen(c: Candidate, k: number) {
         if (k <= 0 || longestCredit(c.options, c.answer) === 0) return false
         const right = codePointLength(c.options[c.answer]!)

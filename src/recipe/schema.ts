@@ -55,21 +55,13 @@ const inert = <T extends z.ZodType>(value: T) =>
 /** Amendment 1.2: which candidate options an item may borrow and in what order, by their fit to the item. */
 const Plausible = z.strictObject({
   lenders: z.int().positive().default(40).describe('how many of the most similar lenders (that pass the lender rules) offer options'),
-  minSimilarity: z
-    .number()
-    .min(0)
-    .lt(1)
-    .default(0.05)
-    .describe('lenders less similar than this offer nothing: what they lend is off the topic'),
+  minSimilarity: inert(z.literal(0)),
   maxWords: z
     .int()
     .positive()
     .optional()
     .describe("an English item whose longest own option has more words than this is not grown: another question's clause reads as foreign"),
-  minFit: z
-    .int()
-    .default(0)
-    .describe("candidates whose fit score is below this are not lent (the score's units are in the builder's documentation)"),
+  minFit: inert(z.literal(0)),
   vectors: z
     .strictObject({
       path: repoPath.describe('the file, next to the recipe (made by scripts/make-word-vectors.ts)'),
@@ -125,21 +117,17 @@ const Plausible = z.strictObject({
 })
 export type Plausible = z.infer<typeof Plausible>
 
-/** Lenders ranked by TF-IDF similarity, only their wrong options lent, like for like. */
-const SimilarBorrowing = z.strictObject({
+/** Lenders ranked by TF-IDF similarity, only their wrong options lent, like for like, of the item's kind and best fit first. */
+const Borrowing = z.strictObject({
   rule: inert(z.literal('similar')),
   nearCopy: z.number().gt(0).lte(1).default(0.9).describe('lenders at least this similar to the item (a near-copy) are skipped'),
-  maxLenders: z
-    .int()
-    .positive()
-    .default(10)
-    .describe('only the most similar lenders that pass the lender rules lend; an item they cannot fill gets a smaller capacity'),
+  maxLenders: inert(z.literal(10)),
   rightAnswersOf: z
     .int()
     .nonnegative()
     .default(30)
     .describe('the right answers of this many most similar questions are never lent, even where another lists one as wrong'),
-  drawFactor: z.int().positive().default(3).describe('the needed options are drawn from the first drawFactor × needed candidates'),
+  drawFactor: inert(z.literal(3)),
   likeForLike: z.boolean().default(true).describe('numbers only among numbers, no numbers among words'),
   sameForm: z
     .boolean()
@@ -161,12 +149,10 @@ const SimilarBorrowing = z.strictObject({
     .boolean()
     .default(true)
     .describe('a lender sharing an option with the item asks about the same things, perhaps the other way round'),
-  plausible: Plausible.optional().describe(
-    "1.2.0: options of the item's own kind, ranked by their fit to the item; without it, 1.1.0's draw from the first lenders' options",
-  ),
+  plausible: Plausible.describe("which options of the item's own kind may be lent, ranked by their fit to the item"),
 })
 export const Distractors = z.strictObject({
-  borrow: SimilarBorrowing.prefault({}),
+  borrow: Borrowing,
   negatives: z
     .strictObject({
       grow: inert(z.literal(false)),
@@ -175,7 +161,7 @@ export const Distractors = z.strictObject({
     .prefault({}),
 })
 export type Distractors = z.infer<typeof Distractors>
-export type SimilarBorrowing = z.infer<typeof SimilarBorrowing>
+export type Borrowing = z.infer<typeof Borrowing>
 
 /** One upstream training file a source's items are checked against (pinned and locked like a source file). */
 const TrainingFile = z.strictObject({
@@ -300,7 +286,7 @@ export const Recipe = z
     borrowMaxChars: z.int().positive(),
     quotas: z.strictObject({ test: QuotaTable, val: QuotaTable }),
     sources: z.array(SourceSpec).min(1),
-    distractors: Distractors.prefault({}),
+    distractors: Distractors,
     judged: z
       .strictObject({
         path: repoPath.describe('the file next to the recipe that scripts/judge.ts writes'),

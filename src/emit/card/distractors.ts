@@ -8,7 +8,7 @@ import { table } from './table.ts'
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`
 const fixed3 = (x: number) => x.toFixed(3)
 
-/** The "Growing" rule of "How it was built", as the recipe sets it (one list item, with sub-items for 1.1.0's rules). */
+/** The "Growing" rule of "How it was built", as the recipe sets it (one list item, with sub-items). */
 export function growingRule(recipe: Recipe): string {
   const b = recipe.distractors.borrow
   const negatives =
@@ -38,14 +38,7 @@ export function growingRule(recipe: Recipe): string {
       : '',
     b.skipLabelLike ? 'never an option that looks like a label ("(A) …", "A. …", a lone letter)' : '',
   ].filter((x) => x !== '')
-  if (b.plausible) return plausibleRule(recipe, b.plausible, skipped, options, negatives)
-  return [
-    "Growing keeps every upstream option and borrows from the item's lenders: the other questions of its group on the same side, ranked by similarity to the item (cosine of TF-IDF vectors over question, context and options; words for Latin script, character bigrams for Japanese; IDF over the group's side; ties broken by a keyed hash). Nothing is borrowed across the test/val divide.",
-    `  - Lenders skipped: ${skipped.join('; ')}. Only the ${b.maxLenders} most similar of the rest lend; an item they cannot fill can have fewer options.`,
-    `  - Options lent: ${options.join('; ')}.`,
-    `  - The options needed are drawn by the item's seeded stream from the first ${b.drawFactor} × needed candidates, in lender order.`,
-    `  - ${negatives}`,
-  ].join('\n')
+  return plausibleRule(recipe, b.plausible, skipped, options, negatives)
 }
 
 /** Amendment 1.2's rule, as the card states it. */
