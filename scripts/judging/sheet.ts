@@ -2,7 +2,8 @@
 // judge sees (question and options only, in the record's order), read the marks back and score them
 // against provenance.jsonl. Pure functions; scripts/judge.ts does the file work.
 import { ProvenanceLine } from '../../src/emit/provenance.ts'
-import { DataRecord, SPLITS, type Split } from '../../src/recipe/schema.ts'
+import { DataRecord } from '../../src/emit/schema.ts'
+import { SPLITS, type Split } from '../../src/recipe/schema.ts'
 import { keyedHash } from '../../src/shape/rng.ts'
 import { compareStrings } from '../../src/util/canonical.ts'
 

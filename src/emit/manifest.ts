@@ -2,10 +2,11 @@ import { z } from 'zod'
 import { ContaminationSummary } from '../contam/report.ts'
 import type { LoadedSource } from '../load-sources.ts'
 import type { DropCounts } from '../prepare/prepare.ts'
-import { BuilderRef, Hex64, RecipeRef, SourceChanges, type Split } from '../recipe/schema.ts'
+import type { Split } from '../recipe/schema.ts'
 import { setHash, sha256Hex } from '../util/hash.ts'
 import { Audit } from './audit.ts'
 import type { OutputFile } from './outputs.ts'
+import { BuilderRef, Hex64, RecipeRef, SourceChanges } from './schema.ts'
 import type { DatasetStats } from './stats.ts'
 
 export const Manifest = z.strictObject({

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { descriptorIssues, LANGUAGES, type Language, Mapping, SourceCard } from '../adapt/descriptor.ts'
 import { KIND_NAMES } from '../adapt/kinds.ts'
+import { SourceChanges } from '../emit/schema.ts'
 import { REPO_ID_RE as REPO } from '../util/repo-name.ts'
 import { backtrackingRisk } from './regex-safety.ts'
 
@@ -245,14 +246,6 @@ export const SourceSpec = z.strictObject({
 })
 export type SourceSpec = z.infer<typeof SourceSpec>
 
-/** Per source, how a build's records relate to the previous version's (src/check/compare.ts counts them). */
-export const SourceChanges = z.strictObject({
-  kept: z.int().describe('same id in the same split, the same record byte for byte'),
-  optionsChanged: z.int().describe('same id in the same split, other choices or answer position'),
-  replaced: z.int().describe('records of this build whose question was not in that split before'),
-})
-export type SourceChanges = z.infer<typeof SourceChanges>
-
 /** A calendar date, YYYY-MM-DD, that exists. */
 const isoDate = z
   .string()
@@ -428,23 +421,3 @@ function crossFieldChecks(value: unknown, ctx: z.RefinementCtx): void {
 }
 export type Recipe = z.infer<typeof Recipe>
 export type RecipeInput = z.input<typeof Recipe>
-
-export const Hex64 = z.string().regex(/^[0-9a-f]{64}$/)
-/** How the lock and the manifest name the recipe and the builder they came from. */
-export const RecipeRef = z.strictObject({ name: z.string(), version: z.string(), hash: Hex64 })
-export const BuilderRef = z.strictObject({ name: z.string(), version: z.string() })
-
-/** One line of test.jsonl / val.jsonl; key order is the output order. */
-export const DataRecord = z
-  .strictObject({
-    id: z.string().min(1),
-    source: z.string().min(1),
-    question: z.string(),
-    context: z.string().nullable(),
-    choices: z.array(z.string()).min(2).max(8),
-    answer_idx: z.int().nonnegative(),
-    n_choices: z.int().min(2).max(8),
-  })
-  .refine((r) => r.answer_idx < r.choices.length, { message: 'answer_idx out of range', path: ['answer_idx'] })
-  .refine((r) => r.n_choices === r.choices.length, { message: 'n_choices is not choices.length', path: ['n_choices'] })
-export type DataRecord = z.infer<typeof DataRecord>

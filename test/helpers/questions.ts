@@ -1,7 +1,8 @@
 // Small hand-made inputs shared by the unit tests.
 
 import type { UpstreamQuestion } from '../../src/adapt/adapter.ts'
-import { type DataRecord, Distractors, type Recipe, type SourceSpec } from '../../src/recipe/schema.ts'
+import type { DataRecord } from '../../src/emit/schema.ts'
+import { Distractors, type Recipe, type SourceSpec } from '../../src/recipe/schema.ts'
 
 /** An upstream question with sensible defaults; override any field. */
 export function uq(over: Partial<UpstreamQuestion> & Pick<UpstreamQuestion, 'id'>): UpstreamQuestion {

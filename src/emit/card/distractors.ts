@@ -1,6 +1,7 @@
-import { N_CHOICES, type Plausible, type Recipe, type SourceChanges, SPLITS } from '../../recipe/schema.ts'
+import { N_CHOICES, type Plausible, type Recipe, SPLITS } from '../../recipe/schema.ts'
 import type { Audit } from '../audit.ts'
 import { figureLink } from '../figures.ts'
+import type { SourceChanges } from '../schema.ts'
 import { table } from './table.ts'
 
 /** The card's text on distractors: how they were borrowed, the audit, and what changed from the last version. */
