@@ -9,7 +9,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join as pathJoin } from 'node:path'
 import { parseArgs } from 'node:util'
-import { longestCredit } from '../src/borrow/lend.ts'
+import { longestCredit } from '../src/borrow/length-cue.ts'
 import { ScreenedFile, screenedFile } from '../src/borrow/screen.ts'
 import { codePointLength } from '../src/util/canonical.ts'
 import { rebuildWithCandidates } from './judging/rebuild.ts'

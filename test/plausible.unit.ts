@@ -4,6 +4,7 @@ import { gzipSync } from 'node:zlib'
 import { isReferential, lengthPenalty, nearAnswer, sameKind } from '../src/borrow/fit.ts'
 import { similarLending } from '../src/borrow/lend.ts'
 import { dealLongest } from '../src/borrow/length-cue.ts'
+import { fitOf, type OptionRule } from '../src/borrow/option-rules.ts'
 import { RelatedOptions } from '../src/borrow/related.ts'
 import { Screen, ScreenedFile, screenedFile } from '../src/borrow/screen.ts'
 import { centroid, cosine1024, vectorWords, WordVectors } from '../src/borrow/vectors.ts'
@@ -36,6 +37,21 @@ describe('sameKind', () => {
     assert.equal(sameKind(['アキレス腱', '鎖骨', '薬指', '綿', 'つま先'])('黄色い'), true)
     assert.equal(sameKind(['5 m/s', '10 m/s'])('None of these'), false)
   })
+})
+
+test('fitOf runs the option rules in order: the first that rejects ends them, else their credits add to the base', () => {
+  const ran: string[] = []
+  const rule =
+    (name: string, got: number | null): OptionRule =>
+    () => {
+      ran.push(name)
+      return got
+    }
+  assert.equal(fitOf([rule('a', 3), rule('b', 0), rule('c', -1)], 'x', 'x', 100), 102)
+  assert.deepEqual(ran, ['a', 'b', 'c'])
+  ran.length = 0
+  assert.equal(fitOf([rule('a', 3), rule('b', null), rule('c', -1)], 'x', 'x', 100), null)
+  assert.deepEqual(ran, ['a', 'b'])
 })
 
 test('options that refer to others are never lent', () => {
