@@ -150,7 +150,7 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
   const lending = use ? await readLendingMemos(use.cache, recipe, keys, training) : null
   const resources = await readResources(recipe)
   if (resources.screen) warnings.push(...screenFits(recipe, resources.screen, prepared))
-  if (contamination) resources.related = contamination.optionSets
+  if (contamination) resources.related = contamination.related
   const { records, drops, origins } = buildFromPrepared(recipe, prepared, lending?.memos, resources)
   if (use && lending) await writeLendingMemos(use.cache, recipe, keys, lending.memos, lending.sizes, training)
   const jsonl: Record<Split, string> = { test: toJsonl(records.test), val: toJsonl(records.val) }

@@ -50,14 +50,14 @@ export function buildRecords(
   )
 }
 
-/** What the recipe pins besides its sources, read at the edge: the plausible rule's word vectors and screen, the card's judged rates, the training options. */
+/** What the recipe pins besides its sources, read at the edge: the plausible rule's word vectors and screen, the card's judged rates, the training splits' questions. */
 export interface BuildResources {
   vectors?: WordVectors
   /** the reviewers' screening of the plausible rule's candidates */
   screen?: Screen
   /** the blind hand-judged rates the card states (not read by the middle) */
   judged?: JudgedRates
-  /** per source, its training questions with their options, normalised (read for the contamination report) */
+  /** per source, its required training files' questions, normalised: `readTraining`'s `related` (src/contam/load.ts) */
   related?: ReadonlyMap<string, readonly TrainingQuestion[]>
 }
 

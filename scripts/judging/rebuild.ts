@@ -3,7 +3,6 @@
 import { readFileSync } from 'node:fs'
 import { groupOf } from '../../src/borrow/groups.ts'
 import type { Borrowed } from '../../src/borrow/lend.ts'
-import type { TrainingQuestion } from '../../src/borrow/related.ts'
 import { WordVectors } from '../../src/borrow/vectors.ts'
 import { type BuildResources, buildFromPrepared, type LendingMemos } from '../../src/build.ts'
 import { fetchTraining, readTraining } from '../../src/contam/load.ts'
@@ -48,21 +47,8 @@ export async function loadBuildInputs(
     await loadSource(spec, lockedRevision(lock, spec), fetcher, { trusted, onQuestion: (q) => preparer.add(q) })
     prepared.push(preparer.finish())
   }
-  // the plausible rule's related options, from the required training files (as the build reads them)
-  const fetched = await fetchTraining(recipe, fetcher, lock)
-  const related = new Map<string, TrainingQuestion[]>()
-  await readTraining(
-    recipe,
-    fetched,
-    fetcher,
-    (q, t) => {
-      if (t.optional) return
-      let sets = related.get(t.source)
-      if (!sets) related.set(t.source, (sets = []))
-      sets.push({ question: normalize(q.question), options: q.options.map(normalize), answer: q.answer })
-    },
-    trusted,
-  )
+  // the plausible rule's related questions, read as the build reads them
+  const { related } = await readTraining(recipe, await fetchTraining(recipe, fetcher, lock), fetcher, trusted)
   const vectors = WordVectors.parse(readFileSync(recipeResource(recipe, pinned.path)), pinned.path, pinned.sha256)
   return { recipe, prepared, resources: { vectors, related } }
 }

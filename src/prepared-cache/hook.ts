@@ -168,12 +168,12 @@ export async function contaminationCached(
   )
   const hit = await use.cache.get('contamination', key, recipe.name)
   const loads = hit ? fromContaminationEntry(fetched, hit.files) : null
-  if (hit && loads) return { loads, matches: hit.matches, optionSets: hit.optionSets }
+  if (hit && loads) return { loads, matches: hit.matches, related: hit.related }
   const found = await find()
   await use.cache.put('contamination', key, recipe.name, {
     files: found.loads.map((l) => (l.checked ? { rows: l.file.rows, rowsHash: l.file.rowsHash } : null)),
     matches: found.matches,
-    optionSets: found.optionSets,
+    related: found.related,
   })
   return found
 }
