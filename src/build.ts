@@ -1,4 +1,3 @@
-import type { UpstreamQuestion } from './adapt/adapter.ts'
 import { groupOf, groupsOf } from './borrow/groups.ts'
 import { type Borrowed, type Lending, similarLending } from './borrow/lend.ts'
 import { dealLongest, type LengthItem, longestCredit } from './borrow/length-cue.ts'
@@ -10,7 +9,7 @@ import type { JudgedRates } from './emit/judged.ts'
 import type { DataRecord } from './emit/schema.ts'
 import { JevError } from './errors.ts'
 import type { Candidate, DropReason } from './prepare/eligibility.ts'
-import { countDrop, type DropCounts, type PreparedSource, prepareSource } from './prepare/prepare.ts'
+import { countDrop, type DropCounts, type PreparedSource } from './prepare/prepare.ts'
 import type { Recipe, Split } from './recipe/schema.ts'
 import { assignQuotas } from './select/quota.ts'
 import { selectSplit } from './select/select.ts'
@@ -33,23 +32,6 @@ function groupKey(source: string, split: Split, group: string): string {
   return `${source}\u0000${split}\u0000${group}`
 }
 
-/**
- * The pure middle of the builder: upstream questions in, records out.
- * Nothing here depends on row order, the clock or the locale.
- */
-export function buildRecords(
-  recipe: Recipe,
-  questionsBySource: ReadonlyMap<string, readonly UpstreamQuestion[]>,
-  resources: BuildResources = {},
-): BuildOutput {
-  return buildFromPrepared(
-    recipe,
-    recipe.sources.map((spec) => prepareSource(spec, questionsBySource.get(spec.name) ?? [], recipe)),
-    new Map(),
-    resources,
-  )
-}
-
 /** What the recipe pins besides its sources, read at the edge: the plausible rule's word vectors and screen, the card's judged rates, the training splits' questions. */
 export interface BuildResources {
   vectors?: WordVectors
@@ -65,8 +47,9 @@ export interface BuildResources {
 export type LendingMemos = Map<string, Map<string, Borrowed[]>>
 
 /**
- * The same, from sources already prepared (so their raw questions can be let go early). `memos` holds
- * what an earlier build of the same sources and recipe worked out, and receives what this one works out.
+ * The pure middle of the builder: prepared sources in, records out. Nothing here depends on row order, the
+ * clock or the locale. `memos` holds what an earlier build of the same sources and recipe worked out, and
+ * receives what this one works out.
  */
 export function buildFromPrepared(
   recipe: Recipe,

@@ -10,11 +10,11 @@ import { outputText } from '../src/emit/outputs.ts'
 import { type ProvenanceLine, parseProvenance } from '../src/emit/provenance.ts'
 import { DataRecord } from '../src/emit/schema.ts'
 import { createMirrorFetcher } from '../src/fetch/mirror.ts'
-import { loadSources } from '../src/load-sources.ts'
 import { loadRecipe } from '../src/recipe/load.ts'
 import { readLock } from '../src/recipe/lock.ts'
 import { SPLITS, type Split } from '../src/recipe/schema.ts'
 import { normalize } from '../src/util/canonical.ts'
+import { loadSources } from './helpers/build.ts'
 import { FIXTURE_HUB, FIXTURE_RECIPE } from './helpers/cli.ts'
 
 const recipe = await loadRecipe(FIXTURE_RECIPE)
