@@ -283,7 +283,7 @@ try {
     writeFileSync(join(dir, 'recipe.json'), JSON.stringify(recipe))
     // the word vectors the recipe pins, beside it as in recipes/
     const borrow = recipe.distractors?.borrow
-    const vectors = borrow?.plausible?.vectors?.path
+    const vectors = borrow?.plausible.vectors?.path
     if (vectors) copyFileSync(join(root, 'recipes', vectors), join(dir, vectors))
     // every run a first build (--update-lock): ×100 gets no warm-up to write a lock, and ×10 is measured the same
     // way for the ratio to mean anything; without the cache of prepared sources: how the builder's own work grows

@@ -166,11 +166,8 @@ export function writeSynthetic(root: string, scale: number, base: RecipeInput, v
   delete recipe.changesFrom
   delete recipe.contamination
   delete recipe.judged
-  const plausible = (
-    recipe.distractors?.borrow as { plausible?: { related?: unknown; screened?: unknown; fallback?: { relatedMin?: unknown }[] } }
-  )?.plausible
+  const plausible = (recipe.distractors?.borrow as { plausible?: { related?: unknown; screened?: unknown } })?.plausible
   delete plausible?.related
   delete plausible?.screened
-  for (const f of plausible?.fallback ?? []) delete f.relatedMin
   return recipe
 }

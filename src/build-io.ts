@@ -1,8 +1,7 @@
 import type { ZodType } from 'zod'
-import type { UpstreamQuestion } from './adapt/adapter.ts'
 import { Screen, ScreenedFile } from './borrow/screen.ts'
 import { WordVectors } from './borrow/vectors.ts'
-import { type BuildResources, buildFromPrepared } from './build.ts'
+import { type BuildOutput, type BuildResources, buildFromPrepared } from './build.ts'
 import { checkTrainingAgainstLock, fetchTraining, lockEntries } from './contam/load.ts'
 import { type ContaminationSummary, markOf, summarize } from './contam/report.ts'
 import { type ContaminationResult, excludeFlagged, findContamination } from './contam/run.ts'
@@ -17,13 +16,12 @@ import { describeFile, MANIFEST_OUTPUTS, OUTPUTS, type OutputContent, type Outpu
 import { provenanceJsonl, provenanceLines } from './emit/provenance.ts'
 import { computeStats, type DatasetStats } from './emit/stats.ts'
 import { JevError } from './errors.ts'
-import type { FileFetcher } from './fetch/types.ts'
+import type { FileFetcher, SourceFile } from './fetch/types.ts'
 import { fetchSource, idFromOf, type LoadedSource, loadSource } from './load-sources.ts'
 import { unmatchedExclusions } from './prepare/exclusion-warnings.ts'
 import { type DropCounts, type PreparedSource, SourcePreparer } from './prepare/prepare.ts'
-import { builderId } from './prepared-cache/builder-id.ts'
 import type { PreparedCache } from './prepared-cache/cache.ts'
-import { cardCached, contaminationCached, loadPrepared, readLendingMemos, writeLendingMemos } from './prepared-cache/hook.ts'
+import { cachedStages, type Stages } from './prepared-cache/hook.ts'
 import { recipeHash, recipeResource } from './recipe/load.ts'
 import { checkAgainstLock, type Lock, lockedRevision, makeLock, type PinnedChanges } from './recipe/lock.ts'
 import type { Recipe, Split } from './recipe/schema.ts'
@@ -83,79 +81,167 @@ export function pinnedChangesFor(recipe: Recipe, pinned: PinnedChanges | undefin
   )
 }
 
-/** Everything but the writing: sources in, the output files out. */
+/** What one build reads from, set up once for its stages. */
+interface Run {
+  recipe: Recipe
+  /** its content hash, which the card, the manifest and the lock state */
+  hash: string
+  fetcher: FileFetcher
+  lock: Lock | null
+  progress: Progress
+  /** the sha256 of the files the lock vouches for (decoded on the main thread) */
+  trusted: ReadonlySet<string>
+  decodeTimeoutMs: number | undefined
+  /** every warning, in the order the stages give them */
+  warnings: string[]
+}
+
+/**
+ * Everything but the writing: sources in, the output files out, in named stages: load, contamination, resources,
+ * the pure middle, render, manifest. The prepared cache wraps the stages it can stand in for (./prepared-cache/hook.ts).
+ */
 export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, options: SourceBuildOptions = {}): Promise<BuiltDataset> {
   const lock = options.lock ?? null
-  const progress = options.progress ?? NO_PROGRESS
   // a lock's figures are this recipe's only where it was written for a recipe of this name (a variant's lock is its own)
   const locked = lock?.recipe.name === recipe.name ? lock.changesFrom : undefined
   const pinned = pinnedChangesFor(recipe, options.pinnedChanges ?? locked, options.lockPath)
-  const trusted = new Set([
-    ...(lock?.sources.flatMap((s) => s.files.map((f) => f.sha256)) ?? []),
-    ...(lock?.contamination?.map((f) => f.sha256) ?? []),
-  ])
-  const sources: LoadedSource[] = []
-  let prepared: PreparedSource[] = []
-  // every source's files download at once, while the sources are loaded one at a time, each question
-  // prepared as its row is decoded, so neither a file's rows nor a source's raw questions are ever all held
-  const downloads = recipe.sources.map((spec) => {
+  const run: Run = {
+    recipe,
+    hash: recipeHash(recipe),
+    fetcher,
+    lock,
+    progress: options.progress ?? NO_PROGRESS,
+    trusted: new Set([
+      ...(lock?.sources.flatMap((s) => s.files.map((f) => f.sha256)) ?? []),
+      ...(lock?.contamination?.map((f) => f.sha256) ?? []),
+    ]),
+    decodeTimeoutMs: options.decodeTimeoutMs,
+    warnings: [],
+  }
+  // every source's files download at once, before the cache's builder identity is worked out
+  const downloads = startDownloads(run)
+  const plain = plainStages(run)
+  const cache = options.preparedCache
+  const stages = cache ? await cachedStages(cache, recipe, plain, (w) => run.warnings.push(w)) : plain
+  const sources = await loadStage(run, stages, downloads)
+  const contamination = await contaminationStage(run, stages, sources.prepared)
+  const resources = await resourcesStage(run, contamination)
+  run.progress.stage('selecting, borrowing distractors and reshaping')
+  const built = await stages.middle(contamination.prepared, resources, contamination.training)
+  const rendered = await renderStage(run, stages, sources.loaded, built, contamination.result, resources, pinned)
+  return manifestStage(run, sources.loaded, rendered, contamination.result, pinned)
+}
+
+/** The plain stages: each does its work (the prepared cache wraps them). */
+function plainStages(run: Run): Stages {
+  const { recipe, fetcher, lock, trusted, progress } = run
+  return {
+    async prepare(spec, files) {
+      // each question is prepared as its row is decoded, so neither a file's rows nor a source's raw questions are ever all held
+      const preparer = new SourcePreparer(spec, recipe)
+      const loaded = await loadSource(spec, lockedRevision(lock, spec), fetcher, {
+        trusted,
+        onQuestion: (q) => preparer.add(q),
+        prefetched: files,
+        progress,
+        ...(run.decodeTimeoutMs === undefined ? {} : { decodeTimeoutMs: run.decodeTimeoutMs }),
+      })
+      return { loaded, prepared: preparer.finish() }
+    },
+    contamination: (prepared, fetched) => findContamination(recipe, prepared, fetched, fetcher, trusted),
+    middle: async (prepared, resources, _training, memos) => buildFromPrepared(recipe, prepared, memos, resources),
+    async card(_outputs, _drops, audit, render) {
+      const made = audit()
+      return { audit: made, card: await render(made) }
+    },
+  }
+}
+
+/** Every source's files, downloading at once; each awaited in its turn. */
+function startDownloads({ recipe, lock, fetcher }: Run): Promise<SourceFile[]>[] {
+  return recipe.sources.map((spec) => {
     // a lock that does not fit this source fails in its turn, not while the one before is loading
     const p = Promise.resolve().then(() => fetchSource(spec, lockedRevision(lock, spec), fetcher))
     p.catch(() => {}) // awaited in its turn; a failure meanwhile must not go unobserved
     return p
   })
-  const cache = options.preparedCache
-  const builder = cache ? await builderId() : null
-  const use = cache && builder ? { cache, builder } : null
-  /** source → its prepared entry's key, for the lending's entries */
-  const keys = new Map<string, string>()
+}
+
+/** Load: the sources one at a time in recipe order, checked against the lock; exclusion entries that match nothing warned of. */
+async function loadStage(
+  run: Run,
+  stages: Stages,
+  downloads: readonly Promise<SourceFile[]>[],
+): Promise<{ loaded: LoadedSource[]; prepared: PreparedSource[] }> {
+  const { recipe, lock, progress, warnings } = run
+  const loaded: LoadedSource[] = []
+  const prepared: PreparedSource[] = []
   for (const [i, spec] of recipe.sources.entries()) {
     progress.stage(`loading and preparing sources (${i + 1} of ${recipe.sources.length}: ${spec.name})`)
-    const fetching = downloads[i]!
-    const load = (take: (q: UpstreamQuestion) => void, files = fetching) =>
-      loadSource(spec, lockedRevision(lock, spec), fetcher, {
-        trusted,
-        onQuestion: take,
-        prefetched: files,
-        progress,
-        ...(options.decodeTimeoutMs === undefined ? {} : { decodeTimeoutMs: options.decodeTimeoutMs }),
-      })
-    if (use) {
-      // the files are read and hashed whether or not the entry is there: the key holds their sha256
-      const files = await fetching
-      const got = await loadPrepared(spec, recipe, files, use, (take) => load(take, Promise.resolve(files)))
-      sources.push(got.loaded)
-      prepared.push(got.prepared)
-      keys.set(spec.name, got.key)
-      continue
-    }
-    const preparer = new SourcePreparer(spec, recipe)
-    const loaded = await load((q) => preparer.add(q))
-    sources.push(loaded)
-    prepared.push(preparer.finish())
+    const got = await stages.prepare(spec, downloads[i]!)
+    loaded.push(got.loaded)
+    prepared.push(got.prepared)
   }
-  const warnings = lock ? checkAgainstLock(lock, sources) : []
+  if (lock) warnings.push(...checkAgainstLock(lock, loaded))
   // an exclusion entry that matches nothing is most likely a typo
   const hits = new Set(prepared.flatMap((p) => [...p.excludedHits]))
   warnings.push(...unmatchedExclusions(recipe.exclude, hits, normalize))
-  let contamination: ContaminationResult | null = null
-  if (recipe.contamination) {
-    progress.stage('checking the candidates against the training splits')
-    const fetched = await fetchTraining(recipe, fetcher, lock)
-    const find = () => findContamination(recipe, prepared, fetched, fetcher, trusted)
-    contamination = use ? await contaminationCached(use, recipe, keys, fetched, find) : await find()
-    if (lock) warnings.push(...checkTrainingAgainstLock(lock, contamination.loads))
-    if (recipe.contamination.exclude) prepared = excludeFlagged(prepared, contamination.matches)
+  return { loaded, prepared }
+}
+
+/**
+ * Contamination: with a `contamination` section, the candidates checked against the training splits (and flagged
+ * ones dropped where the recipe says so); `training`, the sha256 of the required files the plausible rule reads.
+ */
+async function contaminationStage(
+  run: Run,
+  stages: Stages,
+  prepared: PreparedSource[],
+): Promise<{ result: ContaminationResult | null; prepared: PreparedSource[]; training: string[] }> {
+  const { recipe, lock } = run
+  if (!recipe.contamination) return { result: null, prepared, training: [] }
+  run.progress.stage('checking the candidates against the training splits')
+  const result = await stages.contamination(prepared, await fetchTraining(recipe, run.fetcher, lock))
+  if (lock) run.warnings.push(...checkTrainingAgainstLock(lock, result.loads))
+  return {
+    result,
+    prepared: recipe.contamination.exclude ? excludeFlagged(prepared, result.matches) : prepared,
+    training: result.loads.flatMap((l) => (l.checked && !l.entry.optional ? [l.file.sha256] : [])),
   }
-  progress.stage('selecting, borrowing distractors and reshaping')
-  // the training files the plausible rule reads are part of what the lending works out
-  const training = contamination?.loads.flatMap((l) => (l.checked && !l.entry.optional ? [l.file.sha256] : [])) ?? []
-  const lending = use ? await readLendingMemos(use.cache, recipe, keys, training) : null
-  const resources = await readResources(recipe)
-  if (resources.screen) warnings.push(...screenFits(recipe, resources.screen, prepared))
-  if (contamination) resources.related = contamination.optionSets
-  const { records, drops, origins, levels } = buildFromPrepared(recipe, prepared, lending?.memos, resources)
-  if (use && lending) await writeLendingMemos(use.cache, recipe, keys, lending.memos, lending.sizes, training)
+}
+
+/** Resources: what the recipe pins besides its sources, and the training splits' questions the borrowing reads. */
+async function resourcesStage(
+  run: Run,
+  { result, prepared }: { result: ContaminationResult | null; prepared: readonly PreparedSource[] },
+): Promise<BuildResources> {
+  const resources = await readResources(run.recipe)
+  if (resources.screen) run.warnings.push(...screenFits(run.recipe, resources.screen, prepared))
+  if (result) resources.related = result.related
+  return resources
+}
+
+interface Rendered {
+  jsonl: Record<Split, string>
+  stats: DatasetStats
+  drops: Map<string, DropCounts>
+  audit: Audit
+  contamination: ContaminationSummary | undefined
+  /** every output of the registry (src/emit/outputs.ts) but the manifest, which describes them */
+  content: Map<string, { content: OutputContent; rows?: number }>
+}
+
+/** Render: the records and everything said of them as the outputs' text: JSONL, provenance, stats, audit, card, figures, Croissant. */
+async function renderStage(
+  run: Run,
+  stages: Stages,
+  sources: readonly LoadedSource[],
+  { records, drops, origins }: BuildOutput,
+  contamination: ContaminationResult | null,
+  resources: BuildResources,
+  pinned: PinnedChanges | undefined,
+): Promise<Rendered> {
+  const { recipe } = run
   const jsonl: Record<Split, string> = { test: toJsonl(records.test), val: toJsonl(records.val) }
   const changes = pinned?.bySource
   const stats = computeStats(
@@ -171,13 +257,10 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
     (source) => upstream.get(source)!,
     matches ? (r) => markOf(matches.get(r.id), specOf.get(r.source)!) : undefined,
   )
-  const contaminationSummary: ContaminationSummary | undefined = contamination
-    ? summarize(recipe, contamination.loads, provenance)
-    : undefined
+  const summary = contamination ? summarize(recipe, contamination.loads, provenance) : undefined
   const provenanceText = provenanceJsonl(provenance)
-  const hash = recipeHash(recipe)
-  const judged = judgedFor(recipe, resources.judged, jsonl, warnings)
-  const screened = recipe.distractors.borrow.plausible?.screened
+  const judged = judgedFor(recipe, resources.judged, jsonl, run.warnings)
+  const screened = recipe.distractors.borrow.plausible.screened
   const screening =
     resources.screen && screened ? screeningFacts(resources.screen.file, screened.path, screened.allowUnscreened === true, origins) : null
   const render = async (audit: Audit) => {
@@ -186,37 +269,27 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
     const bytes = { test: Buffer.byteLength(jsonl.test), val: Buffer.byteLength(jsonl.val) }
     return renderCard({
       recipe,
-      recipeHash: hash,
+      recipeHash: run.hash,
       builderVersion: BUILDER.version,
       stats,
       drops,
       audit,
       bytes,
-      ...(contaminationSummary ? { contamination: contaminationSummary } : {}),
+      ...(summary ? { contamination: summary } : {}),
       ...(changes ? { changes } : {}),
-      ...(levels ? { levels } : {}),
       ...(judged ? { judged } : {}),
       ...(screening ? { screening } : {}),
     })
   }
-  const makeCard = async () => {
-    const audit = computeAudit(records, provenance, recipe)
-    return { audit, card: await render(audit) }
-  }
-  // the card also says which training files were not got, which no output holds; computed figures are part of what it is made from
+  // the card also says which training files were not got, which no output holds; pinned figures are part of what it is made from
   const outputs = [
     jsonl.test,
     jsonl.val,
     provenanceText,
-    ...(contaminationSummary ? [JSON.stringify(contaminationSummary)] : []),
+    ...(summary ? [JSON.stringify(summary)] : []),
     ...(changes ? [JSON.stringify(changes)] : []),
   ]
-  const foreign = (what: string) =>
-    warnings.push(
-      `prepared cache: ${what} holds a card that is not the one its audit gives (the cache folder was written by something other than a build); the card was rendered afresh`,
-    )
-  const { audit, card } = use ? await cardCached(use, recipe, outputs, drops, makeCard, render, foreign) : await makeCard()
-  // every output of the registry (src/emit/outputs.ts) but the manifest, which describes them
+  const { audit, card } = await stages.card(outputs, drops, () => computeAudit(records, provenance, recipe), render)
   const content = new Map<string, { content: OutputContent; rows?: number }>([
     ['test.jsonl', { content: jsonl.test, rows: records.test.length }],
     ['val.jsonl', { content: jsonl.val, rows: records.val.length }],
@@ -227,6 +300,18 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
     // Croissant metadata, only when the recipe says who publishes it and when
     ...(makesCroissant(recipe) ? [[CROISSANT_FILE, { content: croissantJson({ recipe, files: jsonl }) }] as const] : []),
   ])
+  return { jsonl, stats, drops, audit, contamination: summary, content }
+}
+
+/** Manifest: the outputs described, the manifest written last, and the lock this build's inputs make. */
+function manifestStage(
+  run: Run,
+  sources: LoadedSource[],
+  { jsonl, stats, drops, audit, contamination, content }: Rendered,
+  result: ContaminationResult | null,
+  pinned: PinnedChanges | undefined,
+): BuiltDataset {
+  const { recipe, hash } = run
   /** an optional output the recipe does not ask for is neither written nor listed */
   const isMade = (o: OutputSpec) => !o.optional || content.has(o.name)
   const made = (o: OutputSpec) => {
@@ -234,33 +319,32 @@ export async function buildFromSources(recipe: Recipe, fetcher: FileFetcher, opt
     if (!c) throw new Error(`the build makes no content for the output ${o.name}`)
     return c
   }
-  const contentOf = (o: OutputSpec) => made(o).content
-  const rowsOf = (o: OutputSpec) => made(o).rows ?? 0
   const manifest = buildManifest({
     recipe: { name: recipe.name, version: recipe.version, hash, seed: recipe.seed },
     builder: BUILDER,
     sources,
     outputs: MANIFEST_OUTPUTS.filter(isMade).map((o) => ({
-      ...describeFile(o.name, contentOf(o)),
-      ...(o.hasRows ? { rows: rowsOf(o) } : {}),
+      ...describeFile(o.name, made(o).content),
+      ...(o.hasRows ? { rows: made(o).rows ?? 0 } : {}),
     })),
     jsonl,
     stats,
     drops,
     audit,
-    ...(contaminationSummary ? { contamination: contaminationSummary } : {}),
-    ...(levels ? { borrowingLevels: levels } : {}),
+    ...(contamination ? { contamination } : {}),
+    // the plausible rule's threshold level per split, which 1.2.0's fallbacks made 1 or more: always its own now
+    borrowingLevels: { test: 0, val: 0 },
     ...(pinned ? { changesFrom: pinned } : {}),
   })
-  const files = new Map(OUTPUTS.filter(isMade).map((o) => [o.name, o.kind === 'manifest' ? manifestJson(manifest) : contentOf(o)]))
+  const files = new Map(OUTPUTS.filter(isMade).map((o) => [o.name, o.kind === 'manifest' ? manifestJson(manifest) : made(o).content]))
   return {
     files,
     manifest,
     stats,
     drops,
     sources,
-    lock: makeLock(recipe, hash, BUILDER, sources, contamination ? lockEntries(contamination.loads) : undefined, pinned),
-    warnings,
+    lock: makeLock(recipe, hash, BUILDER, sources, result ? lockEntries(result.loads) : undefined, pinned),
+    warnings: run.warnings,
   }
 }
 
@@ -283,10 +367,10 @@ function judgedFor(
 /** The files the recipe pins besides its sources, checked against their sha256. */
 async function readResources(recipe: Recipe): Promise<BuildResources> {
   const borrow = recipe.distractors.borrow
-  const pinned = borrow.plausible?.vectors
+  const pinned = borrow.plausible.vectors
   const out: BuildResources = {}
   if (pinned) out.vectors = WordVectors.parse(await readPinned(recipe, pinned, 'word vectors'), pinned.path, pinned.sha256)
-  const screened = borrow.plausible?.screened
+  const screened = borrow.plausible.screened
   if (screened)
     out.screen = new Screen(
       parsePinnedJson(
@@ -314,7 +398,7 @@ async function readResources(recipe: Recipe): Promise<BuildResources> {
  */
 function screenFits(recipe: Recipe, screen: Screen, prepared: readonly PreparedSource[]): string[] {
   const borrow = recipe.distractors.borrow
-  const file = borrow.plausible?.screened?.path ?? 'the screened file'
+  const file = borrow.plausible.screened?.path ?? 'the screened file'
   const ids = new Set(prepared.flatMap((p) => [...p.sides.test, ...p.sides.val].map((c) => c.id)))
   const strangers = screen.strangers(ids)
   if (strangers.length === 0) return []

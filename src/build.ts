@@ -1,22 +1,22 @@
-import type { UpstreamQuestion } from './adapt/adapter.ts'
 import { screeningNeeded, uncoveredItems } from './borrow/coverage.ts'
 import { groupOf, groupsOf } from './borrow/groups.ts'
-import { type Borrowed, type Lending, longestCredit, similarLending } from './borrow/lend.ts'
-import { dealLongest, type LengthItem } from './borrow/length-cue.ts'
+import { type Borrowed, type Lending, similarLending } from './borrow/lend.ts'
+import { dealLongest, type LengthItem, longestCredit } from './borrow/length-cue.ts'
 import { negationTest } from './borrow/negation.ts'
 import { RelatedOptions, type TrainingQuestion } from './borrow/related.ts'
 import type { Screen } from './borrow/screen.ts'
 import type { WordVectors } from './borrow/vectors.ts'
 import type { JudgedRates } from './emit/judged.ts'
+import type { DataRecord } from './emit/schema.ts'
 import { JevError } from './errors.ts'
 import type { Candidate, DropReason } from './prepare/eligibility.ts'
-import { countDrop, type DropCounts, type PreparedSource, prepareSource } from './prepare/prepare.ts'
-import type { DataRecord, Distractors, Recipe, Split } from './recipe/schema.ts'
+import { countDrop, type DropCounts, type PreparedSource } from './prepare/prepare.ts'
+import type { Recipe, Split } from './recipe/schema.ts'
 import { assignQuotas } from './select/quota.ts'
 import { selectSplit } from './select/select.ts'
 import { dealPositions } from './shape/deal.ts'
 import { allDistinct, type Origin, reshape } from './shape/reshape.ts'
-import { keyedHash, rngFor } from './shape/rng.ts'
+import { keyedHash } from './shape/rng.ts'
 import { compareStrings } from './util/canonical.ts'
 
 export interface BuildOutput {
@@ -25,8 +25,6 @@ export interface BuildOutput {
   drops: Map<string, DropCounts>
   /** record id → the upstream file it was read from and where each choice came from */
   origins: Map<string, { file: string; choices: Origin[] }>
-  /** per split, which of the plausible rule's levels met the quota table: 0 its own thresholds, i its i-th fallback */
-  levels?: Record<Split, number>
 }
 
 const MAX_ROUNDS = 20
@@ -35,31 +33,14 @@ function groupKey(source: string, split: Split, group: string): string {
   return `${source}\u0000${split}\u0000${group}`
 }
 
-/**
- * The pure middle of the builder: upstream questions in, records out.
- * Nothing here depends on row order, the clock or the locale.
- */
-export function buildRecords(
-  recipe: Recipe,
-  questionsBySource: ReadonlyMap<string, readonly UpstreamQuestion[]>,
-  resources: BuildResources = {},
-): BuildOutput {
-  return buildFromPrepared(
-    recipe,
-    recipe.sources.map((spec) => prepareSource(spec, questionsBySource.get(spec.name) ?? [], recipe)),
-    new Map(),
-    resources,
-  )
-}
-
-/** What the recipe pins besides its sources, read at the edge: the plausible rule's word vectors and screen, the card's judged rates, the training options. */
+/** What the recipe pins besides its sources, read at the edge: the plausible rule's word vectors and screen, the card's judged rates, the training splits' questions. */
 export interface BuildResources {
   vectors?: WordVectors
   /** the reviewers' screening of the plausible rule's candidates */
   screen?: Screen
   /** the blind hand-judged rates the card states (not read by the middle) */
   judged?: JudgedRates
-  /** per source, its training questions with their options, normalised (read for the contamination report) */
+  /** per source, its required training files' questions, normalised: `readTraining`'s `related` (src/contam/load.ts) */
   related?: ReadonlyMap<string, readonly TrainingQuestion[]>
 }
 
@@ -67,8 +48,9 @@ export interface BuildResources {
 export type LendingMemos = Map<string, Map<string, Borrowed[]>>
 
 /**
- * The same, from sources already prepared (so their raw questions can be let go early). `memos` holds
- * what an earlier build of the same sources and recipe worked out, and receives what this one works out.
+ * The pure middle of the builder: prepared sources in, records out. Nothing here depends on row order, the
+ * clock or the locale. `memos` holds what an earlier build of the same sources and recipe worked out, and
+ * receives what this one works out.
  */
 export function buildFromPrepared(
   recipe: Recipe,
@@ -77,32 +59,23 @@ export function buildFromPrepared(
   resources: BuildResources = {},
 ): BuildOutput {
   const plausible = recipe.distractors.borrow.plausible
-  if (plausible?.vectors && !resources.vectors)
+  if (plausible.vectors && !resources.vectors)
     throw new JevError('RECIPE', 'the recipe names word vectors (distractors.borrow.plausible.vectors) that were not read', {
       field: 'distractors.borrow.plausible.vectors',
     })
-  if (plausible?.screened && !resources.screen)
+  if (plausible.screened && !resources.screen)
     throw new JevError('RECIPE', 'the recipe names screened candidates (distractors.borrow.plausible.screened) that were not read', {
       field: 'distractors.borrow.plausible.screened',
     })
-  if (plausible?.related && !recipe.contamination)
+  if (plausible.related && !recipe.contamination)
     throw new JevError(
       'RECIPE',
       'distractors.borrow.plausible.related reads the training splits of `contamination`, which the recipe does not have',
       { field: 'distractors.borrow.plausible.related' },
     )
-  const fallbacks = plausible?.fallback.length ?? 0
-  const atLevel = new Map<number, Map<string, Lending>>()
-  // the training splits' ties, one per source for every level
-  const relatedOf = new Map<string, RelatedOptions>()
   // items no mark covers lend nothing, unless the recipe lets them borrow unscreened
-  const screen = resources.screen && plausible?.screened?.allowUnscreened ? resources.screen.opened() : resources.screen
-  const lendingsAt = (level: number) => {
-    let got = atLevel.get(level)
-    if (!got) atLevel.set(level, (got = lendings(recipe, prepared, memos, { ...resources, screen }, level, relatedOf)))
-    return got
-  }
-  const levels: Record<Split, number> = { test: 0, val: 0 }
+  const screen = resources.screen && plausible.screened?.allowUnscreened ? resources.screen.opened() : resources.screen
+  const lenders = lendings(recipe, prepared, memos, { ...resources, screen })
   const isNegative = negationTest(recipe)
   // a negative question is never grown: an off-topic option would be a right answer there
   const held = (p: PreparedSource, c: Candidate) => p.spec.fixedChoices !== undefined || isNegative(p.spec, c.normQuestion)
@@ -116,55 +89,42 @@ export function buildFromPrepared(
     const failed: Candidate[] = []
     for (const split of ['test', 'val'] as const) {
       const selected = selectSplit(prepared, split, taken, rejected, skipped)
-      // the plausible rule's thresholds, then each of its fallbacks in turn, until the quota table can be met
-      let level = 0
-      let items: { p: PreparedSource; c: Candidate; lending: Lending | undefined }[]
+      const items = prepared.flatMap((p) =>
+        selected.get(p.spec.name)!.map((c) => ({ p, c, lending: lenders.get(groupKey(p.spec.name, split, groupOf(p.spec, c))) })),
+      )
       let counts: Map<string, number>
-      for (;;) {
-        const lenders = lendingsAt(level)
-        items = prepared.flatMap((p) =>
-          selected.get(p.spec.name)!.map((c) => ({ p, c, lending: lenders.get(groupKey(p.spec.name, split, groupOf(p.spec, c))) })),
+      try {
+        counts = assignQuotas(
+          items.map(({ p, c, lending }) => {
+            const own = Math.min(8, c.options.length)
+            return {
+              id: c.id,
+              key: c.identity,
+              group: `${p.spec.name}/${groupOf(p.spec, c)}`,
+              capacity: held(p, c) ? own : (lending?.capacity(c) ?? own),
+              fixed: p.spec.fixedChoices,
+            }
+          }),
+          recipe.quotas[split],
+          recipe.seed,
+          split,
         )
-        try {
-          counts = assignQuotas(
-            items.map(({ p, c, lending }) => {
-              const own = Math.min(8, c.options.length)
-              return {
-                id: c.id,
-                key: c.identity,
-                group: `${p.spec.name}/${groupOf(p.spec, c)}`,
-                capacity: held(p, c) ? own : (lending?.capacity(c) ?? own),
-                fixed: p.spec.fixedChoices,
-              }
-            }),
-            recipe.quotas[split],
-            recipe.seed,
-            split,
+      } catch (e) {
+        // a table the screen cannot meet because it does not cover the selected items: say so, not that the groups are short
+        if (e instanceof JevError && e.code === 'QUOTA' && screen && !plausible.screened?.allowUnscreened) {
+          const open = lendings(recipe, prepared, new Map(), { ...resources, screen: undefined })
+          const uncovered = uncoveredItems(
+            items.map(({ p, c }) => ({
+              c,
+              held: held(p, c),
+              unscreenedCapacity: () => open.get(groupKey(p.spec.name, split, groupOf(p.spec, c)))?.capacity(c) ?? 0,
+            })),
+            screen,
           )
-          break
-        } catch (e) {
-          if (!(e instanceof JevError) || e.code !== 'QUOTA') throw e
-          if (level < fallbacks) {
-            level++
-            continue
-          }
-          // a table the screen cannot meet because it does not cover the selected items: say so, not that the groups are short
-          if (screen && !plausible?.screened?.allowUnscreened) {
-            const open = lendings(recipe, prepared, new Map(), { ...resources, screen: undefined }, 0, relatedOf)
-            const uncovered = uncoveredItems(
-              items.map(({ p, c }) => ({
-                c,
-                held: held(p, c),
-                unscreenedCapacity: () => open.get(groupKey(p.spec.name, split, groupOf(p.spec, c)))?.capacity(c) ?? 0,
-              })),
-              screen,
-            )
-            if (uncovered.length) throw screeningNeeded(split, uncovered, items.length)
-          }
-          throw e
+          if (uncovered.length) throw screeningNeeded(split, uncovered, items.length)
         }
+        throw e
       }
-      levels[split] = level
       const dealt =
         recipe.placement === 'dealt'
           ? dealPositions(
@@ -202,7 +162,7 @@ export function buildFromPrepared(
       const drops = new Map(prepared.map((p) => [p.spec.name, new Map(p.drops)]))
       for (const [source, counts] of skipped) for (const [reason, n] of counts) countDrop(drops.get(source)!, reason, n)
       for (const id of rejected) countDrop(drops.get(sourceOf(prepared, id))!, 'final_not_distinct')
-      return { records, drops, origins, ...(plausible && { levels }) }
+      return { records, drops, origins }
     }
     for (const c of failed) rejected.add(c.id)
   }
@@ -226,27 +186,11 @@ function lengthDeal(
     if (!lending?.canLengthen || k <= 0) continue
     // every grown item counts towards its option count's budget; only those whose right answer is the longest spend it
     const right = longestCredit(c.options, c.answer) > 0
-    const kept = right ? lending.borrow(c, k, rngFor(seed, 'grow', c.identity), 'keep') : []
+    const kept = right ? lending.borrow(c, k, 'keep') : []
     const credit = right ? longestCredit([...c.options, ...kept.map((b) => b.text)], c.answer) : 0
     dealt.push({ id: c.id, identity: c.identity, n, credit, choice: credit > 0 && lending.canLengthen(c, k) })
   }
   return items.some(({ lending }) => lending?.canLengthen) ? dealLongest(dealt, seed, split) : null
-}
-
-/** The borrowing rule with the plausible rule's thresholds of fallback `level` (0: its own). */
-function atFallback(rule: Distractors['borrow'], level: number): Distractors['borrow'] {
-  if (!rule.plausible || level === 0) return rule
-  const f = rule.plausible.fallback[level - 1]!
-  const { vectors, related } = rule.plausible
-  return {
-    ...rule,
-    plausible: {
-      ...rule.plausible,
-      ...(f.maxWords !== undefined && { maxWords: f.maxWords }),
-      ...(vectors && { vectors: { ...vectors, minTopic: f.minTopic ?? vectors.minTopic } }),
-      ...(related && { related: { min: { ...related.min, ...f.relatedMin } } }),
-    },
-  }
 }
 
 /** What each group's side can lend, by the recipe's rule. */
@@ -255,27 +199,22 @@ function lendings(
   prepared: readonly PreparedSource[],
   memos: LendingMemos,
   resources: BuildResources,
-  level = 0,
-  relatedOf = new Map<string, RelatedOptions>(),
 ): Map<string, Lending> {
   const out = new Map<string, Lending>()
-  const rule = atFallback(recipe.distractors.borrow, level)
+  const rule = recipe.distractors.borrow
   const isNegative = negationTest(recipe)
-  for (const p of prepared)
+  for (const p of prepared) {
+    // never grown: nothing to lend
+    if (p.spec.fixedChoices !== undefined) continue
+    // the training splits' ties, one per source for both its sides
+    const sets = rule.plausible.related ? resources.related?.get(p.spec.name) : undefined
+    const related = sets ? new RelatedOptions(sets) : undefined
     for (const split of ['test', 'val'] as const) {
-      // never grown: nothing to lend
-      if (p.spec.fixedChoices !== undefined) continue
-      const sets = rule.plausible?.related ? resources.related?.get(p.spec.name) : undefined
-      const related = sets
-        ? (relatedOf.get(p.spec.name) ?? relatedOf.set(p.spec.name, new RelatedOptions(sets)).get(p.spec.name))
-        : undefined
-      const relatedMin = related && p.spec.language ? Math.round(1024 * (rule.plausible?.related?.min[p.spec.language] ?? 0)) : 0
+      const relatedMin = related && p.spec.language ? Math.round(1024 * (rule.plausible.related?.min[p.spec.language] ?? 0)) : 0
       for (const [g, side] of groupsOf(p.spec, p.lenders[split])) {
         const key = groupKey(p.spec.name, split, g)
-        // each level's candidates are its own
-        const memoKey = level === 0 ? key : `${key}\u0000${level}`
-        let memo = memos.get(memoKey)
-        if (!memo) memos.set(memoKey, (memo = new Map()))
+        let memo = memos.get(key)
+        if (!memo) memos.set(key, (memo = new Map()))
         out.set(
           key,
           similarLending(side, {
@@ -283,7 +222,7 @@ function lendings(
             maxChars: recipe.borrowMaxChars,
             tieKey: (c) => parseInt(keyedHash(recipe.seed, 'lend', `${p.spec.name}\u0000${split}\u0000${c.identity}`).slice(0, 8), 16),
             ...(resources.vectors && { vectors: resources.vectors }),
-            ...(resources.screen && rule.plausible?.screened && { screen: resources.screen }),
+            ...(resources.screen && rule.plausible.screened && { screen: resources.screen }),
             ...(related && { related, relatedMin }),
             cueKey: (c) =>
               BigInt(`0x${keyedHash(recipe.seed, 'length-cue', `${p.spec.name}\u0000${split}\u0000${c.identity}`).slice(0, 13)}`),
@@ -293,6 +232,7 @@ function lendings(
         )
       }
     }
+  }
   return out
 }
 

@@ -3,7 +3,7 @@ import { kindOf } from './adapt/kinds.ts'
 import { JevError } from './errors.ts'
 import type { FileFetcher, SourceFile } from './fetch/types.ts'
 import { sourceFiles } from './recipe/load.ts'
-import type { Recipe, SourceSpec } from './recipe/schema.ts'
+import type { SourceSpec } from './recipe/schema.ts'
 import { digestSetHash, sha256Digest } from './util/hash.ts'
 import { NO_PROGRESS, type Progress } from './util/progress.ts'
 
@@ -127,18 +127,4 @@ export async function loadSource(
     })
   }
   return { spec, commit, files, questions }
-}
-
-/**
- * Fetches, decodes and adapts every file of every source, in recipe order.
- * `revisionOf` picks the revision to fetch (a lock's resolved commit).
- */
-export async function loadSources(
-  recipe: Recipe,
-  fetcher: FileFetcher,
-  revisionOf: (spec: SourceSpec) => string = (spec) => spec.revision,
-): Promise<LoadedSource[]> {
-  const out: LoadedSource[] = []
-  for (const spec of recipe.sources) out.push(await loadSource(spec, revisionOf(spec), fetcher))
-  return out
 }

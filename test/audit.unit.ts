@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { computeAudit } from '../src/emit/audit.ts'
 import type { ProvenanceLine } from '../src/emit/provenance.ts'
-import type { DataRecord } from '../src/recipe/schema.ts'
+import type { DataRecord } from '../src/emit/schema.ts'
 import { recipeOf, sourceSpec } from './helpers/questions.ts'
 
 const rec = (

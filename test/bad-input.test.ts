@@ -492,17 +492,13 @@ describe('the CLI', () => {
 
 describe("a recipe's pinned screening file", () => {
   /** The fixture recipe, written into its own folder with a screening file beside it, read back as a build reads it. */
-  async function screenedRecipe(name: string, text: string, pin?: string, screened = true): Promise<Recipe> {
+  async function screenedRecipe(name: string, text: string, pin?: string, screened = true, quotas?: unknown): Promise<Recipe> {
     const dir = join(tmp, `screened-${name}`)
     await cp(join(ROOT, 'test/fixtures'), dir, { recursive: true })
     const json = JSON.parse(await readFile(join(dir, 'recipe.json'), 'utf8'))
     const screen = screened ? { screened: { path: 'screened.json', sha256: pin ?? sha256Hex(text) } } : {}
-    json.distractors = { borrow: { rule: 'similar', plausible: { lenders: 200, maxWords: 50, ...screen } } }
-    // tables the fixture's few questions can meet under the plausible rule (as in fallback.unit.ts)
-    json.quotas = {
-      test: { '2': 16, '3': 10, '4': 22, '5': 20, '6': 4, '7': 1, '8': 1 },
-      val: { '2': 9, '3': 4, '4': 12, '5': 5, '6': 1, '7': 1, '8': 0 },
-    }
+    json.distractors.borrow.plausible = { ...json.distractors.borrow.plausible, ...screen }
+    if (quotas) json.quotas = quotas
     await writeFile(join(dir, 'screened.json'), text)
     await writeFile(join(dir, 'recipe.json'), JSON.stringify(json))
     return loadRecipe(join(dir, 'recipe.json'))
@@ -558,8 +554,12 @@ describe("a recipe's pinned screening file", () => {
     }
     const some = Object.keys(items).length
     assert.ok(some > 1)
+    // tables every item meets with its own options (BoolQ's two, three for the rest): a screen as tight as what one build
+    // lent leaves the deal of option counts no room to trade, and the point here is the warning
+    const zero = { '4': 0, '5': 0, '6': 0, '7': 0, '8': 0 }
+    const own = { test: { '2': 10, '3': 64, ...zero }, val: { '2': 6, '3': 26, ...zero } }
     const built = await buildFromSources(
-      await screenedRecipe('some', JSON.stringify({ protocol: 'p', items })),
+      await screenedRecipe('some', JSON.stringify({ protocol: 'p', items }), undefined, true, own),
       createMirrorFetcher(FIXTURE_HUB),
       { lock: null },
     )

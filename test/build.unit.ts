@@ -2,14 +2,15 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { UpstreamQuestion } from '../src/adapt/adapter.ts'
 import { groupOf } from '../src/borrow/groups.ts'
-import { type BuildOutput, buildRecords } from '../src/build.ts'
+import type { BuildOutput } from '../src/build.ts'
+import { DataRecord } from '../src/emit/schema.ts'
 import { createMirrorFetcher } from '../src/fetch/mirror.ts'
-import { loadSources } from '../src/load-sources.ts'
 import { prepareSource } from '../src/prepare/prepare.ts'
 import { loadRecipe } from '../src/recipe/load.ts'
-import { DataRecord, N_CHOICES, type Recipe, type SimilarBorrowing, SPLITS, type Split } from '../src/recipe/schema.ts'
+import { N_CHOICES, type Recipe, SPLITS, type Split } from '../src/recipe/schema.ts'
 import { rngFor, shuffle } from '../src/shape/rng.ts'
 import { codePointLength, normalize } from '../src/util/canonical.ts'
+import { buildRecords, loadSources } from './helpers/build.ts'
 import { recipeOf, sourceSpec, uq } from './helpers/questions.ts'
 
 const recipe = await loadRecipe('test/fixtures/recipe.json')
@@ -104,7 +105,8 @@ describe('buildRecords on the fixture', () => {
 
   test('a lower borrowMaxChars is honoured', () => {
     // the fixture's small val side can meet its table with options of at most 20 characters only if more lenders lend
-    const borrow = { ...(recipe.distractors.borrow as SimilarBorrowing), maxLenders: 1000, sameForm: false }
+    const { borrow: rules } = recipe.distractors
+    const borrow = { ...rules, plausible: { ...rules.plausible, lenders: 1000 }, sameForm: false }
     const short = { ...recipe, borrowMaxChars: 20, distractors: { ...recipe.distractors, borrow } }
     // the fixture has plenty of longer options that could otherwise be lent
     assert.ok([...questions.values()].flat().filter((q) => q.options.some((o) => codePointLength(o) > 20)).length > 50)

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { compareBuilds } from '../src/check/compare.ts'
-import type { DataRecord } from '../src/recipe/schema.ts'
+import type { DataRecord } from '../src/emit/schema.ts'
 
 const r = (id: string, choices: string[], answer_idx = 0): DataRecord => ({
   id,

@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { checkFolder, checkRecords } from '../src/check/check.ts'
+import type { DataRecord } from '../src/emit/schema.ts'
 import { loadRecipe } from '../src/recipe/load.ts'
-import type { DataRecord, Split } from '../src/recipe/schema.ts'
+import type { Split } from '../src/recipe/schema.ts'
 import { buildFixtureOut } from './helpers/publish.ts'
 
 const recipe = await loadRecipe('test/fixtures/recipe.json')

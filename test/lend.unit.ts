@@ -2,15 +2,16 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { similarLending } from '../src/borrow/lend.ts'
 import { type Candidate, toCandidate } from '../src/prepare/eligibility.ts'
-import { Distractors, type SimilarBorrowing } from '../src/recipe/schema.ts'
+import type { Borrowing } from '../src/recipe/schema.ts'
 import { keyedHash, rngFor, shuffle } from '../src/shape/rng.ts'
 import { normalize } from '../src/util/canonical.ts'
-import { uq } from './helpers/questions.ts'
+import { DISTRACTORS, uq } from './helpers/questions.ts'
 
-const rules = Distractors.parse({}).borrow as SimilarBorrowing
+// the length rule left out: it can hold an item whose right answer is its longest option to nothing (tested in plausible.unit.ts)
+const rules: Borrowing = { ...DISTRACTORS.borrow, plausible: { ...DISTRACTORS.borrow.plausible, lengthCue: false } }
 const c = (id: string, question: string, options: string[], answer = 0) => toCandidate(uq({ id, question, options, answer }))
 const NEG = /\bnot\b/
-const lending = (side: Candidate[], over: Partial<SimilarBorrowing> = {}, maxChars = 200) =>
+const lending = (side: Candidate[], over: Partial<Borrowing> = {}, maxChars = 200) =>
   similarLending(side, {
     rules: { ...rules, ...over },
     maxChars,
@@ -18,8 +19,7 @@ const lending = (side: Candidate[], over: Partial<SimilarBorrowing> = {}, maxCha
     cueKey: (x) => BigInt(`0x${keyedHash(1, 'length-cue', x.identity).slice(0, 13)}`),
     isNegative: (x) => NEG.test(x.normQuestion),
   })
-const draw = (side: Candidate[], item: Candidate, k: number, over: Partial<SimilarBorrowing> = {}, seed = 1) =>
-  lending(side, over).borrow(item, k, rngFor(seed, 'grow', item.identity))
+const draw = (side: Candidate[], item: Candidate, k: number, over: Partial<Borrowing> = {}) => lending(side, over).borrow(item, k)
 
 const item = c('s-item', 'Which gas do plants take in for photosynthesis?', ['carbon dioxide', 'nitrogen', 'helium', 'argon'])
 // the same words as the item, other spellings: a near-copy (similarity 1) that shares no option
@@ -36,24 +36,25 @@ const planets = c('s-planets', 'Which planet is closest to the sun?', ['mercury'
 const side = [item, near, plants, negative, shares, planets]
 
 describe('similarLending', () => {
-  test('lends only wrong options, most similar lender first, and never from near-copies, negatives or lenders sharing an option', () => {
-    assert.deepEqual(
-      lending(side)
-        .candidates(item)
-        .map((b) => `${b.lender} ${b.text}`),
-      ['s-plants methane', 's-plants ammonia', 's-plants chlorine', 's-planets venus', 's-planets mars', 's-planets jupiter'],
-    )
-    const got = draw(side, item, 3, { drawFactor: 1 })
-    assert.deepEqual(
-      got.map((b) => b.lender),
-      ['s-plants', 's-plants', 's-plants'],
-    )
+  test('lends only wrong options, best fit first, and never from near-copies, negatives or lenders sharing an option', () => {
+    const all = lending(side).candidates(item)
+    assert.deepEqual(all.map((b) => `${b.lender} ${b.text}`).sort(), [
+      's-planets jupiter',
+      's-planets mars',
+      's-planets venus',
+      's-plants ammonia',
+      's-plants chlorine',
+      's-plants methane',
+    ])
+    // the most similar lender's options fit best; the borrowed ones are the first candidates
+    const got = draw(side, item, 3)
+    assert.deepEqual(got, all.slice(0, 3))
     assert.deepEqual(got.map((b) => b.text).sort(), ['ammonia', 'chlorine', 'methane'])
     for (const b of got) assert.equal(plants.options[b.index], b.text)
   })
 
   test('each lender rule can be switched off, and then the lender lends', () => {
-    const lenders = (over: Partial<SimilarBorrowing>) =>
+    const lenders = (over: Partial<Borrowing>) =>
       new Set(
         lending(side, { sameForm: false, ...over })
           .candidates(item)
@@ -67,48 +68,43 @@ describe('similarLending', () => {
   })
 
   test("a lender's right answer is never lent", () => {
-    for (let seed = 0; seed < 30; seed++)
-      for (const b of draw(side, item, 4, {}, seed)) {
-        const lender = side.find((x) => x.id === b.lender)!
-        assert.notEqual(b.index, lender.answer, `${b.lender} lent its right answer`)
-      }
+    for (const b of draw(side, item, 4)) {
+      const lender = side.find((x) => x.id === b.lender)!
+      assert.notEqual(b.index, lender.answer, `${b.lender} lent its right answer`)
+    }
   })
 
   test('capacity counts only what passes every rule, at most 8', () => {
     const l = lending(side)
     // plants' three wrong options and the planets' three (negative, shares and near lend nothing)
     assert.equal(l.capacity(item), Math.min(8, 4 + 6))
-    assert.equal(lending(side, { maxLenders: 1 }).capacity(item), 4 + 3)
+    // only the most similar lender that passes the lender rules
+    assert.equal(lending(side, { plausible: { ...rules.plausible, lenders: 1 } }).capacity(item), 4 + 3)
     const lonely = c('s-lonely', 'What colour is the sky?', ['blue', 'green'])
     assert.equal(lending([lonely]).capacity(lonely), 2)
-    assert.throws(() => lending([lonely]).borrow(lonely, 1, rngFor(1, 'grow', lonely.identity)), RangeError)
+    assert.throws(() => lending([lonely]).borrow(lonely, 1), RangeError)
   })
 
   test('like for like: numbers among numbers, no numbers among words; no label-like option; the same form', () => {
     const numeric = c('n-item', 'How many legs does a spider have?', ['8', '6', '10', '4'])
     const wordy = c('n-words', 'How many legs does a spider have in total?', ['(E) none', 'eight legs and more', '2 legs', 'many'], 1)
     const digits = c('n-digits', 'How many legs does an insect have?', ['16', '12', '14', '(B) 3'])
-    // "2 legs" is a number but longer than twice the item's longest option (and its lender asks a narrower question)
+    // "2 legs" is a number, but longer than twice the item's longest option and in a unit the item's numbers do not
+    // have (and its lender asks a narrower question)
     const loose = { skipNarrowerLenders: false }
-    assert.deepEqual(
-      lending([numeric, wordy, digits], loose)
-        .candidates(numeric)
-        .map((b) => b.text)
-        .sort(),
-      ['12', '14'],
-    )
-    assert.deepEqual(
-      lending([numeric, wordy, digits], { ...loose, sameForm: false })
-        .candidates(numeric)
-        .map((b) => b.text)
-        .sort(),
-      ['12', '14', '2 legs'],
-    )
+    for (const sameForm of [true, false])
+      assert.deepEqual(
+        lending([numeric, wordy, digits], { ...loose, sameForm })
+          .candidates(numeric)
+          .map((b) => b.text)
+          .sort(),
+        ['12', '14'],
+      )
     const words = c('w-item', 'Which organ pumps blood?', ['heart', 'lung', 'liver'])
     const mixed = c(
       'w-lender',
       'Which organ pumps blood around the body?',
-      ['spleen', '42', 'The kidney filters blood.', 'B', 'stomach'],
+      ['spleen', '42', 'The kidney filters blood.', 'E', 'stomach'],
       0,
     )
     assert.deepEqual(
@@ -121,8 +117,9 @@ describe('similarLending', () => {
     assert.deepEqual(
       lending([words, mixed], lax)
         .candidates(words)
-        .map((b) => b.text),
-      ['42', 'The kidney filters blood.', 'B', 'stomach'],
+        .map((b) => b.text)
+        .sort(),
+      ['42', 'E', 'The kidney filters blood.', 'stomach'],
     )
   })
 
@@ -135,25 +132,11 @@ describe('similarLending', () => {
     assert.deepEqual(got.map((x) => normalize(x.text)).sort(), ['lead', 'nickel', 'tin'])
   })
 
-  test("draws from the first drawFactor × needed candidates in lender order, by the item's seeded stream", () => {
-    const base = c('d-item', 'Which animal is a mammal that lives in the sea?', ['whale', 'shark', 'tuna'])
-    const lenders = Array.from({ length: 8 }, (_, i) =>
-      c(`d-${i}`, `Which animal lives in the sea ${'near coral '.repeat(8 - i)}?`, ['x right', `fish ${i}a`, `fish ${i}b`, `fish ${i}c`]),
-    )
-    const all = [base, ...lenders]
-    const seen = new Set<string>()
-    for (let seed = 0; seed < 60; seed++) for (const b of draw(all, base, 2, { sameForm: false }, seed)) seen.add(b.text)
-    // 2 needed: drawn from the first 6 candidates, the wrong options of the two most similar lenders
-    const first = lending(all, { sameForm: false }).candidates(base).slice(0, 6)
-    assert.equal(new Set(first.map((b) => b.lender)).size, 2)
-    assert.deepEqual(seen, new Set(first.map((b) => b.text)))
-  })
-
   test('does not depend on the order of the side', () => {
     const a = lending(side)
     const b = lending(shuffle(rngFor(5, 'unit', 'side'), side))
-    for (let seed = 0; seed < 10; seed++)
-      assert.deepEqual(a.borrow(item, 4, rngFor(seed, 'grow', item.identity)), b.borrow(item, 4, rngFor(seed, 'grow', item.identity)))
+    assert.deepEqual(a.candidates(item), b.candidates(item))
+    assert.deepEqual(a.borrow(item, 4), b.borrow(item, 4))
   })
 
   test('a lender asking a narrower question about the same thing does not lend; switched off, it does', () => {
@@ -165,7 +148,7 @@ describe('similarLending', () => {
       'geothermal energy',
     ])
     const other = c('r-other', 'Which resource is used to make electricity in a dam?', ['uranium', 'peat', 'water power', 'charcoal'], 2)
-    const lenders = (over: Partial<SimilarBorrowing>) =>
+    const lenders = (over: Partial<Borrowing>) =>
       new Set(
         lending([renewable, narrower, other], { sameForm: false, ...over })
           .candidates(renewable)
@@ -179,7 +162,7 @@ describe('similarLending', () => {
     const item = c('a-item', 'Which animal is a mammal?', ['shark', 'whale', 'trout'], 1)
     const right = c('a-right', 'Which animal is a mammal of the sea?', ['dolphin', 'tuna', 'eel', 'squid'])
     const lists = c('a-lists', 'Which animal can fly?', ['bat', 'dolphin', 'crab', 'salmon'], 0)
-    const texts = (over: Partial<SimilarBorrowing>) =>
+    const texts = (over: Partial<Borrowing>) =>
       lending([item, right, lists], { sameForm: false, skipNarrowerLenders: false, ...over })
         .candidates(item)
         .map((b) => b.text)
@@ -191,20 +174,20 @@ describe('similarLending', () => {
     const item = c(
       'nc-item',
       'Which change is caused by removing heat?',
-      ['A solid changes to a gas.', 'A liquid changes to a solid.', 'A liquid changes to a gas.'],
+      ['A solid melts into a gas.', 'Water freezes into ice.', 'A liquid boils away.'],
       1,
     )
-    const lender = c('nc-lender', 'Which change is caused by adding heat?', [
-      'Solid changes to liquid.',
-      'Liquid changes to solid.',
-      'Gas changes to plasma.',
-      'Ice stays ice.',
-    ])
-    const texts = (over: Partial<SimilarBorrowing>) =>
+    const lender = c(
+      'nc-lender',
+      'Which change is caused by adding heat?',
+      ['Solid melts into gas.', 'Rock erodes slowly.', 'Gas turns to plasma.', 'Sand stays sand.'],
+      3,
+    )
+    const texts = (over: Partial<Borrowing>) =>
       lending([item, lender], { skipOverlappingLenders: false, ...over })
         .candidates(item)
         .map((b) => b.text)
-    assert.deepEqual(texts({}).sort(), ['Gas changes to plasma.', 'Ice stays ice.'])
-    assert.ok(texts({ skipNearCopies: false }).includes('Liquid changes to solid.'))
+    assert.deepEqual(texts({}).sort(), ['Gas turns to plasma.', 'Rock erodes slowly.'])
+    assert.ok(texts({ skipNearCopies: false }).includes('Solid melts into gas.'))
   })
 })

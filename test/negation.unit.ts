@@ -45,7 +45,7 @@ test("a source with a language gets only that language's patterns; one without g
 })
 
 test('the patterns are recipe data', () => {
-  const distractors = Distractors.parse({ negatives: { patterns: { en: ['\\bother than\\b'] } } })
+  const distractors = Distractors.parse({ borrow: { plausible: {} }, negatives: { patterns: { en: ['\\bother than\\b'] } } })
   const custom = negationTest(recipeOf([en], { distractors }))
   assert.ok(custom(en, normalize('Which, other than water, is a solvent?')))
   assert.ok(!custom(en, normalize('Which is not a mammal?')))

@@ -1,6 +1,6 @@
 /**
  * The Parquet boundary (src/decode/parquet.ts): whatever hyparquet does with corrupt
- * bytes — loop for ever, leave a rejection unobserved — decodeParquet ends in
+ * bytes — loop for ever, leave a rejection unobserved — streamParquet ends in
  * the rows or a DATA error, and the process goes on. The two files here are
  * fixture files with a few bytes xor-ed, found by the fuzzing in fuzz.test.ts.
  */
@@ -13,9 +13,10 @@ import { pathToFileURL } from 'node:url'
 import { parquetMetadata, parquetSchema } from 'hyparquet'
 import { ByteWriter, parquetWriteBuffer } from 'hyparquet-writer'
 import { writeMetadata } from 'hyparquet-writer/src/metadata.js'
-import { decodeParquet, decodeTimeoutMs, streamParquet } from '../src/decode/parquet.ts'
+import { decodeTimeoutMs, streamParquet } from '../src/decode/parquet.ts'
 import { isJevError } from '../src/errors.ts'
 import { FIXTURE_HUB, ROOT } from './helpers/cli.ts'
+import { decodeParquet } from './helpers/parquet.ts'
 
 async function corrupted(file: string, flips: [number, number][]): Promise<Uint8Array> {
   const bytes = new Uint8Array(await readFile(join(FIXTURE_HUB, 'datasets', file)))
@@ -220,8 +221,12 @@ test('compiled (dist/, as the CLIs run), the worker decodes the same rows as fro
   const file = join(FIXTURE_HUB, 'datasets', MMLU_VAL)
   const script = `
     import { readFile } from 'node:fs/promises'
-    import { decodeParquet } from ${JSON.stringify(pathToFileURL(join(ROOT, 'dist/decode/parquet.js')).href)}
-    const { rows } = await decodeParquet(new Uint8Array(await readFile(${JSON.stringify(file)})), { source: 's', file: 'f.parquet' })
+    import { streamParquet } from ${JSON.stringify(pathToFileURL(join(ROOT, 'dist/decode/parquet.js')).href)}
+    const rows = []
+    await streamParquet(new Uint8Array(await readFile(${JSON.stringify(file)})), { source: 's', file: 'f.parquet' }, {}, {
+      columns: () => {},
+      rows: (group) => rows.push(...group),
+    })
     process.stdout.write(JSON.stringify(rows, (_, v) => (typeof v === 'bigint' ? String(v) : v)))
   `
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {

@@ -1,22 +1,22 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { buildRecords } from '../src/build.ts'
 import { checkPlacement } from '../src/check/placement.ts'
 import { checkProvenance } from '../src/check/provenance.ts'
 import { computeAudit } from '../src/emit/audit.ts'
 import { auditSection } from '../src/emit/card/distractors.ts'
 import { type ProvenanceLine, provenanceLines } from '../src/emit/provenance.ts'
+import type { DataRecord } from '../src/emit/schema.ts'
 import { createMirrorFetcher } from '../src/fetch/mirror.ts'
-import { loadSources } from '../src/load-sources.ts'
 import { toCandidate } from '../src/prepare/eligibility.ts'
 import type { PreparedSource } from '../src/prepare/prepare.ts'
 import { loadRecipe } from '../src/recipe/load.ts'
-import { type DataRecord, Distractors, type Recipe, SPLITS, type Split } from '../src/recipe/schema.ts'
+import { Distractors, type Recipe, SPLITS, type Split } from '../src/recipe/schema.ts'
 import { answerQuotas, selectSplit } from '../src/select/select.ts'
 import { dealPositions } from '../src/shape/deal.ts'
 import { reshape } from '../src/shape/reshape.ts'
 import { rngFor, shuffle } from '../src/shape/rng.ts'
 import { normalize } from '../src/util/canonical.ts'
+import { buildRecords, loadSources } from './helpers/build.ts'
 import { recipeOf, sourceSpec, uq } from './helpers/questions.ts'
 
 const items = (source: string, n: number, count: number, prefix = source) =>
@@ -288,6 +288,7 @@ describe('checkPlacement on hand-made records', () => {
     const prov = [line(q, 'test', [2])]
     const withMinimum = recipeOf([{ ...a, language: 'en' }], {
       distractors: Distractors.parse({
+        borrow: { plausible: {} },
         negatives: { patterns: { en: [String.raw`\b(not|lowest|smallest|fewest|least|lack|without)\b`] } },
       }),
     })

@@ -4,16 +4,17 @@ import { gzipSync } from 'node:zlib'
 import { isReferential, lengthPenalty, nearAnswer, sameKind } from '../src/borrow/fit.ts'
 import { similarLending } from '../src/borrow/lend.ts'
 import { dealLongest } from '../src/borrow/length-cue.ts'
+import { fitOf, type OptionRule } from '../src/borrow/option-rules.ts'
 import { RelatedOptions } from '../src/borrow/related.ts'
 import { Screen, ScreenedFile, screenedFile } from '../src/borrow/screen.ts'
 import { centroid, cosine1024, vectorWords, WordVectors } from '../src/borrow/vectors.ts'
 import { isJevError } from '../src/errors.ts'
 import { type Candidate, toCandidate } from '../src/prepare/eligibility.ts'
-import { Distractors, type SimilarBorrowing } from '../src/recipe/schema.ts'
-import { keyedHash, rngFor } from '../src/shape/rng.ts'
+import type { Borrowing } from '../src/recipe/schema.ts'
+import { keyedHash } from '../src/shape/rng.ts'
 import { normalize } from '../src/util/canonical.ts'
 import { sha256Hex } from '../src/util/hash.ts'
-import { uq } from './helpers/questions.ts'
+import { DISTRACTORS, uq } from './helpers/questions.ts'
 
 /** A vectors file of the given words: each a signed-byte vector. */
 function vectorsFile(words: Record<string, number[]>): Buffer {
@@ -23,41 +24,34 @@ function vectorsFile(words: Record<string, number[]>): Buffer {
 }
 
 describe('sameKind', () => {
-  test('the word most own options start with, and no article where none has one', () => {
-    const kind = sameKind(['to produce bile', 'to oxygenate blood', 'to remove toxins', 'to digest food'])
-    assert.equal(kind('to make urine'), true)
-    assert.equal(kind('digestive system'), false)
-    assert.equal(kind('form chemicals that destroy microbes'), false)
-    const bare = sameKind(['flowers', 'seeds', 'roots', 'leaves'])
-    assert.equal(bare('spores'), true)
-    assert.equal(bare('the rock cycle'), false)
-  })
-  test('a topic word half the own options share, and a word count near theirs', () => {
-    const kind = sameKind([
-      'Delegates typically have little interest in politics.',
-      'Delegates are generally more likely to register as third party voters.',
-      'Typically, the general population is less ideological than the delegates.',
-      'The majority of the general population is more educated than the delegates.',
-    ])
-    assert.equal(kind('Delegates are usually chosen by party leaders.'), true)
-    assert.equal(kind('Affluent individuals are less likely to vote than impoverished individuals.'), false)
-    assert.equal(sameKind(['sound', 'light', 'smoke', 'water vapor'])('sitting at a desk'), false)
-  })
   test('numbers only in a unit the own options have', () => {
     const kind = sameKind(['5 m/s', '10 m/s', '15 m/s', '20 m/s'])
     assert.equal(kind('25 m/s'), true)
     assert.equal(kind('25 s'), false)
     assert.equal(kind('25'), false)
   })
-  test('Japanese: the script of an own option, and a predicate only among predicates', () => {
-    const nouns = sameKind(['アキレス腱', '鎖骨', '薬指', '綿', 'つま先'])
-    assert.equal(nouns('黄色い'), false)
-    assert.equal(nouns('踵'), true)
-    assert.equal(nouns('ヒール'), false)
-    const verbs = sameKind(['あげる', '閉める', 'まわす', '開く', '持つ'])
-    assert.equal(verbs('業者'), false)
-    assert.equal(verbs('たたむ'), true)
+  test("never an option that refers to others; the options' form (first word, word count, script) is the reviewers' to judge", () => {
+    const kind = sameKind(['to produce bile', 'to oxygenate blood', 'to remove toxins', 'to digest food'])
+    assert.equal(kind('digestive system'), true)
+    assert.equal(kind('None of the above'), false)
+    assert.equal(sameKind(['アキレス腱', '鎖骨', '薬指', '綿', 'つま先'])('黄色い'), true)
+    assert.equal(sameKind(['5 m/s', '10 m/s'])('None of these'), false)
   })
+})
+
+test('fitOf runs the option rules in order: the first that rejects ends them, else their credits add to the base', () => {
+  const ran: string[] = []
+  const rule =
+    (name: string, got: number | null): OptionRule =>
+    () => {
+      ran.push(name)
+      return got
+    }
+  assert.equal(fitOf([rule('a', 3), rule('b', 0), rule('c', -1)], 'x', 'x', 100), 102)
+  assert.deepEqual(ran, ['a', 'b', 'c'])
+  ran.length = 0
+  assert.equal(fitOf([rule('a', 3), rule('b', null), rule('c', -1)], 'x', 'x', 100), null)
+  assert.deepEqual(ran, ['a', 'b'])
 })
 
 test('options that refer to others are never lent', () => {
@@ -175,10 +169,7 @@ test('dealLongest keeps a group’s credit within count/n: forced items first, t
 })
 
 describe('similarLending with the plausible rule', () => {
-  const rules = {
-    ...(Distractors.parse({}).borrow as SimilarBorrowing),
-    plausible: { lenders: 50, minSimilarity: 0, minFit: -1e9, lengthCue: false, forcedLongest: 4, byForm: true, fallback: [] },
-  } as SimilarBorrowing
+  const rules: Borrowing = { ...DISTRACTORS.borrow, plausible: { ...DISTRACTORS.borrow.plausible, lenders: 50, lengthCue: false } }
   const c = (id: string, question: string, options: string[], answer = 0) => toCandidate(uq({ id, question, options, answer }))
   const item = c('s-item', 'Which process in the water cycle returns water to the atmosphere?', [
     'evaporation',
@@ -208,9 +199,8 @@ describe('similarLending with the plausible rule', () => {
     assert.equal(texts.includes('sublimation'), false)
   })
   test('the borrowed options are the best-fitting candidates, the same every time', () => {
-    const a = lending.borrow(item, 2, rngFor(1, 'grow', item.identity))
-    const b = lending.borrow(item, 2, rngFor(2, 'grow', item.identity))
-    assert.deepEqual(a, b)
+    const a = lending.borrow(item, 2)
+    assert.deepEqual(a, similarLending(side, options).borrow(item, 2))
     assert.deepEqual(a, lending.candidates(item).slice(0, 2))
   })
   test('with a screen, only the candidates it accepts for the item are lent, in fit order, and capacity counts only them', () => {

@@ -60,8 +60,8 @@ test('"__proto__" is refused as a key in negation patterns and in changesFrom.by
   assert.throws(() => parseRecipe(JSON.parse(patterns)), recipeError(/\$\.distractors\.negatives\.patterns\.__proto__: .*reserved/))
   const fr = withPatterns({ en: ['\\bnot\\b'], fr: ['pas'] })
   assert.throws(() => parseRecipe(fr), recipeError(/patterns/))
-  // the current recipe with its "Changes from" figures typed in, as a recipe may
-  const real = JSON.parse(REAL_TEXT) as { changesFrom: { bySource?: Record<string, unknown> } }
+  // the current recipe with typed "Changes from" figures, their first source renamed
+  const real = JSON.parse(REAL_TEXT) as { changesFrom: Record<string, unknown> }
   real.changesFrom.bySource = { jcommonsenseqa: { kept: 1, optionsChanged: 2, replaced: 0 } }
   const text = JSON.stringify(real).replace('"jcommonsenseqa":{"kept"', '"__proto__":{"kept"')
   assert.throws(() => parseRecipe(JSON.parse(text)), recipeError(/\$\.changesFrom\.bySource\.__proto__: .*reserved/))

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { test } from 'node:test'
+import type { DataRecord } from '../src/emit/schema.ts'
 import { computeStats } from '../src/emit/stats.ts'
-import type { DataRecord } from '../src/recipe/schema.ts'
 import { rec } from './helpers/questions.ts'
 
 test('the chance floor is the mean of 1/n (not 1/mean n); positions and counts per split', () => {

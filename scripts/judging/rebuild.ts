@@ -3,7 +3,6 @@
 import { readFileSync } from 'node:fs'
 import { groupOf } from '../../src/borrow/groups.ts'
 import type { Borrowed } from '../../src/borrow/lend.ts'
-import type { TrainingQuestion } from '../../src/borrow/related.ts'
 import { WordVectors } from '../../src/borrow/vectors.ts'
 import { type BuildResources, buildFromPrepared, type LendingMemos } from '../../src/build.ts'
 import { fetchTraining, readTraining } from '../../src/contam/load.ts'
@@ -13,7 +12,7 @@ import { loadSource } from '../../src/load-sources.ts'
 import { type PreparedSource, SourcePreparer } from '../../src/prepare/prepare.ts'
 import { loadRecipe, recipeResource } from '../../src/recipe/load.ts'
 import { lockedRevision, lockPathFor, readLock } from '../../src/recipe/lock.ts'
-import type { Recipe, SimilarBorrowing, Split } from '../../src/recipe/schema.ts'
+import type { Recipe, Split } from '../../src/recipe/schema.ts'
 import { compareStrings, normalize } from '../../src/util/canonical.ts'
 
 export interface CandidateItem {
@@ -34,7 +33,7 @@ export async function loadBuildInputs(
 ): Promise<{ recipe: Recipe; prepared: PreparedSource[]; resources: BuildResources }> {
   const recipe = await loadRecipe(recipePath)
   const borrow = recipe.distractors.borrow
-  if (!borrow.plausible?.vectors) throw new Error(`${recipePath}: no plausible rule with word vectors`)
+  if (!borrow.plausible.vectors) throw new Error(`${recipePath}: no plausible rule with word vectors`)
   const pinned = borrow.plausible.vectors
   const lock = await readLock(lockPathFor(recipePath))
   const fetcher = createMirrorFetcher(mirror)
@@ -48,21 +47,8 @@ export async function loadBuildInputs(
     await loadSource(spec, lockedRevision(lock, spec), fetcher, { trusted, onQuestion: (q) => preparer.add(q) })
     prepared.push(preparer.finish())
   }
-  // the plausible rule's related options, from the required training files (as the build reads them)
-  const fetched = await fetchTraining(recipe, fetcher, lock)
-  const related = new Map<string, TrainingQuestion[]>()
-  await readTraining(
-    recipe,
-    fetched,
-    fetcher,
-    (q, t) => {
-      if (t.optional) return
-      let sets = related.get(t.source)
-      if (!sets) related.set(t.source, (sets = []))
-      sets.push({ question: normalize(q.question), options: q.options.map(normalize), answer: q.answer })
-    },
-    trusted,
-  )
+  // the plausible rule's related questions, read as the build reads them
+  const { related } = await readTraining(recipe, await fetchTraining(recipe, fetcher, lock), fetcher, trusted)
   const vectors = WordVectors.parse(readFileSync(recipeResource(recipe, pinned.path)), pinned.path, pinned.sha256)
   return { recipe, prepared, resources: { vectors, related } }
 }
@@ -76,8 +62,8 @@ export async function rebuildWithCandidates(
   mirror: string,
 ): Promise<{ items: CandidateItem[]; identical: boolean | null }> {
   const { recipe, prepared, resources } = await loadBuildInputs(recipePath, mirror)
-  const borrow = recipe.distractors.borrow as SimilarBorrowing
-  const plausible = borrow.plausible!
+  const borrow = recipe.distractors.borrow
+  const plausible = borrow.plausible
   const unscreened = {
     ...recipe,
     distractors: { ...recipe.distractors, borrow: { ...borrow, plausible: { ...plausible, screened: undefined } } },

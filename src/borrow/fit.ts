@@ -1,14 +1,11 @@
 /**
- * Amendment 1.2's test of whether a borrowed option is of the same kind as an
- * item's own options, read off their form alone: the word they start with,
- * how many words, the topic word they share, the script a Japanese word is
- * written in and whether it is a predicate, the unit of a number; and options
- * that refer to the others ("None of the above", "I only") are never lent.
+ * Whether a borrowed option is of the same kind as an item's own options (a
+ * number in a unit they have; never one that refers to the others, "None of
+ * the above", "I only"), how far its length is from theirs, and whether it is
+ * too close to the right answer. Its form is left to the reviewers' screen.
  */
 import { codePointLength } from '../util/canonical.ts'
 import { unitOf } from './option-kinds.ts'
-
-const ARTICLES = new Set(['the', 'a', 'an'])
 
 // words that say nothing of an option's topic; an option's topic word is what several of them share
 const STOP = new Set(
@@ -35,73 +32,21 @@ export function isReferential(text: string): boolean {
 }
 
 const LATIN_WORD = /[\p{Script=Latin}\p{N}][\p{Script=Latin}\p{N}'’-]*/gu
-const HAS_LATIN = /\p{Script=Latin}/u
-const KATAKANA = /^[\p{Script=Katakana}ー・\s]+$/u
-const HIRAGANA = /^[\p{Script=Hiragana}ー\s]+$/u
-const HAN = /\p{Script=Han}/u
-// a Japanese option that ends in hiragana reads as a verb or adjective (持つ, 白い, 開く); a noun written in hiragana
-// (さこつ) reads so too, which only makes the rule stricter where most own options are nouns
-const PREDICATE_END = /\p{Script=Hiragana}$/u
 
 function words(text: string): string[] {
   return (text.toLowerCase().match(LATIN_WORD) ?? []).map((w) => w.replace(/['’]s$/, ''))
 }
 
-function script(text: string): string {
-  const t = text.trim()
-  if (HAS_LATIN.test(t)) return 'latin'
-  if (KATAKANA.test(t)) return 'katakana'
-  if (HIRAGANA.test(t)) return 'hiragana'
-  return HAN.test(t) ? 'kanji' : 'other'
-}
-
-function isPredicate(text: string): boolean {
-  const t = text.trim()
-  return !KATAKANA.test(t) && PREDICATE_END.test(t)
-}
-
 /**
- * The kind test for one item: whether a candidate option could stand among
- * its own options without being told apart by form. Rules that need a
- * pattern the own options share apply only when they share it. Without
- * `byForm`, only units and references to other options are read.
+ * The kind test for one item: a candidate may stand among its own options
+ * unless it refers to others, or the own options are all numbers and it is
+ * not one in a unit they have.
  */
-export function sameKind(own: readonly string[], byForm = true): (text: string) => boolean {
-  const ownWords = own.map(words)
-  const latin = own.every((o) => HAS_LATIN.test(o))
-  // the word most own options start with, when three quarters of them do ("to …", "The …", "During …")
-  const leads = new Map<string, number>()
-  for (const w of ownWords) if (w[0] !== undefined) leads.set(w[0], (leads.get(w[0]) ?? 0) + 1)
-  let lead: string | null = null
-  for (const [w, n] of leads) if (n >= Math.ceil((own.length * 3) / 4)) lead = w
-  const anyArticle = ownWords.some((w) => ARTICLES.has(w[0] ?? ''))
-  const counts = ownWords.map((w) => w.length)
-  const fewest = Math.min(...counts)
-  const most = Math.max(...counts)
-  // topic words: a content word that half the own options (two at least) share ("delegates", "volvox", "plants")
-  const df = new Map<string, number>()
-  for (const w of ownWords) for (const x of new Set(w)) if (x.length >= 4 && !STOP.has(x)) df.set(x, (df.get(x) ?? 0) + 1)
-  const topics = [...df].filter(([, n]) => n >= Math.max(2, Math.ceil(own.length / 2))).map(([w]) => w)
-  const scripts = new Set(own.map(script))
-  // predicates among nouns: allowed where at least two own options are predicates, required where all but one are
-  const predicateCount = own.filter(isPredicate).length
-  const predicates = new Set(predicateCount >= own.length - 1 ? [true] : predicateCount >= 2 ? [true, false] : [false])
+export function sameKind(own: readonly string[]): (text: string) => boolean {
   const units = own.map(unitOf)
   const numeric = units.every((u) => u !== null)
   const ownUnits = new Set(units)
-  return (text) => {
-    if (isReferential(text)) return false
-    if (numeric) return ownUnits.has(unitOf(text))
-    if (!byForm) return true
-    if (!scripts.has(script(text))) return false
-    if (!latin) return predicates.has(isPredicate(text))
-    const w = words(text)
-    if (lead !== null && w[0] !== lead) return false
-    if (!anyArticle && ARTICLES.has(w[0] ?? '')) return false
-    if (w.length < fewest - 1 || w.length > most + (most <= 3 ? 1 : Math.ceil(most / 3))) return false
-    if (topics.length > 0 && !topics.some((t) => w.includes(t))) return false
-    return true
-  }
+  return (text) => !isReferential(text) && (!numeric || ownUnits.has(unitOf(text)))
 }
 
 /**

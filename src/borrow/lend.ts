@@ -1,17 +1,32 @@
 import type { Candidate } from '../prepare/eligibility.ts'
-import type { Plausible, SimilarBorrowing } from '../recipe/schema.ts'
-import { type Rng, sample } from '../shape/rng.ts'
-import { codePointLength, compareStrings, normalize } from '../util/canonical.ts'
-import { lengthPenalty, nearAnswer, sameKind } from './fit.ts'
-import { fitsClass, formFilter, isLabelLike, NearCopyShapes, nearCopyTest, numberClass } from './option-kinds.ts'
+import type { Borrowing } from '../recipe/schema.ts'
+import { codePointLength, compareStrings } from '../util/canonical.ts'
+import { lenderSkips } from './lender-rules.ts'
+import { keepsLongest, longestCredit } from './length-cue.ts'
+import {
+  fitOf,
+  lengthLike,
+  likeForLike,
+  listedWith,
+  notLabelLike,
+  notLongerThan,
+  notNamedIn,
+  notNearAnswer,
+  notNearCopyOf,
+  type OptionRule,
+  sameFormAs,
+  sameKindAs,
+  screenedBy,
+  trainingTie,
+} from './option-rules.ts'
 import { mix32, ranked } from './rank.ts'
 import type { RelatedOptions } from './related.ts'
 import type { Screen } from './screen.ts'
-import { quantise, SCALE, TfIdfIndex } from './similarity.ts'
-import { Tokenizer } from './tokens.ts'
-import { centroid, cosine1024, type TextVector, type WordVectors } from './vectors.ts'
-
-const LATIN = /\p{Script=Latin}/u
+import { SharedWords } from './shared-words.ts'
+import { LendingSide } from './side.ts'
+import { quantise, SCALE } from './similarity.ts'
+import { TopicFit } from './topic.ts'
+import type { WordVectors } from './vectors.ts'
 
 /** An option lent to an item: its text and where it came from. */
 export interface Borrowed {
@@ -27,17 +42,17 @@ export interface Lending {
   /** the item's own options plus what it may borrow, at most 8 */
   capacity(c: Candidate): number
   /**
-   * `k` options for the item, drawn with its own stream. `longest` (Amendment
-   * 1.2's length rule) says whether an item whose right answer is its longest
-   * option keeps it so; without it, the rule's own choice.
+   * The `k` best-fitting options for the item. `longest` (Amendment 1.2's
+   * length rule) says whether an item whose right answer is its longest
+   * option keeps it so; without it, it does.
    */
-  borrow(c: Candidate, k: number, rng: Rng, longest?: 'keep' | 'lengthen'): Borrowed[]
+  borrow(c: Candidate, k: number, longest?: 'keep' | 'lengthen'): Borrowed[]
   /** Whether the length rule has a choice for the item at k borrowed options: it lends something longer than its right answer, which is its longest. */
   canLengthen?(c: Candidate, k: number): boolean
 }
 
 export interface SimilarLendingOptions {
-  rules: SimilarBorrowing
+  rules: Borrowing
   maxChars: number
   /** keys the tie-break between lenders of equal similarity */
   tieKey: (c: Candidate) => number
@@ -56,137 +71,77 @@ export interface SimilarLendingOptions {
 }
 
 /**
- * Amendment 1.1: an item's lenders are the other questions of its group's side
- * ranked by TF-IDF similarity (near-copies skipped); only their wrong options
- * are lent, like for like; the draw is from the first drawFactor × needed.
- * The index is built on first use, for the items whose capacity the deal of
- * option counts asks for, and each item's candidates are worked out once.
+ * What a group's side lends its items. An item's lenders are the other questions of the side, ranked by TF-IDF
+ * similarity (near-copies left out) and passed by the lender rules (./lender-rules.ts); their wrong options that
+ * meet every option rule (./option-rules.ts) are its candidates, best fit first. The side is read on the first item
+ * the memo does not hold (a warm build given every item's candidates never reads it), and each item's candidates
+ * are worked out once.
  */
 export function similarLending(
   side: readonly Candidate[],
   o: SimilarLendingOptions,
 ): Lending & { candidates(c: Candidate): readonly Borrowed[] } {
   const memo = o.memo ?? new Map<string, Borrowed[]>()
-  // the lenders in id order (nothing below depends on the order the rows came in), set up on the first item
-  // the memo does not hold: a warm build given every item's candidates never reads the side at all
-  let ready: Side | null = null
-  let index: TfIdfIndex | null = null
+  const rules = o.rules.plausible
+  let lenders: LendingSide | null = null
   const nearCopy = quantise(o.rules.nearCopy)
-  // the narrower-lender rule compares questions' content words, read off the index's own terms (each text tokenized once)
-  let words: ContentWords | null = null
-  // the near-copy test's reading of each option text, shared by the group's items
-  let shapes: NearCopyShapes | null = null
+  const topic = o.vectors && rules.vectors ? new TopicFit(o.vectors, rules.vectors) : null
+  const words = new SharedWords()
 
   function candidates(c: Candidate): Borrowed[] {
     const held = memo.get(c.id)
     if (held) return held
-    if (o.rules.plausible) {
-      const out = plausibleCandidates(c, o.rules.plausible)
-      memo.set(c.id, out)
-      return out
-    }
-    const own = c.options.length
-    const limit = o.rules.drawFactor * Math.max(0, 8 - own)
-    const out: Borrowed[] = []
+    const out = find(c)
     memo.set(c.id, out)
-    if (limit === 0) return out
-    const { lenders, position, ties, isNegative } = (ready ??= lendingSide(side, o))
-    const at = position.get(c.id)
-    if (at === undefined) return out
-    if (index === null) {
-      index = new TfIdfIndex(lenders.map(lendingDocument))
-      words = new ContentWords(index)
-      shapes = new NearCopyShapes()
-    }
-    const content = words!
-    const covered = o.rules.skipNarrowerLenders ? content.coveredBy(at) : () => false
-    const mine = new Set(c.normOptions)
-    const cls = numberClass(c.options)
-    const sameForm = o.rules.sameForm ? formFilter(c.options) : () => true
-    const nearCopyOfOwn = o.rules.skipNearCopies ? nearCopyTest(c.normOptions, shapes!) : () => false
-    const seen = new Set<string>()
-    const byScore = ranked(index, at, ties, nearCopy)
-    // the right answers of the most similar questions are never lent, even where a lender lists one as wrong:
-    // "Which resource is renewable?" must not borrow "solar energy" from "Which renewable resource is made by convection?"
-    const nearest: number[] = []
-    // the break closes byScore, so only these nearest lenders are read below: 1.1.0's records depend on it
-    if (o.rules.rightAnswersOf > 0) for (const j of byScore) if (nearest.push(j) === o.rules.rightAnswersOf) break
-    const rightNearby = new Set(nearest.filter((j) => !isNegative(j)).map((j) => lenders[j]!.normOptions[lenders[j]!.answer]!))
-    const order = (function* () {
-      yield* nearest
-      yield* byScore
-    })()
-    let used = 0
-    for (const j of order) {
-      const lender = lenders[j]!
-      if (o.rules.skipNegativeLenders && isNegative(j)) continue
-      if (o.rules.skipOverlappingLenders && lender.normOptions.some((n) => mine.has(n))) continue
-      if (covered(j)) continue
-      // the least similar of a large group lend options that are plainly foreign: better a smaller capacity
-      if (used++ === o.rules.maxLenders) break
-      for (let i = 0; i < lender.options.length; i++) {
-        if (i === lender.answer) continue
-        const text = lender.options[i]!
-        const norm = lender.normOptions[i]!
-        if (mine.has(norm) || seen.has(norm) || rightNearby.has(norm)) continue
-        if (text.length > o.maxChars && codePointLength(text) > o.maxChars) continue
-        if (o.rules.likeForLike && !fitsClass(cls, text)) continue
-        if (o.rules.skipLabelLike && isLabelLike(text)) continue
-        if (!sameForm(text) || nearCopyOfOwn(norm)) continue
-        seen.add(norm)
-        out.push({ text, lender: lender.id, index: i })
-        if (out.length === limit) return out
-      }
-    }
     return out
   }
 
-  /**
-   * Amendment 1.2: the wrong options of the most similar lenders that are of
-   * the item's own kind (./fit.ts) and no paraphrase of a nearby right answer,
-   * best fit first: the lender's similarity, how often the option is listed
-   * with the item's own options elsewhere on the side, the words it shares
-   * with the item, less a penalty for a length unlike the item's options.
-   */
-  function plausibleCandidates(c: Candidate, rules: Plausible): Borrowed[] {
+  /** The option rules for the item, in the order they run; `rightNorms`, the right answers of its nearest questions. */
+  function optionRules(c: Candidate, s: LendingSide, at: number, rightNorms: readonly string[]): OptionRule[] {
+    const on = (rule: OptionRule | false | null | undefined) => (rule ? [rule] : [])
+    return [
+      ...on(o.screen && screenedBy(o.screen, c.id)),
+      notLongerThan(o.maxChars),
+      ...on(o.rules.likeForLike && likeForLike(c.options)),
+      ...on(o.rules.skipLabelLike && notLabelLike),
+      notNamedIn(c.normQuestion),
+      ...on(o.related && trainingTie(o.related, c, o.relatedMin ?? 0)),
+      ...on(o.rules.sameForm && sameFormAs(c.options)),
+      sameKindAs(c.options),
+      ...on(topic?.ruleFor(c)),
+      ...on(o.rules.skipNearCopies && notNearCopyOf(c.normOptions, s.shapes)),
+      notNearCopyOf(rightNorms, s.shapes),
+      notNearAnswer(c.options[c.answer]!),
+      listedWith(s.coOccurrence(c, at)),
+      words.ruleFor(c),
+      lengthLike(c.options),
+    ]
+  }
+
+  function find(c: Candidate): Borrowed[] {
     const own = c.options.length
     if (own >= 8 || tooLong(c.options, rules.maxWords)) return []
+    // an item the screen accepts nothing for borrows nothing: its candidates need no ranking
     if (o.screen && !o.screen.acceptsAny(c.id)) return []
-    const { lenders, position, ties, isNegative } = (ready ??= lendingSide(side, o))
-    const at = position.get(c.id)
+    const s = (lenders ??= new LendingSide(side, o.tieKey, o.isNegative))
+    const at = s.position.get(c.id)
     if (at === undefined) return []
-    if (index === null) {
-      index = new TfIdfIndex(lenders.map(lendingDocument))
-      words = new ContentWords(index)
-      shapes = new NearCopyShapes()
-    }
-    const scores = index.similarities(at)
-    const byScore = ranked(index, at, ties, nearCopy, scores)
-    const covered = o.rules.skipNarrowerLenders ? words!.coveredBy(at) : () => false
-    const mine = new Set(c.normOptions)
-    const cls = numberClass(c.options)
-    const sameForm = o.rules.sameForm ? formFilter(c.options) : () => true
-    const kind = sameKind(c.options, rules.byForm)
-    const nearCopyOfOwn = o.rules.skipNearCopies ? nearCopyTest(c.normOptions, shapes!) : () => false
-    const penalty = lengthPenalty(c.options)
-    // read by next(), not for…of with a break, which would close the walk before the lenders are read
+    const scores = s.index.similarities(at)
+    const byScore = ranked(s.index, at, s.ties, nearCopy, scores)
+    const skips = lenderSkips(o.rules, s, c, at)
+    // the right answers of the most similar questions are never lent, even where a lender lists one as wrong:
+    // "Which resource is renewable?" must not borrow "solar energy" from "Which renewable resource is made by convection?"
+    // (read by next(), not for…of with a break, which would close the walk before the lenders are read)
     const nearest: number[] = []
     while (nearest.length < o.rules.rightAnswersOf) {
       const step = byScore.next()
       if (step.done) break
       nearest.push(step.value)
     }
-    const rightNorms = nearest.filter((j) => !isNegative(j)).map((j) => lenders[j]!.normOptions[lenders[j]!.answer]!)
+    const rightNorms = nearest.filter((j) => !s.isNegative(j)).map((j) => s.lenders[j]!.normOptions[s.lenders[j]!.answer]!)
     const rightNearby = new Set(rightNorms)
-    const paraphrase = nearCopyTest(rightNorms, shapes!)
-    const tooClose = nearAnswer(c.options[c.answer]!)
-    const listedWith = coOccurrence(ready, c, at)
-    const inTraining = o.related?.around(c.normOptions)
-    const answering = o.related?.answering(c.normQuestion)
-    const need = o.relatedMin ?? 0
-    const itemTerms = termsOf([c.normQuestion, ...c.normOptions])
-    const minScore = quantise(rules.minSimilarity)
-    const topic = topicFit(c, rules)
+    const mine = new Set(c.normOptions)
+    const optionTests = optionRules(c, s, at, rightNorms)
     const found: { b: Borrowed; fit: number; tie: number }[] = []
     const seen = new Set<string>()
     let used = 0
@@ -194,35 +149,19 @@ export function similarLending(
       yield* nearest
       yield* byScore
     })()) {
-      if (scores[j]! < minScore) break
-      const lender = lenders[j]!
-      if (o.rules.skipNegativeLenders && isNegative(j)) continue
-      if (o.rules.skipOverlappingLenders && lender.normOptions.some((n) => mine.has(n))) continue
-      if (covered(j)) continue
+      if (skips.some((skip) => skip(j))) continue
       if (used++ === rules.lenders) break
+      const lender = s.lenders[j]!
       const similarity = Math.round((scores[j]! / SCALE) * 1024)
       for (let i = 0; i < lender.options.length; i++) {
         if (i === lender.answer) continue
-        const text = lender.options[i]!
         const norm = lender.normOptions[i]!
+        // each text once, as the most similar lender that lists it offers it; never an own option or a nearby right answer
         if (mine.has(norm) || seen.has(norm) || rightNearby.has(norm)) continue
         seen.add(norm)
-        if (o.screen && !o.screen.accepts(c.id, norm)) continue
-        if (text.length > o.maxChars && codePointLength(text) > o.maxChars) continue
-        if (o.rules.likeForLike && !fitsClass(cls, text)) continue
-        if (o.rules.skipLabelLike && isLabelLike(text)) continue
-        // an option the question itself names ("教会" for "キリスト教の教会のことを何という？") may well be its answer
-        if (c.normQuestion.includes(norm)) continue
-        // tied to the own options, or listed by training questions like this one (the cheap tests first)
-        const trained = Math.max(inTraining?.get(norm) ?? 0, answering?.get(norm) ?? 0)
-        if (trained < need) continue
-        if (!sameForm(text) || !kind(text)) continue
-        const onTopic = topic(text)
-        if (onTopic === null) continue
-        if (nearCopyOfOwn(norm) || paraphrase(norm) || tooClose(text)) continue
-        const fit = similarity + onTopic + 384 * Math.min(3, listedWith.get(norm) ?? 0) + trained + shared(itemTerms, norm) - penalty(text)
-        if (fit < rules.minFit) continue
-        found.push({ b: { text, lender: lender.id, index: i }, fit, tie: mix32(ties[at]! ^ ties[j]! ^ i) })
+        const text = lender.options[i]!
+        const fit = fitOf(optionTests, text, norm, similarity)
+        if (fit !== null) found.push({ b: { text, lender: lender.id, index: i }, fit, tie: mix32(s.ties[at]! ^ s.ties[j]! ^ i) })
       }
     }
     // where the right answer is the item's longest option and nothing to borrow is longer, it grows only
@@ -231,7 +170,7 @@ export function similarLending(
       const right = codePointLength(c.options[c.answer]!)
       if (
         !found.some((f) => codePointLength(f.b.text) > right) &&
-        !keepsLongest(o.cueKey(c), rules.forcedLongest * (own + 1), longestShare(ready))
+        !keepsLongest(o.cueKey(c), rules.forcedLongest * (own + 1), s.longestShare())
       )
         return []
     }
@@ -239,65 +178,11 @@ export function similarLending(
     return found.map((f) => f.b)
   }
 
-  // each option text's vector, shared by the group's items
-  const textVectors = new Map<string, TextVector>()
-  const vectorOf = (text: string) => {
-    let v = textVectors.get(text)
-    if (!v) textVectors.set(text, (v = o.vectors!.of(text)))
-    return v
-  }
-  /**
-   * The topic fit of a candidate for an item whose own options are English
-   * words: twice the cosine (×1024) of its vector with the own options'
-   * centroid plus the cosine with the question; null when it is below the
-   * recipe's minTopic or has no word with a vector. 0 for every candidate
-   * where there are no vectors or the item's options are numbers or Japanese.
-   */
-  function topicFit(c: Candidate, rules: Plausible): (text: string) => number | null {
-    const pinned = rules.vectors
-    if (!o.vectors || !pinned || numberClass(c.options) !== 'words' || !c.options.every((x) => LATIN.test(x))) return () => 0
-    const own = centroid(c.options.map(vectorOf), o.vectors.header.dimensions)
-    if (own.norm2 === 0) return () => 0
-    const question = o.vectors.of(c.question)
-    const right = vectorOf(c.options[c.answer]!)
-    const min = Math.round(pinned.minTopic * 1024)
-    const max = Math.round(pinned.maxAnswer * 1024)
-    return (text) => {
-      const v = vectorOf(text)
-      const withOwn = cosine1024(v, own)
-      // as close to the right answer as a synonym: too often right too ("hours" beside "days")
-      if (v.norm2 === 0 || withOwn < min || cosine1024(v, right) >= max) return null
-      return 2 * withOwn + (question.norm2 === 0 ? 0 : cosine1024(v, question))
-    }
-  }
-
-  // the item's terms, to credit a candidate for the words it shares with the question and options
-  const tokenizer = new Tokenizer()
-  function termsOf(norms: readonly string[]): Set<number> {
-    const out = new Set<number>()
-    for (const n of norms) for (const id of tokenizer.ids(n)) if (!isFunctionWord(tokenizer.word(id))) out.add(id)
-    return out
-  }
-  /** 1024 × the share of a candidate's content terms that the item has */
-  function shared(item: ReadonlySet<number>, norm: string): number {
-    const mineTerms = termsOf([norm])
-    if (mineTerms.size === 0) return 0
-    let hits = 0
-    for (const id of mineTerms) if (item.has(id)) hits++
-    return Math.round((1024 * hits) / mineTerms.size)
-  }
-
   return {
     candidates,
     capacity: (c) => Math.min(8, c.options.length + candidates(c).length),
-    borrow(c, k, rng, longest) {
-      const list = candidates(c)
-      if (o.rules.plausible) return bestFit(c, list, k, o.rules.plausible.lengthCue ? (longest ?? 'keep') : 'keep')
-      const from = list.slice(0, Math.min(list.length, o.rules.drawFactor * k))
-      if (from.length < k) throw new RangeError(`${c.id}: ${from.length} options to borrow, ${k} needed`)
-      return sample(rng, from, k)
-    },
-    ...(o.rules.plausible?.lengthCue && {
+    borrow: (c, k, longest) => bestFit(c, candidates(c), k, rules.lengthCue ? (longest ?? 'keep') : 'keep'),
+    ...(rules.lengthCue && {
       canLengthen(c: Candidate, k: number) {
         if (k <= 0 || longestCredit(c.options, c.answer) === 0) return false
         const right = codePointLength(c.options[c.answer]!)
@@ -305,148 +190,6 @@ export function similarLending(
       },
     }),
   }
-}
-
-interface Side {
-  lenders: Candidate[]
-  position: Map<string, number>
-  /** normalised option → the lenders that list it, worked out on first need */
-  listing?: Map<string, number[]>
-  /** the lenders' longest-baseline credit, in 840ths, worked out on first need */
-  longestRight?: number
-  /** each lender's tie key */
-  ties: Uint32Array
-  isNegative: (j: number) => boolean
-}
-
-function lendingSide(side: readonly Candidate[], o: SimilarLendingOptions): Side {
-  const lenders = [...side].sort((a, b) => compareStrings(a.id, b.id))
-  const position = new Map(lenders.map((c, i) => [c.id, i]))
-  const ties = Uint32Array.from(lenders, o.tieKey)
-  // by lender position, worked out on first need, once per lender
-  const negative = new Int8Array(lenders.length).fill(-1)
-  const isNegative = (j: number) => (negative[j]! < 0 ? (negative[j] = o.isNegative(lenders[j]!) ? 1 : 0) : negative[j]) === 1
-  return { lenders, position, ties, isNegative }
-}
-
-// words that say nothing of what a question is about
-const FUNCTION_WORDS = new Set(
-  'the and are was were for with that this these those which what who whom whose when where why how does did has have had not can could would should will from into onto than then there their they them its his her our your most best following statement statements true false example describes described'.split(
-    ' ',
-  ),
-)
-
-/**
- * The words of a question that say what it is about (Latin words of 3+
- * letters but function words; every Japanese bigram), over an index's terms:
- * which terms are such words is worked out once per term.
- */
-class ContentWords {
-  /** by term id: 0 not yet known, 1 a content word, 2 not */
-  private readonly kind: Int8Array
-  /** by term id: the query it was last marked for */
-  private readonly mark: Int32Array
-  private query = 0
-
-  constructor(private readonly index: TfIdfIndex) {
-    this.kind = new Int8Array(index.words.length)
-    this.mark = new Int32Array(index.words.length)
-  }
-
-  private isContent(id: number): boolean {
-    if (this.kind[id] === 0) {
-      const w = this.index.words[id]!
-      this.kind[id] = isFunctionWord(w) ? 2 : 1
-    }
-    return this.kind[id] === 1
-  }
-
-  /**
-   * Whether a lender's question holds every content word of the item's: it
-   * asks a narrower question about the same thing ("Which renewable resource
-   * is made by convection?" for "Which resource is renewable?"), so its wrong
-   * options are often right answers here. An item without content words is
-   * covered by none. One test at a time: asking for another item ends this one's.
-   */
-  coveredBy(item: number): (lender: number) => boolean {
-    const q = ++this.query
-    let want = 0
-    for (const id of this.index.headTerms(item))
-      if (this.isContent(id)) {
-        this.mark[id] = q
-        want++
-      }
-    return (lender) => {
-      if (q !== this.query) throw new RangeError("a content-word test asked after the next item's began")
-      if (want === 0) return false
-      let hits = 0
-      for (const id of this.index.headTerms(lender)) if (this.mark[id] === q) hits++
-      return hits === want
-    }
-  }
-}
-
-function isFunctionWord(w: string): boolean {
-  return isLatinOrDigits(w) && (w.length < 3 || FUNCTION_WORDS.has(w))
-}
-
-/** Latin letters and digits only; ASCII answered without the regular expression (most words are) */
-function isLatinOrDigits(w: string): boolean {
-  for (let k = 0; k < w.length; k++) {
-    const c = w.charCodeAt(k)
-    if (!((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39))) return /^[\p{Script=Latin}\p{N}]+$/u.test(w)
-  }
-  return w.length > 0
-}
-
-/** Question, context and options: what a lender and an item are compared by (normalised texts). */
-export function lendingDocument(c: Candidate): string[] {
-  return [c.normQuestion, ...(c.context === null ? [] : [normalize(c.context)]), ...c.normOptions]
-}
-
-/** How many of the side's other questions list each option together with one of the item's own options. */
-function coOccurrence(side: Side, c: Candidate, at: number): Map<string, number> {
-  if (!side.listing) {
-    side.listing = new Map()
-    side.lenders.forEach((l, j) => {
-      for (const n of new Set(l.normOptions)) {
-        const list = side.listing!.get(n)
-        if (list) list.push(j)
-        else side.listing!.set(n, [j])
-      }
-    })
-  }
-  const related = new Set<number>()
-  for (const n of c.normOptions) for (const j of side.listing.get(n) ?? []) if (j !== at) related.add(j)
-  const out = new Map<string, number>()
-  for (const j of [...related].sort((a, b) => a - b))
-    for (const n of new Set(side.lenders[j]!.normOptions)) out.set(n, (out.get(n) ?? 0) + 1)
-  return out
-}
-
-/** What the audit's "longest" baseline credits an item with: 1/t where the right answer is one of the t longest options, 840ths (840 = lcm of 1..8, so it is exact). */
-export function longestCredit(options: readonly string[], answer: number): number {
-  const lengths = options.map(codePointLength)
-  const max = Math.max(...lengths)
-  return lengths[answer] === max ? 840 / lengths.filter((l) => l === max).length : 0
-}
-
-/** The side's longest-baseline credit on its own options: [sum in 840ths, items]. */
-function longestShare(side: Side): [number, number] {
-  side.longestRight ??= side.lenders.reduce((sum, l) => sum + longestCredit(l.options, l.answer), 0)
-  return [side.longestRight, side.lenders.length]
-}
-
-/**
- * Whether an item whose right answer is its longest option, and which has
- * nothing longer to borrow, may still grow (called with forcedLongest times
- * its smallest grown size): with chance 840·of / (n · credit), at most 1, by a
- * keyed 52-bit draw of the item's own, compared exactly. Such items spend the
- * length deal's budget without choice, so only a part of what 1/n allows grow
- * this way (a quarter by default); the build deals the rest.
- */
-function keepsLongest(cue: bigint, n: number, [credit, of]: [number, number]): boolean {
-  return credit === 0 || cue * BigInt(n * credit) < BigInt(840 * of) << 52n
 }
 
 /**
@@ -464,6 +207,8 @@ function bestFit(c: Candidate, list: readonly Borrowed[], k: number, longest: 'k
   const first = longer[0]!
   return [first, ...list.filter((b) => b !== first).slice(0, k - 1)]
 }
+
+const LATIN = /\p{Script=Latin}/u
 
 /** Whether an English item's longest own option has more than `max` words. */
 function tooLong(options: readonly string[], max: number | undefined): boolean {

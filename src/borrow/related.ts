@@ -29,9 +29,6 @@ export class RelatedOptions {
   /** term → the training questions holding it, with the term's weight there */
   private readonly postings = new Map<number, { doc: number; w: number }[]>()
   private readonly idf = new Map<number, number>()
-  // what each item asks, worked out once: the fallback levels ask again for the same items
-  private readonly aroundOf = new Map<string, Map<string, number>>()
-  private readonly answeringOf = new Map<string, Map<string, number>>()
 
   /** the training questions until the first question asked indexes them: a build whose lending is all cached never does */
   private pending: readonly TrainingQuestion[] | null
@@ -78,13 +75,6 @@ export class RelatedOptions {
    */
   around(own: readonly string[]): Map<string, number> {
     this.index()
-    const key = own.join('\u0000')
-    let got = this.aroundOf.get(key)
-    if (!got) this.aroundOf.set(key, (got = this.aroundNow(own)))
-    return got
-  }
-
-  private aroundNow(own: readonly string[]): Map<string, number> {
     const questions = new Set<number>()
     for (const o of own) for (const q of this.listing.get(o) ?? []) questions.add(q)
     const counts = new Map<string, number>()
@@ -102,12 +92,6 @@ export class RelatedOptions {
    */
   answering(question: string): Map<string, number> {
     this.index()
-    let got = this.answeringOf.get(question)
-    if (!got) this.answeringOf.set(question, (got = this.answeringNow(question)))
-    return got
-  }
-
-  private answeringNow(question: string): Map<string, number> {
     const terms = [...new Set(this.tokenizer.ids(question))].filter((id) => this.idf.has(id))
     let norm = 0
     for (const id of terms) norm += this.idf.get(id)! ** 2

@@ -3,7 +3,8 @@
 // card's "Changes from" figures) all read their differences from here.
 
 import { recordLines } from '../emit/manifest.ts'
-import { DataRecord, type SourceChanges, SPLITS, type Split } from '../recipe/schema.ts'
+import { DataRecord, type SourceChanges } from '../emit/schema.ts'
+import { SPLITS, type Split } from '../recipe/schema.ts'
 import { compareStrings } from '../util/canonical.ts'
 import { sha256Hex } from '../util/hash.ts'
 

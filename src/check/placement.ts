@@ -1,7 +1,8 @@
 import { numberClass, unitOf } from '../borrow/option-kinds.ts'
 import { credit } from '../emit/audit.ts'
 import type { ProvenanceLine } from '../emit/provenance.ts'
-import { type DataRecord, type Recipe, SPLITS, type Split } from '../recipe/schema.ts'
+import type { DataRecord } from '../emit/schema.ts'
+import { type Recipe, SPLITS, type Split } from '../recipe/schema.ts'
 import { codePointLength, compareStrings, normalize } from '../util/canonical.ts'
 
 /**

@@ -1,7 +1,8 @@
 import { negationTest } from '../borrow/negation.ts'
 import { isLabelLike } from '../borrow/option-kinds.ts'
 import type { ProvenanceLine } from '../emit/provenance.ts'
-import { type DataRecord, type Recipe, SPLITS, type Split } from '../recipe/schema.ts'
+import type { DataRecord } from '../emit/schema.ts'
+import { type Recipe, SPLITS, type Split } from '../recipe/schema.ts'
 import { normalize } from '../util/canonical.ts'
 
 /**

@@ -1,9 +1,11 @@
 import type { UpstreamQuestion } from '../adapt/adapter.ts'
+import type { TrainingQuestion } from '../borrow/related.ts'
 import { isJevError, JevError } from '../errors.ts'
 import type { FileFetcher, SourceFile } from '../fetch/types.ts'
 import { type LoadedFile, loadSource } from '../load-sources.ts'
 import { type Lock, lockedNotChecked, lockedTraining } from '../recipe/lock.ts'
 import type { Recipe, SourceSpec, TrainingFile } from '../recipe/schema.ts'
+import { normalize } from '../util/canonical.ts'
 
 /** A training file as the build found it: read, or (optional only) not available and why. */
 export type TrainingLoad =
@@ -71,15 +73,29 @@ export async function fetchTraining(recipe: Recipe, fetcher: FileFetcher, lock: 
   return out
 }
 
-/** Decodes the fetched training files, handing each question, read with its source's adapter, to `take`. */
+/** The training splits as read: each file's load, and per source the questions of its required files. */
+export interface TrainingSplits {
+  loads: TrainingLoad[]
+  /**
+   * per source, each question of its required training files with its options, normalised, in file order: what the
+   * plausible rule's `related` reads (an optional file may be missing, and the records must not change with it)
+   */
+  related: Map<string, TrainingQuestion[]>
+}
+
+/**
+ * The one reader of the training splits: decodes the fetched files, each question read with its source's adapter
+ * and handed to `scan` (the contamination check) as it comes, and keeps the required files' questions for borrowing.
+ */
 export async function readTraining(
   recipe: Recipe,
   fetched: readonly FetchedTraining[],
   fetcher: FileFetcher,
-  take: (q: UpstreamQuestion, t: TrainingFile, commit: string) => void,
   trusted: ReadonlySet<string> = new Set(),
-): Promise<TrainingLoad[]> {
+  scan: (q: UpstreamQuestion & { normQuestion: string; normOptions: string[] }, t: TrainingFile, commit: string) => void = () => {},
+): Promise<TrainingSplits> {
   const out: TrainingLoad[] = []
+  const related = new Map<string, TrainingQuestion[]>()
   for (const f of fetched) {
     if (!('file' in f)) {
       out.push(f)
@@ -90,14 +106,22 @@ export async function readTraining(
     // the file read as its source's own files are, under its own split
     const training: SourceSpec = { ...spec, repo: t.repo, revision: t.revision, files: { [t.split]: [t.path] } }
     const { file } = f
+    let questions: TrainingQuestion[] | undefined
+    if (!t.optional && !(questions = related.get(t.source))) related.set(t.source, (questions = []))
     const loaded = await loadSource(training, f.revision, fetcher, {
       trusted: new Set(trusted),
       prefetched: Promise.resolve([file]),
-      onQuestion: (q) => take(q, t, file.commit),
+      onQuestion: (q) => {
+        // normalised once, for the check and the related options alike
+        const normQuestion = normalize(q.question)
+        const normOptions = q.options.map(normalize)
+        scan({ ...q, normQuestion, normOptions }, t, file.commit)
+        questions?.push({ question: normQuestion, options: normOptions, answer: q.answer })
+      },
     })
     out.push({ entry: t, checked: true, commit: loaded.commit, file: loaded.files[0]! })
   }
-  return out
+  return { loads: out, related }
 }
 
 /** The lock's entries for the training files read, and for the optional ones not got. */

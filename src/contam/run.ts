@@ -1,18 +1,13 @@
-import type { TrainingQuestion } from '../borrow/related.ts'
 import type { FileFetcher } from '../fetch/types.ts'
 import { countDrop, type PreparedSource } from '../prepare/prepare.ts'
 import type { Recipe } from '../recipe/schema.ts'
-import { normalize } from '../util/canonical.ts'
 import { ContaminationCheck, type Match } from './check.ts'
-import { type FetchedTraining, readTraining, type TrainingLoad } from './load.ts'
+import { type FetchedTraining, readTraining, type TrainingSplits } from './load.ts'
 import { languageOf, ngramOf } from './report.ts'
 
-export interface ContaminationResult {
-  loads: TrainingLoad[]
-  /** flagged candidates by record id, over both sides of every checked source */
+/** The training splits as read (./load.ts), and the candidates they flag by record id, over both sides of every checked source. */
+export interface ContaminationResult extends TrainingSplits {
   matches: Map<string, Match>
-  /** per source, each question of its required training files with its options, normalised, in file order (the plausible rule's related options) */
-  optionSets: Map<string, TrainingQuestion[]>
 }
 
 /**
@@ -38,28 +33,12 @@ export async function findContamination(
     }
     return check
   }
-  const optionSets = new Map<string, TrainingQuestion[]>()
-  const loads = await readTraining(
-    recipe,
-    fetched,
-    fetcher,
-    (q, t, commit) => {
-      // normalised once, for the check and the related options alike
-      const normQuestion = normalize(q.question)
-      const normOptions = q.options.map(normalize)
-      const item = { id: q.id, question: q.question, context: q.context, options: q.options, answer: q.answer, normQuestion, normOptions }
-      checkOf(t.source).scan(item, { repo: t.repo, commit, split: t.split, path: t.path, id: q.id })
-      // the borrowing reads only files a build cannot do without: an optional one may be missing, and the records must not change with it
-      if (t.optional) return
-      let sets = optionSets.get(t.source)
-      if (!sets) optionSets.set(t.source, (sets = []))
-      sets.push({ question: normQuestion, options: normOptions, answer: q.answer })
-    },
-    trusted,
+  const { loads, related } = await readTraining(recipe, fetched, fetcher, trusted, (q, t, commit) =>
+    checkOf(t.source).scan(q, { repo: t.repo, commit, split: t.split, path: t.path, id: q.id }),
   )
   const matches = new Map<string, Match>()
   for (const p of prepared) for (const [id, m] of checks.get(p.spec.name)?.matches() ?? []) matches.set(id, m)
-  return { loads, matches, optionSets }
+  return { loads, matches, related }
 }
 
 /**

@@ -7,11 +7,6 @@ import { JevError } from '../errors.ts'
 import { type DecoderFailure, streamInWorker } from './parquet-decoder.ts'
 import { type Footer, readFooter, readRows, rowGroupSizes } from './parquet-read.ts'
 
-export interface DecodedFile {
-  columns: string[]
-  rows: Record<string, unknown>[]
-}
-
 interface At {
   source: string
   file: string
@@ -133,21 +128,4 @@ export async function streamParquet(
   const timeoutMs = options.timeoutMs ?? decodeTimeoutMs(bytes.byteLength)
   const limits = options.maxBytes === undefined ? { timeoutMs } : { timeoutMs, maxBytes: options.maxBytes }
   return streamIsolated(bytes, at, limits, options.handOver === true, sink)
-}
-
-/** Decodes a whole Parquet file to row objects; int64 stays bigint. */
-export async function decodeParquet(
-  bytes: Uint8Array,
-  at: At,
-  options: { timeoutMs?: number; trusted?: boolean } = {},
-): Promise<DecodedFile> {
-  let columns: string[] = []
-  const rows: Record<string, unknown>[] = []
-  await streamParquet(bytes, at, options, {
-    columns: (names) => void (columns = names),
-    rows: (group) => {
-      for (const row of group) rows.push(row)
-    },
-  })
-  return { columns, rows }
 }

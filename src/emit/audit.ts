@@ -1,9 +1,10 @@
 import { z } from 'zod'
 import { negationTest } from '../borrow/negation.ts'
 import { Tokenizer } from '../borrow/tokens.ts'
-import { type DataRecord, N_CHOICES, type Recipe, SPLITS, type Split } from '../recipe/schema.ts'
+import { N_CHOICES, type Recipe, SPLITS, type Split } from '../recipe/schema.ts'
 import { codePointLength, normalize } from '../util/canonical.ts'
 import type { ProvenanceLine } from './provenance.ts'
+import type { DataRecord } from './schema.ts'
 
 /**
  * The distractor audit (Amendment 1.1): how much of each split is borrowed,

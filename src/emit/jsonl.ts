@@ -1,4 +1,4 @@
-import type { DataRecord } from '../recipe/schema.ts'
+import type { DataRecord } from './schema.ts'
 
 /** One record per line, keys in the spec's order, `\n` after every line. */
 export function toJsonl(records: readonly DataRecord[]): string {

@@ -2,10 +2,11 @@ import { z } from 'zod'
 import { ContaminationSummary } from '../contam/report.ts'
 import type { LoadedSource } from '../load-sources.ts'
 import type { DropCounts } from '../prepare/prepare.ts'
-import { BuilderRef, Hex64, RecipeRef, SourceChanges, type Split } from '../recipe/schema.ts'
+import type { Split } from '../recipe/schema.ts'
 import { setHash, sha256Hex } from '../util/hash.ts'
 import { Audit } from './audit.ts'
 import type { OutputFile } from './outputs.ts'
+import { BuilderRef, Hex64, RecipeRef, SourceChanges } from './schema.ts'
 import type { DatasetStats } from './stats.ts'
 
 export const Manifest = z.strictObject({
@@ -33,7 +34,7 @@ export const Manifest = z.strictObject({
   audit: Audit.optional(),
   /** the contamination check (recipes with a `contamination` section) */
   contamination: ContaminationSummary.optional(),
-  /** per split, which thresholds of the plausible rule met the quota table: 0 its own, i its i-th fallback */
+  /** per split, the plausible rule's threshold level: 0, its own (1.2.0's fallbacks made it more) */
   borrowingLevels: z.strictObject({ test: z.int().nonnegative(), val: z.int().nonnegative() }).optional(),
   /** the "Changes from" figures pinned in the lock (recipes without typed ones) */
   changesFrom: z.strictObject({ version: z.string(), bySource: z.record(z.string(), SourceChanges) }).optional(),

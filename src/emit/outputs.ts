@@ -65,9 +65,6 @@ export const MANIFEST_OUTPUTS: readonly OutputSpec[] = OUTPUTS.filter((o) => o.m
   (a, b) => a.manifestOrder! - b.manifestOrder!,
 )
 
-/** Outputs every build makes. */
-export const REQUIRED_OUTPUTS: readonly OutputSpec[] = OUTPUTS.filter((o) => !o.optional)
-
 export const outputSpec = (name: string): OutputSpec | undefined => OUTPUTS.find((o) => o.name === name)
 
 /** A text output's string or a binary output's bytes, exactly as written. */

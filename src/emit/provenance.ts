@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import { type DataRecord, SPLITS, type Split } from '../recipe/schema.ts'
+import { SPLITS, type Split } from '../recipe/schema.ts'
+import type { DataRecord } from './schema.ts'
 
 /** Where one choice came from: its index among the upstream options, or a lender's option. */
 export const ChoiceOrigin = z.discriminatedUnion('from', [

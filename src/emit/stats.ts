@@ -1,6 +1,7 @@
-import type { DataRecord, Split } from '../recipe/schema.ts'
+import type { Split } from '../recipe/schema.ts'
 import { N_CHOICES, SPLITS } from '../recipe/schema.ts'
 import { compareStrings } from '../util/canonical.ts'
+import type { DataRecord } from './schema.ts'
 
 /** Figures the card and the manifest report, computed from the records themselves. */
 export interface DatasetStats {

@@ -45,12 +45,12 @@ export interface CardEntry {
 
 /**
  * What the contamination check found over the prepared sources: per training file of the recipe, its row count
- * and row hash (null: not available), the flagged candidates, and the training options the plausible rule reads.
+ * and row hash (null: not available), the flagged candidates, and the required files' questions the plausible rule reads (`related`).
  */
 export interface ContaminationEntry {
   files: ({ rows: number; rowsHash: string } | null)[]
   matches: Map<string, Match>
-  optionSets: Map<string, TrainingQuestion[]>
+  related: Map<string, TrainingQuestion[]>
 }
 
 /** Four kinds of entry: a source prepared, the lending worked out over it under one recipe, a build's card, and the contamination check. */
@@ -142,7 +142,7 @@ const isKind: { [K in keyof EntryKinds]: (v: unknown) => boolean } = {
   contamination: (v) =>
     Array.isArray((v as Partial<ContaminationEntry> | null)?.files) &&
     (v as ContaminationEntry).matches instanceof Map &&
-    (v as ContaminationEntry).optionSets instanceof Map,
+    (v as ContaminationEntry).related instanceof Map,
   // the entry's hash and key vouch for its bytes already; the audit schema's zod parse cost ~7 ms of a warm build
   card: (v) =>
     typeof (v as Partial<CardEntry> | null)?.card === 'string' &&

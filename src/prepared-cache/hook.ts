@@ -1,19 +1,94 @@
 /**
- * A source loaded and prepared through the cache of prepared sources (src/prepared-cache/cache.ts): on a hit
- * the files are still read and hashed (the key holds their sha256, and the lock check reads them), but
- * neither decoded nor prepared; and the lending's per-item work, saved after a build and given back to the next.
+ * The cache of prepared sources (./cache.ts) as a wrapper around the build's stages: a source loaded and prepared
+ * (on a hit the files are still read and hashed, as the key holds their sha256 and the lock check reads them, but
+ * neither decoded nor prepared), the contamination check, the lending's per-item work (saved after a build and
+ * given back to the next), and the card's audit.
  */
-import type { LendingMemos } from '../build.ts'
+import type { BuildOutput, BuildResources, LendingMemos } from '../build.ts'
 import type { FetchedTraining, TrainingLoad } from '../contam/load.ts'
 import type { ContaminationResult } from '../contam/run.ts'
+import type { Audit } from '../emit/audit.ts'
 import type { SourceFile } from '../fetch/types.ts'
 import type { LoadedSource } from '../load-sources.ts'
-import { type DropCounts, type PreparedSource, SourcePreparer } from '../prepare/prepare.ts'
+import type { DropCounts, PreparedSource } from '../prepare/prepare.ts'
 import { sourceFiles } from '../recipe/load.ts'
 import type { Recipe, SourceSpec } from '../recipe/schema.ts'
 import { BUILDER } from '../version.ts'
+import { builderId } from './builder-id.ts'
 import { type CardEntry, cardKey, contaminationKey, lendingKey, type PreparedCache, type PreparedEntry, preparedKey } from './cache.ts'
 import { packPrepared, unpackPrepared } from './store.ts'
+
+/** A source as the build's first stage gives it: loaded (its files' rows counted and hashed) and prepared. */
+export interface SourceLoad {
+  loaded: LoadedSource
+  prepared: PreparedSource
+}
+
+/**
+ * The stages of a build whose work the prepared cache can stand in for. buildFromSources makes them plain, each
+ * doing its work; cachedStages wraps each, so a build whose inputs an earlier one had takes that one's entry instead.
+ */
+export interface Stages {
+  /** a source's files, decoded and prepared */
+  prepare(spec: SourceSpec, files: Promise<SourceFile[]>): Promise<SourceLoad>
+  /** the contamination check of the prepared sources against the fetched training files */
+  contamination(prepared: readonly PreparedSource[], fetched: readonly FetchedTraining[]): Promise<ContaminationResult>
+  /**
+   * the pure middle; `training`, the sha256 of the training files the plausible rule reads, and `memos`, the items'
+   * lending candidates worked out already, which it fills in as it works out more
+   */
+  middle(
+    prepared: readonly PreparedSource[],
+    resources: BuildResources,
+    training: readonly string[],
+    memos?: LendingMemos,
+  ): Promise<BuildOutput>
+  /** the distractor audit (`audit` works it out) and the card `render` makes of it, for these outputs and drop counts */
+  card(
+    outputs: readonly string[],
+    drops: ReadonlyMap<string, DropCounts>,
+    audit: () => Audit,
+    render: (audit: Audit) => Promise<string>,
+  ): Promise<CardEntry>
+}
+
+/** `plain`, each stage taken from the cache where an entry for exactly its inputs is there; `warn` hears of an entry not a build's. */
+export async function cachedStages(cache: PreparedCache, recipe: Recipe, plain: Stages, warn: (line: string) => void): Promise<Stages> {
+  const builder = await builderId()
+  if (!builder) return plain
+  const use = { cache, builder }
+  /** source → its prepared entry's key, which the other entries build on */
+  const keys = new Map<string, string>()
+  return {
+    async prepare(spec, fetching) {
+      // the files are read and hashed whether or not the entry is there: the key holds their sha256
+      const files = await fetching
+      const got = await loadPrepared(spec, recipe, files, use, () => plain.prepare(spec, Promise.resolve(files)))
+      keys.set(spec.name, got.key)
+      return got
+    },
+    contamination: (prepared, fetched) => contaminationCached(use, recipe, keys, fetched, () => plain.contamination(prepared, fetched)),
+    async middle(prepared, resources, training) {
+      const lending = await readLendingMemos(cache, recipe, keys, training)
+      const built = await plain.middle(prepared, resources, training, lending.memos)
+      await writeLendingMemos(cache, recipe, keys, lending.memos, lending.sizes, training)
+      return built
+    },
+    card: (outputs, drops, audit, render) =>
+      cardCached(
+        use,
+        recipe,
+        outputs,
+        drops,
+        () => plain.card(outputs, drops, audit, render),
+        render,
+        (what) =>
+          warn(
+            `prepared cache: ${what} holds a card that is not the one its audit gives (the cache folder was written by something other than a build); the card was rendered afresh`,
+          ),
+      ),
+  }
+}
 
 /**
  * An entry takes ~0.7 kB a row (MMLU's 15 k questions: 10 MB), and is held twice while it is written;
@@ -27,23 +102,21 @@ export interface CacheUse {
   builder: string
 }
 
-export interface PreparedLoad {
-  loaded: LoadedSource
-  prepared: PreparedSource
+export interface PreparedLoad extends SourceLoad {
   /** the prepared entry's key, which the lending's entries build on */
   key: string
 }
 
 /**
  * The source from the cache when an entry for exactly these files, recipe and builder is there;
- * otherwise `load` decodes it into the preparer, and the result is stored for the next build.
+ * otherwise `make` decodes and prepares it, and the result is stored for the next build.
  */
-export async function loadPrepared(
+async function loadPrepared(
   spec: SourceSpec,
   recipe: Recipe,
   files: readonly SourceFile[],
   use: CacheUse,
-  load: (take: (q: Parameters<SourcePreparer['add']>[0]) => void) => Promise<LoadedSource>,
+  make: () => Promise<SourceLoad>,
 ): Promise<PreparedLoad> {
   const key = preparedKey(
     use.builder,
@@ -53,9 +126,7 @@ export async function loadPrepared(
   )
   const hit = await use.cache.get('prepared', key, spec.name)
   if (hit) return { loaded: fromEntry(spec, files, hit), prepared: { spec, ...unpackPrepared(hit.prepared) }, key }
-  const preparer = new SourcePreparer(spec, recipe)
-  const loaded = await load((q) => preparer.add(q))
-  const prepared = preparer.finish()
+  const { loaded, prepared } = await make()
   const { spec: _, ...rest } = prepared
   const rows = loaded.files.reduce((n, f) => n + f.rows, 0)
   if (rows > MAX_CACHED_ROWS) return { loaded, prepared, key }
@@ -91,7 +162,7 @@ const memoSize = (memos: LendingMemos, source: string) => {
 }
 
 /** What earlier builds of these prepared sources under this recipe worked out for the lending, with how much it was per source. */
-export async function readLendingMemos(
+async function readLendingMemos(
   cache: PreparedCache,
   recipe: Recipe,
   keys: ReadonlyMap<string, string>,
@@ -108,7 +179,7 @@ export async function readLendingMemos(
 }
 
 /** Stores each source's part of the memos, where this build worked out more than it was given. */
-export async function writeLendingMemos(
+async function writeLendingMemos(
   cache: PreparedCache,
   recipe: Recipe,
   keys: ReadonlyMap<string, string>,
@@ -129,7 +200,7 @@ export async function writeLendingMemos(
  * either way, so a warm build's card is exactly what a cold one's would be for that audit, and a stored card
  * text that is not is reported through `onForeign` (someone wrote the cache folder) and not used.
  */
-export async function cardCached(
+async function cardCached(
   use: CacheUse,
   recipe: Recipe,
   outputs: readonly string[],
@@ -154,7 +225,7 @@ export async function cardCached(
  * The contamination check over these prepared sources (`keys`, in the recipe's order) and fetched training
  * files, from an earlier build that read the same bytes, or made now by `find` and stored.
  */
-export async function contaminationCached(
+async function contaminationCached(
   use: CacheUse,
   recipe: Recipe,
   keys: ReadonlyMap<string, string>,
@@ -168,12 +239,12 @@ export async function contaminationCached(
   )
   const hit = await use.cache.get('contamination', key, recipe.name)
   const loads = hit ? fromContaminationEntry(fetched, hit.files) : null
-  if (hit && loads) return { loads, matches: hit.matches, optionSets: hit.optionSets }
+  if (hit && loads) return { loads, matches: hit.matches, related: hit.related }
   const found = await find()
   await use.cache.put('contamination', key, recipe.name, {
     files: found.loads.map((l) => (l.checked ? { rows: l.file.rows, rowsHash: l.file.rowsHash } : null)),
     matches: found.matches,
-    optionSets: found.optionSets,
+    related: found.related,
   })
   return found
 }

@@ -1,9 +1,10 @@
 import { z } from 'zod'
+import { BuilderRef, Hex64, RecipeRef, SourceChanges } from '../emit/schema.ts'
 import { JevError } from '../errors.ts'
 import type { LoadedSource } from '../load-sources.ts'
 import { writeFileAtomic } from '../util/atomic.ts'
 import { readRegular } from '../util/files.ts'
-import { BuilderRef, Hex64, notReserved, type Recipe, RecipeRef, SourceChanges, type TrainingFile } from './schema.ts'
+import { notReserved, type Recipe, type TrainingFile } from './schema.ts'
 
 /** A training file the contamination check read, as the lock pins it. */
 const LockedTraining = z.strictObject({

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { descriptorIssues, LANGUAGES, type Language, Mapping, SourceCard } from '../adapt/descriptor.ts'
 import { KIND_NAMES } from '../adapt/kinds.ts'
+import { SourceChanges } from '../emit/schema.ts'
 import { REPO_ID_RE as REPO } from '../util/repo-name.ts'
 import { backtrackingRisk } from './regex-safety.ts'
 
@@ -48,24 +49,20 @@ export const DEFAULT_NEGATION_PATTERNS: Record<Language, string[]> = {
   ja: ['ない|以外|でない|ではない|誤り|間違'],
 }
 
+/** Recipe 1.3.0 spells out fields no rule reads any more: each allows only the value it has there. */
+const inert = <T extends z.ZodType>(value: T) =>
+  value.optional().describe("no effect; kept so recipe 1.3.0's content hash stays (the next recipe version drops it)")
+
 /** Amendment 1.2: which candidate options an item may borrow and in what order, by their fit to the item. */
 const Plausible = z.strictObject({
   lenders: z.int().positive().default(40).describe('how many of the most similar lenders (that pass the lender rules) offer options'),
-  minSimilarity: z
-    .number()
-    .min(0)
-    .lt(1)
-    .default(0.05)
-    .describe('lenders less similar than this offer nothing: what they lend is off the topic'),
+  minSimilarity: inert(z.literal(0)),
   maxWords: z
     .int()
     .positive()
     .optional()
     .describe("an English item whose longest own option has more words than this is not grown: another question's clause reads as foreign"),
-  minFit: z
-    .int()
-    .default(0)
-    .describe("candidates whose fit score is below this are not lent (the score's units are in the builder's documentation)"),
+  minFit: inert(z.literal(0)),
   vectors: z
     .strictObject({
       path: repoPath.describe('the file, next to the recipe (made by scripts/make-word-vectors.ts)'),
@@ -96,24 +93,8 @@ const Plausible = z.strictObject({
     })
     .optional()
     .describe("options the training splits of `contamination.against` list together with the item's own: one topic"),
-  fallback: z
-    .array(
-      z.strictObject({
-        minTopic: z.number().min(-1).max(1).optional(),
-        relatedMin: z.partialRecord(z.enum(LANGUAGES), z.number().nonnegative()).optional(),
-        maxWords: z.int().positive().optional(),
-      }),
-    )
-    .default([])
-    .describe(
-      'looser thresholds, tried in turn for a split whose quota table the ones above cannot meet; each replaces only the fields it names (the card says which it used)',
-    ),
-  byForm: z
-    .boolean()
-    .default(true)
-    .describe(
-      "whether the kind test reads the options' form too (the word they start with, an article, a word count, a shared topic word, the script, a predicate); units and options that refer to others are always read",
-    ),
+  fallback: inert(z.tuple([])),
+  byForm: inert(z.literal(false)),
   screened: z
     .strictObject({
       path: repoPath.describe('the file, next to the recipe (made by jev screen)'),
@@ -143,25 +124,17 @@ const Plausible = z.strictObject({
 })
 export type Plausible = z.infer<typeof Plausible>
 
-/** Recipe 1.3.0 spells out fields no rule reads any more: each allows only the value it has there. */
-const inert = <T extends z.ZodType>(value: T) =>
-  value.optional().describe("no effect; kept so recipe 1.3.0's content hash stays (the next recipe version drops it)")
-
-/** Lenders ranked by TF-IDF similarity, only their wrong options lent, like for like. */
-const SimilarBorrowing = z.strictObject({
+/** Lenders ranked by TF-IDF similarity, only their wrong options lent, like for like, of the item's kind and best fit first. */
+const Borrowing = z.strictObject({
   rule: inert(z.literal('similar')),
   nearCopy: z.number().gt(0).lte(1).default(0.9).describe('lenders at least this similar to the item (a near-copy) are skipped'),
-  maxLenders: z
-    .int()
-    .positive()
-    .default(10)
-    .describe('only the most similar lenders that pass the lender rules lend; an item they cannot fill gets a smaller capacity'),
+  maxLenders: inert(z.literal(10)),
   rightAnswersOf: z
     .int()
     .nonnegative()
     .default(30)
     .describe('the right answers of this many most similar questions are never lent, even where another lists one as wrong'),
-  drawFactor: z.int().positive().default(3).describe('the needed options are drawn from the first drawFactor × needed candidates'),
+  drawFactor: inert(z.literal(3)),
   likeForLike: z.boolean().default(true).describe('numbers only among numbers, no numbers among words'),
   sameForm: z
     .boolean()
@@ -183,12 +156,10 @@ const SimilarBorrowing = z.strictObject({
     .boolean()
     .default(true)
     .describe('a lender sharing an option with the item asks about the same things, perhaps the other way round'),
-  plausible: Plausible.optional().describe(
-    "1.2.0: options of the item's own kind, ranked by their fit to the item; without it, 1.1.0's draw from the first lenders' options",
-  ),
+  plausible: Plausible.describe("which options of the item's own kind may be lent, ranked by their fit to the item"),
 })
 export const Distractors = z.strictObject({
-  borrow: SimilarBorrowing.prefault({}),
+  borrow: Borrowing,
   negatives: z
     .strictObject({
       grow: inert(z.literal(false)),
@@ -197,7 +168,7 @@ export const Distractors = z.strictObject({
     .prefault({}),
 })
 export type Distractors = z.infer<typeof Distractors>
-export type SimilarBorrowing = z.infer<typeof SimilarBorrowing>
+export type Borrowing = z.infer<typeof Borrowing>
 
 /** One upstream training file a source's items are checked against (pinned and locked like a source file). */
 const TrainingFile = z.strictObject({
@@ -281,14 +252,6 @@ export const SourceSpec = z.strictObject({
 })
 export type SourceSpec = z.infer<typeof SourceSpec>
 
-/** Per source, how a build's records relate to the previous version's (src/check/compare.ts counts them). */
-export const SourceChanges = z.strictObject({
-  kept: z.int().describe('same id in the same split, the same record byte for byte'),
-  optionsChanged: z.int().describe('same id in the same split, other choices or answer position'),
-  replaced: z.int().describe('records of this build whose question was not in that split before'),
-})
-export type SourceChanges = z.infer<typeof SourceChanges>
-
 /** A calendar date, YYYY-MM-DD, that exists. */
 const isoDate = z
   .string()
@@ -327,7 +290,7 @@ export const Recipe = z
     borrowMaxChars: z.int().positive(),
     quotas: z.strictObject({ test: QuotaTable, val: QuotaTable }),
     sources: z.array(SourceSpec).min(1),
-    distractors: Distractors.prefault({}),
+    distractors: Distractors,
     judged: z
       .strictObject({
         path: repoPath.describe('the file next to the recipe that jev judge writes'),
@@ -476,23 +439,3 @@ function crossFieldChecks(value: unknown, ctx: z.RefinementCtx): void {
 }
 export type Recipe = z.infer<typeof Recipe>
 export type RecipeInput = z.input<typeof Recipe>
-
-export const Hex64 = z.string().regex(/^[0-9a-f]{64}$/)
-/** How the lock and the manifest name the recipe and the builder they came from. */
-export const RecipeRef = z.strictObject({ name: z.string(), version: z.string(), hash: Hex64 })
-export const BuilderRef = z.strictObject({ name: z.string(), version: z.string() })
-
-/** One line of test.jsonl / val.jsonl; key order is the output order. */
-export const DataRecord = z
-  .strictObject({
-    id: z.string().min(1),
-    source: z.string().min(1),
-    question: z.string(),
-    context: z.string().nullable(),
-    choices: z.array(z.string()).min(2).max(8),
-    answer_idx: z.int().nonnegative(),
-    n_choices: z.int().min(2).max(8),
-  })
-  .refine((r) => r.answer_idx < r.choices.length, { message: 'answer_idx out of range', path: ['answer_idx'] })
-  .refine((r) => r.n_choices === r.choices.length, { message: 'n_choices is not choices.length', path: ['n_choices'] })
-export type DataRecord = z.infer<typeof DataRecord>

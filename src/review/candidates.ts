@@ -50,7 +50,7 @@ export async function readBuildInputs(
     progress.stage('reading the training splits')
     const found = await findContamination(recipe, prepared, await fetchTraining(recipe, fetcher, lock), fetcher, trusted)
     if (recipe.contamination.exclude) prepared = excludeFlagged(prepared, found.matches)
-    resources.related = found.optionSets
+    resources.related = found.related
   }
   const pinned = recipe.distractors.borrow.plausible?.vectors
   if (pinned) {

@@ -1,9 +1,11 @@
 // The blind judging protocol of docs/judging.md: draw a seeded sample of grown items, render the sheets a
 // judge sees (question and options only, in the record's order), read the marks back and score them
 // against provenance.jsonl. Pure functions; src/review/judge.ts does the file and network work.
+
 import { ProvenanceLine } from '../emit/provenance.ts'
+import { DataRecord } from '../emit/schema.ts'
 import { JevError } from '../errors.ts'
-import { DataRecord, SPLITS, type Split } from '../recipe/schema.ts'
+import { SPLITS, type Split } from '../recipe/schema.ts'
 import { keyedHash } from '../shape/rng.ts'
 import { compareStrings } from '../util/canonical.ts'
 import { sheetInstructions } from './prompts.ts'

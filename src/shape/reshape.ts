@@ -43,7 +43,7 @@ export function reshape(
     options = options.filter((o) => o.right || kept.has(o))
   } else if (n > options.length) {
     if (!lending) throw new RangeError(`${c.id}: nothing to borrow from`)
-    const extra = lending.borrow(c, n - options.length, rngFor(seed, 'grow', key), longest)
+    const extra = lending.borrow(c, n - options.length, longest)
     options = [
       ...options,
       ...extra.map((b): Option => ({ text: b.text, right: false, origin: { from: 'borrowed', lender: b.lender, index: b.index } })),

@@ -2,8 +2,26 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { parquetMetadata, parquetReadObjects, parquetSchema } from 'hyparquet'
 import { compressors } from 'hyparquet-compressors'
 import { parquetWriteBuffer } from 'hyparquet-writer'
+import { streamParquet } from '../../src/decode/parquet.ts'
 
 export type Row = Record<string, unknown>
+
+/** A whole Parquet file's columns and rows, as the build streams them (src/decode/parquet.ts); int64 stays bigint. */
+export async function decodeParquet(
+  bytes: Uint8Array,
+  at: { source: string; file: string },
+  options: { timeoutMs?: number; trusted?: boolean } = {},
+): Promise<{ columns: string[]; rows: Row[] }> {
+  let columns: string[] = []
+  const rows: Row[] = []
+  await streamParquet(bytes, at, options, {
+    columns: (names) => void (columns = names),
+    rows: (group) => {
+      for (const row of group) rows.push(row)
+    },
+  })
+  return { columns, rows }
+}
 
 export async function readRows(file: string): Promise<Row[]> {
   const buf = await readFile(file)

@@ -1,7 +1,8 @@
 // Small hand-made inputs shared by the unit tests.
 
 import type { UpstreamQuestion } from '../../src/adapt/adapter.ts'
-import { type DataRecord, Distractors, type Recipe, type SourceSpec } from '../../src/recipe/schema.ts'
+import type { DataRecord } from '../../src/emit/schema.ts'
+import { Distractors, type Recipe, type SourceSpec } from '../../src/recipe/schema.ts'
 
 /** An upstream question with sensible defaults; override any field. */
 export function uq(over: Partial<UpstreamQuestion> & Pick<UpstreamQuestion, 'id'>): UpstreamQuestion {
@@ -36,6 +37,9 @@ export function sourceSpec(over: Partial<SourceSpec> & Pick<SourceSpec, 'name'>)
   }
 }
 
+/** The distractor rules with every default: the plausible rule without word vectors, training ties or a screen. */
+export const DISTRACTORS = Distractors.parse({ borrow: { plausible: {} } })
+
 /** A recipe around the given sources; the quota tables are all zero unless given. */
 export function recipeOf(sources: SourceSpec[], over: Partial<Recipe> = {}): Recipe {
   const zero = { '2': 0, '3': 0, '4': 0, '5': 0, '6': 0, '7': 0, '8': 0 }
@@ -47,7 +51,7 @@ export function recipeOf(sources: SourceSpec[], over: Partial<Recipe> = {}): Rec
     quotas: { test: { ...zero }, val: { ...zero } },
     sources,
     exclude: { ids: [], texts: [] },
-    distractors: Distractors.parse({}),
+    distractors: DISTRACTORS,
     ...over,
   }
 }

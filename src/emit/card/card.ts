@@ -4,12 +4,13 @@ import type { ContaminationSummary } from '../../contam/report.ts'
 import { DROP_REASONS, type DropReason } from '../../prepare/eligibility.ts'
 import type { DropCounts } from '../../prepare/prepare.ts'
 import { sourceFiles } from '../../recipe/load.ts'
-import type { Recipe, SourceChanges } from '../../recipe/schema.ts'
+import type { Recipe } from '../../recipe/schema.ts'
 import { LANGUAGES, N_CHOICES, SPLITS } from '../../recipe/schema.ts'
 import type { Audit } from '../audit.ts'
 import { figureLink } from '../figures.ts'
 import { type JudgedRates, judgedSection } from '../judged.ts'
 import { CONFIG_OUTPUTS } from '../outputs.ts'
+import type { SourceChanges } from '../schema.ts'
 import type { DatasetStats } from '../stats.ts'
 import { contaminationSection } from './contamination.ts'
 import { auditSection, changesSection, growingRule } from './distractors.ts'
@@ -30,8 +31,6 @@ export interface CardInput {
   contamination?: ContaminationSummary
   /** the "Changes from" figures pinned in the lock, for a recipe that types none */
   changes?: Readonly<Record<string, SourceChanges>>
-  /** per split, the plausible rule's thresholds that met the quota table (0 its own, i its i-th fallback) */
-  levels?: Record<'test' | 'val', number>
   /** the blind hand-judged rates of this build's borrowed options */
   judged?: JudgedRates
   /** who screened, the marks' coverage and the options lent unscreened, where the 1.3.0 text does not say it */
@@ -114,11 +113,6 @@ export function positionsTable(stats: DatasetStats): string {
     [`${s} expected if uniform`, ...stats.expectedPositions[s].map((x) => x.toFixed(1))],
   ])
   return table(['split', ...LABELS.split('')], rows)
-}
-
-function levelsLine(levels: Record<'test' | 'val', number>): string {
-  const one = (split: string, l: number) => `${split} ${l === 0 ? "the rule's own" : `fallback ${l}`}`
-  return `${one('test', levels.test)}, ${one('val', levels.val)} (the smaller a side's pool of lenders, the looser the thresholds its quota table needs)`
 }
 
 export function renderCard(c: CardInput): string {
@@ -234,12 +228,6 @@ Files read: ${files.join(', ')}. No other split (no train split) is used${recipe
   } All randomness comes from seed ${recipe.seed} through seedrandom (alea) streams keyed by purpose and upstream identity.
 
 ${auditSection(c.audit, recipe)}${
-  c.levels && hasFallbacks(recipe)
-    ? `
-
-Thresholds used: ${levelsLine(c.levels)}.`
-    : ''
-}${
   c.judged
     ? `
 
@@ -298,10 +286,4 @@ ${
 `
     : ''
 }`
-}
-
-/** Whether the recipe's plausible rule has looser thresholds to fall back on (else there is no level to state). */
-function hasFallbacks(recipe: Recipe): boolean {
-  const b = recipe.distractors.borrow
-  return (b.plausible?.fallback.length ?? 0) > 0
 }

@@ -1,6 +1,7 @@
-import { N_CHOICES, type Plausible, type Recipe, type SourceChanges, SPLITS } from '../../recipe/schema.ts'
+import { N_CHOICES, type Plausible, type Recipe, SPLITS } from '../../recipe/schema.ts'
 import type { Audit } from '../audit.ts'
 import { figureLink } from '../figures.ts'
+import type { SourceChanges } from '../schema.ts'
 import { table } from './table.ts'
 
 /** The card's text on distractors: how they were borrowed, the audit, and what changed from the last version. */
@@ -9,7 +10,7 @@ const pct = (x: number) => `${(x * 100).toFixed(1)} %`
 const fixed3 = (x: number) => x.toFixed(3)
 
 /**
- * The "Growing" rule of "How it was built", as the recipe sets it (one list item, with sub-items for 1.1.0's rules);
+ * The "Growing" rule of "How it was built", as the recipe sets it (one list item, with sub-items);
  * `namedReviewers`: the marks file names who screened (the card says so below, not as 1.3.0's model instances).
  */
 export function growingRule(recipe: Recipe, namedReviewers = false): string {
@@ -41,14 +42,7 @@ export function growingRule(recipe: Recipe, namedReviewers = false): string {
       : '',
     b.skipLabelLike ? 'never an option that looks like a label ("(A) …", "A. …", a lone letter)' : '',
   ].filter((x) => x !== '')
-  if (b.plausible) return plausibleRule(recipe, b.plausible, skipped, options, negatives, namedReviewers)
-  return [
-    "Growing keeps every upstream option and borrows from the item's lenders: the other questions of its group on the same side, ranked by similarity to the item (cosine of TF-IDF vectors over question, context and options; words for Latin script, character bigrams for Japanese; IDF over the group's side; ties broken by a keyed hash). Nothing is borrowed across the test/val divide.",
-    `  - Lenders skipped: ${skipped.join('; ')}. Only the ${b.maxLenders} most similar of the rest lend; an item they cannot fill can have fewer options.`,
-    `  - Options lent: ${options.join('; ')}.`,
-    `  - The options needed are drawn by the item's seeded stream from the first ${b.drawFactor} × needed candidates, in lender order.`,
-    `  - ${negatives}`,
-  ].join('\n')
+  return plausibleRule(recipe, b.plausible, skipped, options, negatives, namedReviewers)
 }
 
 /** Amendment 1.2's rule, as the card states it. */
@@ -61,18 +55,10 @@ function plausibleRule(
   namedReviewers: boolean,
 ): string {
   const v = p.vectors
-  const fallback = p.fallback.map((f, i) => {
-    const parts = [
-      f.minTopic !== undefined ? `topic cosine at least ${f.minTopic}` : '',
-      f.maxWords !== undefined ? `own options of up to ${f.maxWords} words` : '',
-      ...Object.entries(f.relatedMin ?? {}).map(([lang, m]) => `${lang} tie at least ${m}`),
-    ].filter((x) => x !== '')
-    return `${i + 1}: ${parts.join(', ')}`
-  })
   return [
     `Growing keeps every upstream option and borrows wrong options of other questions of the item's group on the same side (the ${p.lenders} most similar by TF-IDF cosine, near-copies and the lenders below skipped). Nothing is borrowed across the test/val divide. A candidate must be of the item's own kind and about its topic, and is ranked by its own fit to the item, not only by its lender:`,
     `  - Lenders skipped: ${skipped.join('; ')}.`,
-    `  - Options lent: ${options.join('; ')}; ${p.byForm ? "of the item's own form (the word most own options start with, an article only where one of them has one, a word count near theirs, a topic word half of them share; for Japanese the script and whether it is a predicate); " : ''}a number only in a unit the own options have; never an option that refers to others ("None of the above", "I only", "both"); never one that shares a content word with the item's right answer (Japanese: a pair of characters, or one holding the other), nor a near-copy of the right answer of any of the ${recipe.distractors.borrow.rightAnswersOf} most similar questions.`,
+    `  - Options lent: ${options.join('; ')}; a number only in a unit the own options have; never an option that refers to others ("None of the above", "I only", "both"); never one that shares a content word with the item's right answer (Japanese: a pair of characters, or one holding the other), nor a near-copy of the right answer of any of the ${recipe.distractors.borrow.rightAnswersOf} most similar questions.`,
     v
       ? `  - English topic fit: static word vectors (${v.from}, quantised to integers, pinned by sha256 \`${v.sha256.slice(0, 12)}…\`), a candidate's cosine with the item's own options at least ${v.minTopic} and below ${v.maxAnswer} with its right answer.`
       : '',
@@ -91,9 +77,6 @@ function plausibleRule(
     `  - The candidates are ranked by fit (lender similarity, topic fit, ties and shared words, less a penalty for a length unlike the own options'); the best ones are lent.${p.lengthCue ? ' Where the right answer is the longest own option, a longer candidate is among them often enough that "always the longest" earns about 1/n on grown items (dealt per split and option count).' : ''}`,
     p.screened
       ? `  - Screened by reviewers (${namedReviewers ? 'named below' : 'language-model instances, each seeing only its sheet'}): each item's top candidates were shown to a reviewer with the question, its own options and its right answer, and marked acceptable (a reader would take it for a genuine option, and it is wrong), foreign, or may also be right; where a second reviewer rechecked the accepted ones, only what both passed is lent. An item with too few keeps fewer options, and the option counts go to items that have them. The marks are pinned by sha256 (\`${p.screened.path}\`, \`${p.screened.sha256.slice(0, 12)}…\`); the protocol is in the builder's \`docs/judging.md\`${namedReviewers ? '' : ', the sheets and marks under `docs/judging/`'}.`
-      : '',
-    fallback.length
-      ? `  - Where a split's quota table cannot be met with these thresholds, looser ones are tried in turn, each replacing only what it names (${fallback.join('; ')}); the split's level is in \`manifest.json\` (\`borrowingLevels\`) and below.`
       : '',
     `  - ${negatives}`,
   ]
