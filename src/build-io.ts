@@ -24,7 +24,7 @@ import { type DropCounts, type PreparedSource, SourcePreparer } from './prepare/
 import { builderId } from './prepared-cache/builder-id.ts'
 import type { PreparedCache } from './prepared-cache/cache.ts'
 import { cardCached, contaminationCached, loadPrepared, readLendingMemos, writeLendingMemos } from './prepared-cache/hook.ts'
-import { recipeHash, recipeResource } from './recipe/load.ts'
+import { pinnedResource, recipeHash } from './recipe/load.ts'
 import { checkAgainstLock, type Lock, lockedRevision, makeLock } from './recipe/lock.ts'
 import type { Recipe, Split } from './recipe/schema.ts'
 import { canonicalJson, normalize } from './util/canonical.ts'
@@ -337,7 +337,7 @@ async function previousResources(previous: Recipe, recipe: Recipe, contamination
 
 /** A file the recipe pins by sha256, next to it. */
 async function readPinned(recipe: Recipe, pinned: { path: string; sha256: string }, what: string): Promise<Buffer> {
-  const file = recipeResource(recipe, pinned.path)
+  const file = pinnedResource(recipe, pinned.path, what)
   let bytes: Buffer
   try {
     bytes = await readRegular(file)

@@ -6,6 +6,7 @@ import { readRegular } from '../util/files.ts'
 import { sha256Hex } from '../util/hash.ts'
 import { describeJsonStrictProblem, findJsonStrictProblem, jsonPath } from './json-strict.ts'
 import { describeJsonSyntaxError } from './json-syntax.ts'
+import { pinnedFile } from './pinned-path.ts'
 import { notReserved, Recipe, type SourceSpec } from './schema.ts'
 import { invalidUtf8 } from './utf8.ts'
 
@@ -101,6 +102,12 @@ const LOCATIONS = new WeakMap<Recipe, string>()
 export function recipeResource(recipe: Recipe, path: string): string {
   const at = LOCATIONS.get(recipe)
   return at === undefined ? resolve(path) : resolve(dirname(at), path)
+}
+
+/** A file the recipe pins, by the one check that keeps it in the recipe's folder (src/recipe/pinned-path.ts). */
+export function pinnedResource(recipe: Recipe, path: string, field: string): string {
+  const at = LOCATIONS.get(recipe)
+  return pinnedFile(at === undefined ? process.cwd() : dirname(at), path, field, at)
 }
 
 /**

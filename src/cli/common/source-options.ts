@@ -10,6 +10,7 @@ import type { FileFetcher } from '../../fetch/types.ts'
 import { dirPreparedCache, type PreparedCache } from '../../prepared-cache/cache.ts'
 import { loadRecipe } from '../../recipe/load.ts'
 import { type Lock, lockPathFor, readLock } from '../../recipe/lock.ts'
+import { pinnedFile } from '../../recipe/pinned-path.ts'
 import type { Recipe } from '../../recipe/schema.ts'
 import type { Progress } from '../../util/progress.ts'
 import { DEFAULT_RECIPE } from '../../version.ts'
@@ -173,7 +174,7 @@ export async function sourceBuildOptions(
 export async function previousRecipeOf(recipe: Recipe, recipePath: string): Promise<PreviousRecipe | undefined> {
   if (!computesChanges(recipe)) return undefined
   const from = recipe.changesFrom!
-  const path = join(dirname(recipePath), from.recipe)
+  const path = pinnedFile(dirname(recipePath), from.recipe, 'changesFrom.recipe', recipePath)
   const previous = await loadRecipe(path)
   if (previous.version !== from.version)
     throw new JevError(
