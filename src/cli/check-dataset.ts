@@ -68,9 +68,11 @@ export async function runCheck(
   // a FIFO in a file's place would block the check's read forever
   for (const name of OUTPUT_FILES) await refuseIrregular(join(dir, name))
   const recipe = await loadRecipe(recipePathOf(values))
-  const problems = await checkFolder(dir, recipe)
+  // read once: the upstream check looks at the very files checked
+  const read = await readDataset(dir)
+  const problems = await checkFolder(dir, recipe, read)
   if (problems.length === 0 && values.upstream) {
-    const { records, provenance } = await readDataset(dir)
+    const { records, provenance } = read
     if (!provenance) throw new JevError('CHECK', `${dir}/: no readable provenance.jsonl to check against the sources`, { file: dir })
     const lock = await readLock(values.lock ?? lockPathFor(recipePathOf(values)))
     const fetcher = await fetcherFor(values, env, io.err, undefined, io.progress)
