@@ -98,9 +98,12 @@ test('a swap cut short by a kill is finished by repair: the rest of the files mo
   await writeFile(join(out, 'val.jsonl'), 'old val\n')
   await writeFile(join(out, 'croissant.json'), 'old only\n')
   await writeFile(join(out, 'manifest.json'), 'old manifest\n')
+  // put there since the kill, by someone: not a build's, so not the repair's to remove
+  await writeFile(join(out, 'notes.txt'), 'mine\n')
   await repairOutDir(out)
   assert.deepEqual(await readdir(parent), ['out'], 'the swap folder is gone')
-  assert.deepEqual((await readdir(out)).sort(), ['manifest.json', 'test.jsonl', 'val.jsonl'])
+  assert.deepEqual((await readdir(out)).sort(), ['manifest.json', 'notes.txt', 'test.jsonl', 'val.jsonl'])
+  await rm(join(out, 'notes.txt'))
   for (const [f, text] of [
     ['test.jsonl', 'new test\n'],
     ['val.jsonl', 'new val\n'],

@@ -9,6 +9,7 @@
  */
 import { readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { OUTPUT_FILES } from '../emit/outputs.ts'
 import { JevError } from '../errors.ts'
 import { withFileLock } from '../util/file-lock.ts'
 
@@ -41,8 +42,8 @@ export async function finishSwap(swap: string, dir: string): Promise<void> {
   const names = list.split('\n').filter((n) => n !== '')
   const move = (n: string) => rename(join(swap, n), join(dir, n)).catch(ignoreMissing)
   for (const n of names) if (n !== MANIFEST) await move(n)
-  // the old build's files the new one does not have (the folder holds nothing else: see assertReplaceable)
-  for (const n of await readdir(dir)) if (!names.includes(n)) await rm(join(dir, n), { force: true })
+  // the old build's outputs the new one does not have; nothing else (a swap checks the folder holds no more, a repair does not)
+  for (const n of await readdir(dir)) if (OUTPUT_FILES.includes(n) && !names.includes(n)) await rm(join(dir, n), { force: true })
   if (names.includes(MANIFEST)) await move(MANIFEST)
   await rm(swap, { recursive: true, force: true })
 }
