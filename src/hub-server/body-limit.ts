@@ -38,7 +38,7 @@ export function endpointLimit(route: 'validate' | 'lfs-upload' | 'commit' | 'oth
  * Hub takes up to 10 MiB (base64 in JSON: 16 MiB a line). It holds one line at once, as bytes, text, parsed and
  * decoded: these many copies of it, which is what its body takes of the budget.
  */
-export const COMMIT_LINE_LIMIT = 16 * MiB
+const COMMIT_LINE_LIMIT = 16 * MiB
 const LINE_COPIES = 4
 
 interface Bound {

@@ -156,8 +156,8 @@ const REGULAR_FILE_LIMIT = 10 * 1024 * 1024
 
 /**
  * `POST /api/datasets/<repo>/commit/<branch>`: header, file, lfsFile, deletedFile, deletedFolder. The body is
- * read a line at a time (body-limit.ts): each inline file is stored as its line arrives, and the change keeps
- * only paths and hashes, so a commit holds one line at once, whatever its size.
+ * read a line at a time (forEachLine, within body-limit.ts's lineBounds): each inline file is stored as its line
+ * arrives, and the change keeps only paths and hashes, so a commit holds one line at once, whatever its size.
  */
 export async function commit(
   req: IncomingMessage,
@@ -169,28 +169,26 @@ export async function commit(
 ): Promise<void> {
   if (isTrue(url.searchParams.get('create_pr'))) throw new HubHttpError(400, 'this local Hub does not open pull requests')
   const head = commitOf(repo, branch)
-  let change: CommitChange | null = null
+  // the header line makes the change; every later line adds to it
+  const read: { change?: CommitChange } = {}
   await forEachLine(req, lineBounds(req, endpointLimit('commit')), async (line) => {
     const op = parseOp(line)
     if (!op) return
-    if (!change) {
-      const header = op.key === 'header' ? op.value : null
-      if (!header?.summary) throw new HubHttpError(400, 'the commit needs a header with a summary')
-      change = { title: header.summary, message: header.description ?? '', put: [], remove: [] }
-      if (header.parentCommit) change.parent = header.parentCommit
-      return
-    }
-    await addOperation(op, change, d)
+    if (read.change) return addOperation(op, read.change, d)
+    const header = op.key === 'header' ? op.value : null
+    if (!header?.summary) throw new HubHttpError(400, 'the commit needs a header with a summary')
+    read.change = { title: header.summary, message: header.description ?? '', put: [], remove: [] }
+    if (header.parentCommit) read.change.parent = header.parentCommit
   })
+  const change = read.change
   if (!change) throw new HubHttpError(400, 'the commit needs a header with a summary')
-  const done: CommitChange = change
-  await trackLfs(repo, head, done, d)
-  const oid = await repo.commit(branch, done)
+  await trackLfs(repo, head, change, d)
+  const oid = await repo.commit(branch, change)
   json(res, {
     success: true,
     commitOid: oid,
     commitUrl: `${d.base}/datasets/${repo.id}/commit/${oid}`,
-    commitMessage: done.title,
+    commitMessage: change.title,
     hookOutput: '',
     pullRequestUrl: null,
   })
