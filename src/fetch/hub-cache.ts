@@ -162,7 +162,7 @@ export interface LockOptions {
 }
 
 /**
- * Runs `produce` holding `<blobPath>.lock` (src/file-lock.ts), unless `ready` finds the blob done first
+ * Runs `produce` holding `<blobPath>.lock` (src/util/file-lock.ts), unless `ready` finds the blob done first
  * (by us earlier or by the holder we waited for). A lock whose pid is dead is removed; a live one is waited for, bounded.
  */
 export async function withBlobLock<T>(

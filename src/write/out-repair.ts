@@ -1,4 +1,4 @@
-/** Puts right what a build killed mid-swap left beside its output folder (src/out-dir.ts). */
+/** Puts right what a build killed mid-swap left beside its output folder (src/write/out-dir.ts). */
 import { readdir, rename, rm, stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { removeIfStale } from '../util/file-lock.ts'
@@ -60,7 +60,7 @@ export async function repairOutDir(outDir: string): Promise<void> {
     })
   }
   for (const s of stale) if (s.kind !== 'swap') await rm(s.path, { recursive: true, force: true })
-  // swap locks of builds that are gone (src/file-lock.ts): `.<name>.lock` names its pid, and the
+  // swap locks of builds that are gone (src/util/file-lock.ts): `.<name>.lock` names its pid, and the
   // file it is linked from is `.<name>.lock.<pid>.<hex>.locking` (`.<name>.lock.<pid>-<hex>` before 1.1)
   for (const e of entries) {
     const path = join(parent, e)

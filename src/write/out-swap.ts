@@ -52,7 +52,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
 /**
  * Two builds swapping the same folder at once would interleave their files; a swap, and the repair
- * that finishes one, take `.<name>.lock` (src/file-lock.ts), and a lock whose process is gone is stale.
+ * that finishes one, take `.<name>.lock` (src/util/file-lock.ts), and a lock whose process is gone is stale.
  */
 export function withSwapLock(parent: string, name: string, swap: () => Promise<void>): Promise<void> {
   const lock = join(parent, `.${name}.lock`)
