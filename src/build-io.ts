@@ -22,7 +22,7 @@ import { unmatchedExclusions } from './prepare/exclusion-warnings.ts'
 import { type DropCounts, type PreparedSource, SourcePreparer } from './prepare/prepare.ts'
 import type { PreparedCache } from './prepared-cache/cache.ts'
 import { cachedStages, type Stages } from './prepared-cache/hook.ts'
-import { recipeHash, recipeResource } from './recipe/load.ts'
+import { pinnedResource, recipeHash } from './recipe/load.ts'
 import { checkAgainstLock, type Lock, lockedRevision, makeLock, type PinnedChanges } from './recipe/lock.ts'
 import type { Recipe, Split } from './recipe/schema.ts'
 import { normalize } from './util/canonical.ts'
@@ -415,7 +415,7 @@ function screenFits(recipe: Recipe, screen: Screen, prepared: readonly PreparedS
 
 /** A file the recipe pins by sha256, next to it. */
 async function readPinned(recipe: Recipe, pinned: { path: string; sha256: string }, what: string): Promise<Buffer> {
-  const file = recipeResource(recipe, pinned.path)
+  const file = pinnedResource(recipe, pinned.path, what)
   let bytes: Buffer
   try {
     bytes = await readRegular(file)

@@ -1,8 +1,9 @@
 /**
  * A build SIGKILLed at the point that leaves each leftover — a blob's `.incomplete` temp and its lock,
- * a dead process's lock beside a finished blob, a snapshot's `.incomplete` link, a prepared-cache `.tmp`
- * — and the leftover outlives the next build (young temps are spared, as a live writer's would be).
- * Once old, any later build that opens the cache removes it, a warm or offline one too.
+ * a dead process's lock beside a finished blob, a snapshot's `.incomplete` link, a prepared-cache `.tmp`.
+ * A dead process's lock goes with the next build, and the blob temp it was writing with it; another
+ * leftover outlives the next build (young temps are spared, as a live writer's would be) and, once old,
+ * any later build that opens the cache removes it, a warm or offline one too.
  */
 import assert from 'node:assert/strict'
 import { type ChildProcess, spawn } from 'node:child_process'
@@ -50,47 +51,49 @@ async function age(dir: string): Promise<void> {
 
 const leftovers = async (dir: string) => (await listAll(dir)).filter((p) => /\.(incomplete|lock|tmp|locking)$/.test(p))
 
-const HUB_POINTS: Array<[string, string, RegExp]> = [
-  // the blob's bytes written to their temp, the lock held, not yet renamed
+/** What the kill leaves, and whether the next build, moments later, removes it at once (a dead process's lock, with the blob temp it covered) or spares it while young. */
+const HUB_POINTS: Array<[string, string, RegExp, 'at once' | 'once old']> = [
+  // the blob's bytes written to their temp, the lock held, not yet renamed: the temp is the dead lock's
   [
     'a blob temp and its lock',
     String.raw`rename|/blobs/[0-9a-f]+\.\d+\.[0-9a-f]{12}\.incomplete$|before`,
-    /blobs\/[0-9a-f]{64}\.\d+\.[0-9a-f]{12}\.incomplete$/,
+    /blobs\/[0-9a-f]{64}(\.\d+\.[0-9a-f]{12}\.incomplete|\.lock)$/,
+    'at once',
   ],
   // the blob in place, its lock not yet removed: no later build needs that lock, so none took it over
   [
     'a dead lock beside a finished blob',
     String.raw`rename|/blobs/[0-9a-f]+\.\d+\.[0-9a-f]{12}\.incomplete$|after`,
     /blobs\/[0-9a-f]{64}\.lock$/,
+    'at once',
   ],
   // the snapshot's temp link made, not yet renamed over the pointer
-  ['a snapshot temp link', String.raw`rename|/snapshots/.*\.incomplete$|before`, /snapshots\/.*\.incomplete$/],
+  ['a snapshot temp link', String.raw`rename|/snapshots/.*\.incomplete$|before`, /snapshots\/.*\.incomplete$/, 'once old'],
 ]
 
-for (const [what, pause, left] of HUB_POINTS)
-  test(`Hub cache, killed leaving ${what}: a later warm or offline build removes it once it is old`, { timeout: 120_000 }, () =>
-    withRig(async ({ proxy, cacheDir, fetcher }) => {
-      await killAt([CHILD, proxy.url, cacheDir, JSON.stringify([[ARC, ARC_REV, FILE]])], pause)
-      assert.ok(
-        (await leftovers(cacheDir)).some((p) => left.test(p)),
-        (await leftovers(cacheDir)).join('\n'),
-      )
-      // the next build, moments later, completes the cache and spares the young leftover
-      await fetcher().fetchFile(ARC, ARC_REV, FILE)
-      await age(cacheDir)
-      // a temp is removed only once old (a live writer's is young); a dead process's lock needs no age, so it may be gone already
-      if (!left.source.endsWith('lock$'))
-        assert.ok(
-          (await leftovers(cacheDir)).some((p) => left.test(p)),
-          'still there after the next build',
-        )
-      // a warm build sends nothing new and downloads nothing, and still cleans up
-      const before = proxy.requests.length
-      await fetcher({ offline: true }).fetchFile(ARC, ARC_REV, FILE)
-      assert.equal(proxy.requests.length, before, 'the warm build made no request')
-      await assertClean(cacheDir)
-      assert.equal(await assertConsistent(cacheDir), 1)
-    }),
+for (const [what, pause, left, goes] of HUB_POINTS)
+  test(
+    `Hub cache, killed leaving ${what}: ${goes === 'at once' ? 'the next build removes it at once' : 'a later warm or offline build removes it once it is old'}`,
+    { timeout: 120_000 },
+    () =>
+      withRig(async ({ proxy, cacheDir, fetcher }) => {
+        await killAt([CHILD, proxy.url, cacheDir, JSON.stringify([[ARC, ARC_REV, FILE]])], pause)
+        const killed = (await leftovers(cacheDir)).filter((p) => left.test(p))
+        assert.ok(killed.length > 0, (await leftovers(cacheDir)).join('\n'))
+        if (what === 'a blob temp and its lock') assert.equal(killed.length, 2, `the temp and its lock: ${killed.join(', ')}`)
+        // the next build, moments later, completes the cache: it removes a dead process's lock and its temp at once, and spares a young temp
+        await fetcher().fetchFile(ARC, ARC_REV, FILE)
+        const after = (await leftovers(cacheDir)).filter((p) => left.test(p))
+        if (goes === 'at once') assert.deepEqual(after, [], 'gone with the next build, young as it is')
+        else assert.deepEqual(after, killed, 'still there after the next build')
+        await age(cacheDir)
+        // a warm build sends nothing new and downloads nothing, and still cleans up
+        const before = proxy.requests.length
+        await fetcher({ offline: true }).fetchFile(ARC, ARC_REV, FILE)
+        assert.equal(proxy.requests.length, before, 'the warm build made no request')
+        await assertClean(cacheDir)
+        assert.equal(await assertConsistent(cacheDir), 1)
+      }),
   )
 
 test('prepared cache, killed while writing an entry: a later warm build removes the .tmp once it is old', {

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { OUTPUT_FILES } from '../src/emit/outputs.ts'
 import { writeOutDir } from '../src/write/out-dir.ts'
+import { repairOutDir } from '../src/write/out-repair.ts'
 import { rejectsWith } from './helpers/errors.ts'
 import { buildFixtureOut } from './helpers/publish.ts'
 
@@ -81,4 +82,40 @@ test('a binary output is written byte for byte beside the text ones', async () =
   )
   assert.deepEqual([...(await readFile(join(dir, 'figure.bin')))], [...bytes])
   assert.equal(await readFile(join(dir, 'test.jsonl'), 'utf8'), '{}\n')
+})
+
+test('a swap cut short by a kill is finished by repair: the rest of the files moved in, the manifest last, the old build’s extra files gone', async () => {
+  const parent = join(tmp, 'cut-short')
+  const out = join(parent, 'out')
+  const swap = join(parent, '.out.swap-999999999-0badc0de')
+  await mkdir(out, { recursive: true })
+  await mkdir(swap)
+  // the new build has test.jsonl, val.jsonl and manifest.json; test.jsonl was moved in before the kill
+  await writeFile(join(swap, '.files'), 'test.jsonl\nval.jsonl\nmanifest.json\n')
+  await writeFile(join(swap, 'val.jsonl'), 'new val\n')
+  await writeFile(join(swap, 'manifest.json'), 'new manifest\n')
+  await writeFile(join(out, 'test.jsonl'), 'new test\n')
+  await writeFile(join(out, 'val.jsonl'), 'old val\n')
+  await writeFile(join(out, 'croissant.json'), 'old only\n')
+  await writeFile(join(out, 'manifest.json'), 'old manifest\n')
+  // put there since the kill, by someone: not a build's, so not the repair's to remove
+  await writeFile(join(out, 'notes.txt'), 'mine\n')
+  await repairOutDir(out)
+  assert.deepEqual(await readdir(parent), ['out'], 'the swap folder is gone')
+  assert.deepEqual((await readdir(out)).sort(), ['manifest.json', 'notes.txt', 'test.jsonl', 'val.jsonl'])
+  await rm(join(out, 'notes.txt'))
+  for (const [f, text] of [
+    ['test.jsonl', 'new test\n'],
+    ['val.jsonl', 'new val\n'],
+    ['manifest.json', 'new manifest\n'],
+  ])
+    assert.equal(await readFile(join(out, f!), 'utf8'), text)
+  // a swap folder of a live process (this one) is its own, and left alone
+  const live = join(parent, `.out.swap-${process.pid}-0badc0de`)
+  await mkdir(live)
+  await writeFile(join(live, '.files'), 'test.jsonl\n')
+  await writeFile(join(live, 'test.jsonl'), 'in progress\n')
+  await repairOutDir(out)
+  assert.equal(await readFile(join(out, 'test.jsonl'), 'utf8'), 'new test\n')
+  await rm(live, { recursive: true })
 })

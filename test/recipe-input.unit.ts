@@ -3,6 +3,7 @@
  * can backtrack catastrophically, "__proto__" as a key anywhere, and bytes that are not UTF-8.
  */
 import assert from 'node:assert/strict'
+import { readdirSync, readFileSync } from 'node:fs'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -37,8 +38,33 @@ test('a negation pattern with nested quantifiers is a RECIPE error naming the pa
   assert.ok(process.hrtime.bigint() - started < 2_000_000_000n)
 })
 
+test('unbounded repetitions in a row that can share text, (.*){3} among them, are a RECIPE error naming the pattern and its path', () => {
+  // seconds for a 400-character question, and the build runs every pattern on every question
+  const evil = '(.*){3}!$'
+  assert.throws(
+    () => parseRecipe(withPatterns({ en: ['\\bnot\\b'], ja: [evil] })),
+    (e: unknown) =>
+      recipeError(/\$\.distractors\.negatives\.patterns\.ja\.0: pattern .* can backtrack catastrophically: unbounded repetitions in a row/)(
+        e,
+      ) && (e as Error).message.includes(JSON.stringify(evil)),
+  )
+  for (const p of ['.*.*!$', '.*x.*y', String.raw`\s*\s*x`, String.raw`\w+\b\w+!`, '(a+){3}', '[a-z]+[a-c]*!', String.raw`\w+\s?\w+!`])
+    assert.match(backtrackingRisk(p) ?? '', /in a row/, p)
+})
+
 test('nested or overlapping repetition is found; the default patterns and plain ones pass', () => {
-  for (const p of ['(a+)+', '(?:a*)*b', String.raw`(\d+|x)*y`, '(a|ab)+c', String.raw`(?:\w|\d)+$`, '((ab)*c)*', '(a|a?)+', '(a+){20}'])
+  for (const p of [
+    '(a+)+',
+    '(?:a*)*b',
+    String.raw`(\d+|x)*y`,
+    '(a|ab)+c',
+    String.raw`(?:\w|\d)+$`,
+    '((ab)*c)*',
+    '(a|a?)+',
+    '(a+){20}',
+    String.raw`(?:a{0,3}\w)*!`,
+    '(?:a?b)+c',
+  ])
     assert.notEqual(backtrackingRisk(p), null, p)
   for (const p of [
     ...Object.values(DEFAULT_NEGATION_PATTERNS).flat(),
@@ -50,9 +76,21 @@ test('nested or overlapping repetition is found; the default patterns and plain 
     'a{2,5}b*',
     '[(+*]+',
     String.raw`\(\w+\)+`,
+    String.raw`[^\s]+\s+[^\s]+`,
+    '[a-z]+-[0-9]+',
+    String.raw`\d+\.\d+`,
+    '.*!$',
+    String.raw`\bnot\b.*\?$`,
   ])
     assert.equal(backtrackingRisk(p), null, p)
   assert.doesNotThrow(() => parseRecipe(JSON.parse(REAL_TEXT)))
+  // every committed recipe's own patterns
+  for (const f of readdirSync(join(ROOT, 'recipes')).filter((n) => /^jev-bench[\d.-]*\.json$/.test(n))) {
+    const r = JSON.parse(readFileSync(join(ROOT, 'recipes', f), 'utf8')) as {
+      distractors?: { negatives?: { patterns?: Record<string, string[]> } }
+    }
+    for (const p of Object.values(r.distractors?.negatives?.patterns ?? {}).flat()) assert.equal(backtrackingRisk(p), null, `${f}: ${p}`)
+  }
 })
 
 test('"__proto__" is refused as a key in negation patterns and in changesFrom.bySource, as "fr" is', () => {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { pathToFileURL } from 'node:url'
@@ -58,6 +58,32 @@ test("the next build removes temp files of dead processes, once old; a live proc
       logs.join('\n'),
     )
     assert.deepEqual(await removeStaleTemps(blobs, 'incomplete', Date.now() + 120_000), [fresh])
+  }))
+
+test("a dead process's lock goes at once with the temp blob it covered; temps under a live process's lock stay", () =>
+  withRig(async ({ repoDir, logs, fetcher }) => {
+    const blobs = join(repoDir, 'blobs')
+    await mkdir(blobs, { recursive: true })
+    // the file's blob: a lock of a dead process and its young temp, as a kill mid-download leaves them
+    const deadLock = join(blobs, `${FILE_SHA}.lock`)
+    const deadTemp = join(blobs, `${FILE_SHA}.999999999.0123456789ab.incomplete`)
+    await writeFile(deadLock, `999999999@${hostname()} 0123456789abcdef\n`)
+    await writeFile(deadTemp, 'half a blob')
+    // another blob a live process is downloading: its lock, its temp, and a young one of a dead process before it
+    const other = 'a'.repeat(64)
+    const liveLock = join(blobs, `${other}.lock`)
+    const liveTemp = join(blobs, `${other}.${process.pid}.0123456789ab.incomplete`)
+    const earlier = join(blobs, `${other}.999999999.0123456789ab.incomplete`)
+    await writeFile(liveLock, `${process.pid}@${hostname()} 0123456789abcdef\n`)
+    for (const p of [liveTemp, earlier]) await writeFile(p, 'in progress')
+    assert.equal((await fetcher().fetchFile(ARC, ARC_REV, FILE)).sha256, FILE_SHA)
+    const left = (await readdir(blobs)).sort()
+    assert.deepEqual(left, [FILE_SHA, ...[liveLock, earlier, liveTemp].map((p) => p.slice(blobs.length + 1))].sort())
+    for (const p of [deadLock, deadTemp])
+      assert.ok(
+        logs.some((l) => l.includes(`removed ${p.endsWith('.lock') ? 'stale lock ' : ''}${p}`)),
+        logs.join('\n'),
+      )
   }))
 
 test('a build process that stops on a Retry-After of hours for one file, while others download, leaves no temp file in the cache', () =>

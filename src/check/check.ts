@@ -1,5 +1,3 @@
-import { readFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import { kindOf } from '../adapt/kinds.ts'
 import { type Audit, computeAudit } from '../emit/audit.ts'
 import { choicesTable, countsTable, positionsTable } from '../emit/card/card.ts'
@@ -21,6 +19,7 @@ import { checkJudged } from './judged.ts'
 import { matchManifest } from './manifest-match.ts'
 import { checkPlacement } from './placement.ts'
 import { checkProvenance } from './provenance.ts'
+import { readOutputs } from './read-outputs.ts'
 
 const KEY_ORDER = ['id', 'source', 'question', 'context', 'choices', 'answer_idx', 'n_choices']
 const CARD_SECTIONS = [
@@ -45,16 +44,11 @@ export interface ReadDataset {
   problems: string[]
 }
 
-/** Reads a built folder's files and parses its records and provenance, line by line. */
+/** Reads a built folder's files, as of one build (src/check/read-outputs.ts), and parses its records and provenance, line by line. */
 export async function readDataset(dir: string): Promise<ReadDataset> {
-  const problems: string[] = []
-  const raw: Record<string, Buffer | null> = {}
-  for (const o of OUTPUTS)
-    raw[o.name] = await readFile(join(dir, o.name)).catch(() => {
-      // an optional output is required only where the recipe or the manifest says it was made
-      if (!o.optional) problems.push(`${o.name}: missing`)
-      return null
-    })
+  const raw = await readOutputs(dir)
+  // an optional output is required only where the recipe or the manifest says it was made
+  const problems = OUTPUTS.filter((o) => !o.optional && raw[o.name] === null).map((o) => `${o.name}: missing`)
   const records: Record<Split, DataRecord[]> = { test: [], val: [] }
   for (const split of SPLITS) {
     const buf = raw[`${split}.jsonl`]
@@ -99,8 +93,8 @@ export async function readDataset(dir: string): Promise<ReadDataset> {
  * Checks a built output folder against the recipe's counts and the spec's
  * invariants; returns every problem found (empty when the folder is good).
  */
-export async function checkFolder(dir: string, recipe: Recipe): Promise<string[]> {
-  const { raw, records, provenance, problems } = await readDataset(dir)
+export async function checkFolder(dir: string, recipe: Recipe, read?: ReadDataset): Promise<string[]> {
+  const { raw, records, provenance, problems } = read ?? (await readDataset(dir))
   problems.push(...checkRecords(records, recipe))
   if (provenance) problems.push(...checkProvenance(records, provenance, recipe), ...checkPlacement(records, provenance, recipe))
   // the audit is only as good as the provenance it is computed from

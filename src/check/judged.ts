@@ -2,13 +2,13 @@
 import { readFile } from 'node:fs/promises'
 import { JUDGED_HEADING, JudgedRates, judgedSection } from '../emit/judged.ts'
 import { datasetHash, recordLines } from '../emit/manifest.ts'
-import { recipeResource } from '../recipe/load.ts'
+import { pinnedResource } from '../recipe/load.ts'
 import type { Recipe } from '../recipe/schema.ts'
 import { sha256Hex } from '../util/hash.ts'
 
 export async function checkJudged(recipe: Recipe, raw: Readonly<Record<string, Buffer | null>>): Promise<string[]> {
   if (!recipe.judged) return []
-  const file = recipeResource(recipe, recipe.judged.path)
+  const file = pinnedResource(recipe, recipe.judged.path, 'judged.path')
   let judged: JudgedRates
   try {
     const bytes = await readFile(file)

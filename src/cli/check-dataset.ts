@@ -70,11 +70,13 @@ export async function runCheck(
   for (const name of OUTPUT_FILES) await refuseIrregular(join(dir, name))
   // the recipe the folder's manifest names, not merely the default one
   const { recipe, path } = await recipeOfFolder(dir, values.recipe)
-  const problems = await checkFolder(dir, recipe)
+  // read once: the upstream check looks at the very files checked
+  const read = await readDataset(dir)
+  const problems = await checkFolder(dir, recipe, read)
   let upstream = false
   if (values.upstream) {
     // proved whatever the local checks found: each upstream problem names its record
-    const { records, provenance } = await readDataset(dir)
+    const { records, provenance } = read
     if (!provenance) problems.push('provenance.jsonl: missing or malformed, so it was not proved against the upstream rows')
     else {
       const lock = await readLock(values.lock ?? lockPathFor(path))

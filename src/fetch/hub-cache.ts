@@ -117,15 +117,30 @@ export async function linkSnapshot(pointer: string, blobPath: string): Promise<v
 }
 
 /**
- * What killed builds left in a repo's cache folder: temp blobs and lock temps, locks of dead
- * processes (a later build that finds the blob done never takes its lock, so none would remove
- * it), and temp links and refs. Returns what it removed.
+ * What killed builds left in a repo's cache folder: locks of dead processes (a later build that finds
+ * the blob done never takes its lock, so none would remove it) and the temp blob each was writing, at
+ * once; other temp blobs and lock temps once old; and temp links and refs. Returns what it removed.
  */
 export async function sweepRepoDir(repoDir: string): Promise<string[]> {
   const blobs = join(repoDir, 'blobs')
-  const removed = [...(await removeStaleTemps(blobs, 'incomplete')), ...(await removeStaleTemps(blobs, LOCK_TEMP_SUFFIX))]
-  for (const name of await readdir(blobs).catch(() => [] as string[]))
-    if (name.endsWith('.lock') && (await removeIfStale(join(blobs, name)))) removed.push(join(blobs, name))
+  const removed: string[] = []
+  const names = await readdir(blobs).catch(() => [] as string[])
+  for (const name of names.filter((n) => n.endsWith('.lock'))) {
+    const gone = await removeIfStale(join(blobs, name))
+    if (!gone) continue
+    removed.push(join(blobs, name))
+    // the blob's temp under that lock: `<etag>.<pid>.<12 hex>.incomplete`, written only while the pid held it
+    const etag = name.slice(0, -'.lock'.length)
+    const mine = (n: string) => {
+      const m = /^(.+)\.(\d+)\.[0-9a-f]{12}\.incomplete$/.exec(n)
+      return m !== null && m[1] === etag && Number(m[2]) === gone.pid
+    }
+    for (const temp of names.filter(mine)) {
+      await rm(join(blobs, temp), { force: true })
+      removed.push(join(blobs, temp))
+    }
+  }
+  removed.push(...(await removeStaleTemps(blobs, 'incomplete')), ...(await removeStaleTemps(blobs, LOCK_TEMP_SUFFIX)))
   for (const top of ['snapshots', 'refs']) {
     const dirs = await readdir(join(repoDir, top), { recursive: true, withFileTypes: true }).catch(() => [])
     const folders = [

@@ -41,6 +41,81 @@ export function readBody(req: IncomingMessage, limit = 256 * 1024 * 1024): Promi
   })
 }
 
+/**
+ * Calls `onLine` with each line of a request body in turn, holding one line at a time: the request is paused
+ * while a line is handled. Over `total` bytes, or a line over `maxLine`, it is 413, and, as in readBody, the
+ * rest of the body is read and dropped; an error from `onLine` ends it the same way.
+ */
+export function forEachLine(
+  req: IncomingMessage,
+  bounds: { total: number; line: number },
+  onLine: (line: Buffer) => Promise<void>,
+): Promise<void> {
+  return new Promise((ok, ko) => {
+    const queue: Buffer[] = []
+    let pieces: Buffer[] = []
+    let pending = 0
+    let size = 0
+    let failed = false
+    let working = false
+    let ended = false
+    const fail = (e: unknown) => {
+      if (failed) return
+      failed = true
+      queue.length = 0
+      pieces = []
+      req.resume()
+      ko(e)
+    }
+    const tooLong = () => new HubHttpError(413, `a commit line over ${bounds.line} bytes; send files over 10 MiB through LFS`)
+    const work = async () => {
+      if (working) return
+      working = true
+      try {
+        while (queue.length && !failed) await onLine(queue.shift()!)
+      } catch (e) {
+        fail(e)
+      }
+      working = false
+      if (failed) return
+      if (ended) ok()
+      else req.resume()
+    }
+    req.on('data', (c: Buffer) => {
+      if (failed) return
+      size += c.length
+      if (size > bounds.total) return fail(new HubHttpError(413, `request body over ${bounds.total} bytes`))
+      let start = 0
+      for (let nl = c.indexOf(0x0a); nl !== -1; nl = c.indexOf(0x0a, start)) {
+        pieces.push(c.subarray(start, nl))
+        if (pending + nl - start > bounds.line) return fail(tooLong())
+        queue.push(pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces))
+        pieces = []
+        pending = 0
+        start = nl + 1
+      }
+      if (start < c.length) {
+        pending += c.length - start
+        if (pending > bounds.line) return fail(tooLong())
+        pieces.push(c.subarray(start))
+      }
+      if (queue.length) {
+        req.pause()
+        void work()
+      }
+    })
+    req.once('end', () => {
+      if (failed) return
+      ended = true
+      if (pending) queue.push(Buffer.concat(pieces))
+      pieces = []
+      void work()
+    })
+    req.once('error', fail)
+    req.once('close', () => req.readableEnded || fail(new HubHttpError(400, 'the request body was cut short')))
+  })
+}
+
 export async function readJson<T>(req: IncomingMessage): Promise<T> {
   const text = (await readBody(req)).toString('utf8')
   try {

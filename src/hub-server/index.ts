@@ -135,7 +135,7 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
       return fail(res, 404, "Sorry, we can't find the page you are looking for.")
     // before any wait, so a body's room is taken in the order requests arrive
     const route = isValidate ? 'validate' : seg[0] === 'lfs-upload' ? 'lfs-upload' : isApi && seg[4] === 'commit' ? 'commit' : 'other'
-    const refused = bindBody(req, res, endpointLimit(route), bodies)
+    const refused = bindBody(req, res, endpointLimit(route), bodies, route === 'commit')
     if (refused) return failWith(res, refused)
     // CDN and LFS object URLs are presigned, as on the Hub: no Authorization header there, a signature instead.
     if (options.token && !isCdn && !isLfsObject && auth !== `Bearer ${options.token}`)

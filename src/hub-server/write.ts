@@ -7,8 +7,9 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { gitBlobSha1, sha1Hex } from '../util/hash.ts'
 import { isHubNamePart, isRefName } from '../util/repo-name.ts'
+import { endpointLimit, lineBounds } from './body-limit.ts'
 import { lfsPatterns, tracksAsLfs } from './gitattributes.ts'
-import { isTrue, json, readBody, readJson, safeRepoPath } from './http.ts'
+import { forEachLine, isTrue, json, readBody, readJson, safeRepoPath } from './http.ts'
 import { HubHttpError } from './http-error.ts'
 import { commitOf } from './read.ts'
 import { describe, lfsPointer } from './repo.ts'
@@ -139,18 +140,25 @@ type Op = {
   }
 }
 
-function parseNdjson(text: string): Op[] {
+/** One line of a commit's NDJSON body; a blank line is null. */
+function parseOp(line: Buffer): Op | null {
+  const text = line.toString('utf8')
+  if (text.trim() === '') return null
   try {
-    return text
-      .split('\n')
-      .filter((l) => l.trim() !== '')
-      .map((l) => JSON.parse(l) as Op)
+    return JSON.parse(text) as Op
   } catch {
     throw new HubHttpError(400, 'commit body is not NDJSON')
   }
 }
 
-/** `POST /api/datasets/<repo>/commit/<branch>`: header, file, lfsFile, deletedFile, deletedFolder. */
+/** As on the Hub: a file that is not stored through LFS holds at most 10 MiB. */
+const REGULAR_FILE_LIMIT = 10 * 1024 * 1024
+
+/**
+ * `POST /api/datasets/<repo>/commit/<branch>`: header, file, lfsFile, deletedFile, deletedFolder. The body is
+ * read a line at a time (forEachLine, within body-limit.ts's lineBounds): each inline file is stored as its line
+ * arrives, and the change keeps only paths and hashes, so a commit holds one line at once, whatever its size.
+ */
 export async function commit(
   req: IncomingMessage,
   res: ServerResponse,
@@ -161,33 +169,19 @@ export async function commit(
 ): Promise<void> {
   if (isTrue(url.searchParams.get('create_pr'))) throw new HubHttpError(400, 'this local Hub does not open pull requests')
   const head = commitOf(repo, branch)
-  const ops = parseNdjson((await readBody(req)).toString('utf8'))
-  const header = ops[0]?.key === 'header' ? ops.shift()!.value : null
-  if (!header?.summary) throw new HubHttpError(400, 'the commit needs a header with a summary')
-  const change: CommitChange = { title: header.summary, message: header.description ?? '', put: [], remove: [] }
-  if (header.parentCommit) change.parent = header.parentCommit
-  for (const { key, value } of ops) {
-    const path = value.path
-    if (!safeRepoPath(path)) throw new HubHttpError(400, `invalid path: ${JSON.stringify(path)}`)
-    if (value.oldPath !== undefined) throw new HubHttpError(422, 'copies and renames (oldPath) are not supported by this local Hub')
-    if (key === 'file') {
-      const bytes = Buffer.from(value.content ?? '', value.encoding === 'base64' ? 'base64' : 'utf8')
-      await d.store.putBlob(bytes)
-      change.put.push({ path, file: describe(bytes, false) })
-    } else if (key === 'lfsFile') {
-      const oid = value.oid ?? ''
-      const size = await d.store.blobSize(oid)
-      if (size === null || (value.size !== undefined && value.size !== size))
-        throw new HubHttpError(422, `LFS object ${oid} for ${path} was not uploaded`)
-      const pointer = Buffer.from(lfsPointer(oid, size))
-      change.put.push({
-        path,
-        file: { oid: gitBlobSha1(pointer), sha256: oid, size, lfs: true, pointerSize: pointer.length } satisfies StoredFile,
-      })
-    } else if (key === 'deletedFile') change.remove.push(path)
-    else if (key === 'deletedFolder') change.remove.push(`${path.replace(/\/+$/, '')}/`)
-    else throw new HubHttpError(400, `unknown commit operation ${JSON.stringify(key)}`)
-  }
+  // the header line makes the change; every later line adds to it
+  const read: { change?: CommitChange } = {}
+  await forEachLine(req, lineBounds(req, endpointLimit('commit')), async (line) => {
+    const op = parseOp(line)
+    if (!op) return
+    if (read.change) return addOperation(op, read.change, d)
+    const header = op.key === 'header' ? op.value : null
+    if (!header?.summary) throw new HubHttpError(400, 'the commit needs a header with a summary')
+    read.change = { title: header.summary, message: header.description ?? '', put: [], remove: [] }
+    if (header.parentCommit) read.change.parent = header.parentCommit
+  })
+  const change = read.change
+  if (!change) throw new HubHttpError(400, 'the commit needs a header with a summary')
   await trackLfs(repo, head, change, d)
   const oid = await repo.commit(branch, change)
   json(res, {
@@ -198,6 +192,35 @@ export async function commit(
     hookOutput: '',
     pullRequestUrl: null,
   })
+}
+
+/** One operation of a commit into `change`; an inline file's bytes go to the store at once. */
+async function addOperation({ key, value }: Op, change: CommitChange, d: WriteDeps): Promise<void> {
+  const path = value.path
+  if (!safeRepoPath(path)) throw new HubHttpError(400, `invalid path: ${JSON.stringify(path)}`)
+  if (value.oldPath !== undefined) throw new HubHttpError(422, 'copies and renames (oldPath) are not supported by this local Hub')
+  if (key === 'file') {
+    const bytes = Buffer.from(value.content ?? '', value.encoding === 'base64' ? 'base64' : 'utf8')
+    if (bytes.length > REGULAR_FILE_LIMIT)
+      throw new HubHttpError(
+        400,
+        `Your push was rejected because it contains files larger than 10 MiB. Please use https://git-lfs.github.com/ to store large files. Offending files: - ${path}`,
+      )
+    await d.store.putBlob(bytes)
+    change.put.push({ path, file: describe(bytes, false) })
+  } else if (key === 'lfsFile') {
+    const oid = value.oid ?? ''
+    const size = await d.store.blobSize(oid)
+    if (size === null || (value.size !== undefined && value.size !== size))
+      throw new HubHttpError(422, `LFS object ${oid} for ${path} was not uploaded`)
+    const pointer = Buffer.from(lfsPointer(oid, size))
+    change.put.push({
+      path,
+      file: { oid: gitBlobSha1(pointer), sha256: oid, size, lfs: true, pointerSize: pointer.length } satisfies StoredFile,
+    })
+  } else if (key === 'deletedFile') change.remove.push(path)
+  else if (key === 'deletedFolder') change.remove.push(`${path.replace(/\/+$/, '')}/`)
+  else throw new HubHttpError(400, `unknown commit operation ${JSON.stringify(key)}`)
 }
 
 /** Like the Hub, an LFS file that `.gitattributes` does not cover yet gets a line of its own. */

@@ -4,7 +4,9 @@ import { JevError } from '../errors.ts'
 import { canonicalJson } from '../util/canonical.ts'
 import { readRegular } from '../util/files.ts'
 import { sha256Hex } from '../util/hash.ts'
+import { describeJsonStrictProblem, findJsonStrictProblem, jsonPath } from './json-strict.ts'
 import { describeJsonSyntaxError } from './json-syntax.ts'
+import { pinnedFile } from './pinned-path.ts'
 import { notReserved, Recipe, type SourceSpec } from './schema.ts'
 import { invalidUtf8 } from './utf8.ts'
 import { assertThisBuilder } from './versions.ts'
@@ -77,6 +79,19 @@ export async function loadRecipe(file: string): Promise<Recipe> {
       { cause: e },
     )
   }
+  // before the schema, whose checks recurse, and which would never see the value JSON.parse dropped
+  const strict = findJsonStrictProblem(text)
+  if (strict)
+    throw new JevError('RECIPE', `recipe ${file}: ${describeJsonStrictProblem(strict)}`, {
+      file,
+      line: strict.line,
+      column: strict.column,
+      path: jsonPath(strict.path),
+      hint:
+        strict.kind === 'duplicate'
+          ? 'keep one of the two, with the value meant, and run again'
+          : 'a recipe nests a few levels; check the file is the recipe meant',
+    })
   const recipe = parseRecipe(json, file)
   LOCATIONS.set(recipe, file)
   return recipe
@@ -89,6 +104,12 @@ const LOCATIONS = new WeakMap<Recipe, string>()
 export function recipeResource(recipe: Recipe, path: string): string {
   const at = LOCATIONS.get(recipe)
   return at === undefined ? resolve(path) : resolve(dirname(at), path)
+}
+
+/** A file the recipe pins, by the one check that keeps it in the recipe's folder (src/recipe/pinned-path.ts). */
+export function pinnedResource(recipe: Recipe, path: string, field: string): string {
+  const at = LOCATIONS.get(recipe)
+  return pinnedFile(at === undefined ? process.cwd() : dirname(at), path, field, at)
 }
 
 /**

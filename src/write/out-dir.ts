@@ -1,16 +1,16 @@
 /**
- * The output folder: checked before the work, then replaced whole by a swap of two renames
- * under a lock, so it only ever holds a complete build (the old one or the new).
+ * The output folder: checked before the work, then replaced under a lock by the new build's files,
+ * written whole in a sibling folder first (src/write/out-swap.ts says how, and why not by renaming folders).
  */
 import { randomBytes } from 'node:crypto'
 import { lstat, mkdir, open, readdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { OUTPUT_FILES, type OutputContent, outputBytes } from '../emit/outputs.ts'
 import { JevError } from '../errors.ts'
-import { withFileLock } from '../util/file-lock.ts'
 import { makeDirs } from '../util/files.ts'
 import { BUILDER } from '../version.ts'
 import { repairOutDir, siblings } from './out-repair.ts'
+import { finishSwap, SWAP_LIST, withSwapLock, writeSwapList } from './out-swap.ts'
 
 /**
  * A swap replaces the whole folder, so it must hold nothing but a build's
@@ -76,14 +76,16 @@ async function isBuildManifest(path: string): Promise<boolean> {
 }
 
 /**
- * Writes files into a fresh sibling folder, fsyncs them, then swaps it in with
- * renames, so `outDir` only ever holds a complete build: the old or the new.
+ * Writes files into a fresh sibling folder and fsyncs them; then, under the swap lock, renames that folder
+ * into place when there is no output folder yet, else moves its files in (src/write/out-swap.ts), so the
+ * output folder, once there, is there at every instant and only ever holds whole files of a build.
  */
 export async function writeOutDir(outDir: string, files: ReadonlyMap<string, OutputContent>): Promise<void> {
   const { dir, parent, name } = siblings(outDir)
   const tag = `${process.pid}-${randomBytes(4).toString('hex')}`
   const tmp = join(parent, `.${name}.tmp-${tag}`)
-  const old = join(parent, `.${name}.old-${tag}`)
+  const swap = join(parent, `.${name}.swap-${tag}`)
+  let committed = false
   try {
     await makeDirs(parent)
     await repairOutDir(dir)
@@ -97,6 +99,7 @@ export async function writeOutDir(outDir: string, files: ReadonlyMap<string, Out
         await handle.close()
       }
     }
+    await writeSwapList(tmp, files.keys())
     await withSwapLock(parent, name, async () => {
       // again under the lock: the folder may have changed while the build ran (the manifest was checked before it)
       await assertReplaceable(dir, [...new Set([...OUTPUT_FILES, ...files.keys()])], false)
@@ -104,31 +107,21 @@ export async function writeOutDir(outDir: string, files: ReadonlyMap<string, Out
         () => true,
         () => false,
       )
-      if (hadOld) await rename(dir, old)
-      await rename(tmp, dir)
-      if (hadOld) await rm(old, { recursive: true, force: true })
+      if (!hadOld) {
+        // nothing to replace: the folder appears whole, in one rename
+        await rm(join(tmp, SWAP_LIST))
+        await rename(tmp, dir)
+        return
+      }
+      // from here on the swap is decided: a kill leaves it for the next build to finish
+      await rename(tmp, swap)
+      committed = true
+      await finishSwap(swap, dir)
     })
   } catch (e) {
-    await rm(tmp, { recursive: true, force: true })
+    // a swap that failed once decided is left to the next build, which finishes it
+    if (!committed) await rm(tmp, { recursive: true, force: true })
     if (e instanceof JevError) throw e
     throw new JevError('IO', `cannot write ${dir}: ${(e as Error).message}`, { file: dir }, { cause: e })
   }
-}
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
-
-/**
- * Two builds swapping the same folder at once would move each other's folders; the swap
- * takes `.<name>.lock` (src/util/file-lock.ts), and a lock whose process is gone is stale.
- */
-function withSwapLock(parent: string, name: string, swap: () => Promise<void>): Promise<void> {
-  const lock = join(parent, `.${name}.lock`)
-  return withFileLock(lock, swap, {
-    sleep,
-    maxWaitMs: 60_000,
-    pollMs: 100,
-    now: Date.now,
-    gaveUp: (h) =>
-      new JevError('IO', `${join(parent, name)} is being replaced by process ${h.pid ?? 'unknown'}; waited 60 s`, { file: lock }),
-  })
 }
