@@ -92,7 +92,7 @@ test('an unknown param is refused, naming it and the command, with the one meant
 test('a flag that takes a number takes one as a number or as its text, checked as the command line checks it', async () => {
   const numbers: BuildOptions = { httpTimeout: 30, minRate: '1', fileDeadline: 0.5 }
   assert.equal(numbers.httpTimeout, 30)
-  const server = await serveHub({ port: 0, host: '127.0.0.1' })
+  const server = await serveHub({ port: 0, host: '127.0.0.1', env: process.env })
   await server.close()
   await assert.rejects(
     serveHub({ port: 70000 }),

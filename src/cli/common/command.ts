@@ -30,7 +30,9 @@ const PROGRESS_METHODS = ['stage', 'file', 'rows', 'log', 'above', 'end'] as con
 /** Params every command takes: the environment it reads, and where its lines go (HF_TOKEN scrubbed). */
 export const BASE_PARAMS = {
   /** the environment the command reads (HF_TOKEN, HF_ENDPOINT, HF_HUB_OFFLINE, JEV_*); default process.env */
-  env: z.record(z.string(), z.string().optional()).optional(),
+  env: z
+    .custom<Record<string, string | undefined>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'must be an object')
+    .optional(),
   /** gets each line the CLI would print (progress, warnings, a publish's steps), HF_TOKEN scrubbed; default: dropped */
   onLine: fn<(line: string) => void>().optional(),
 }
