@@ -5,16 +5,21 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import {
+  type BuildOptions,
   buildDataset,
+  CheckOptions,
   checkDataset,
   diffDatasets,
   isJevError,
   JevError,
   publishDataset,
+  ServeOptions,
   serveHub,
   terminalProgress,
   verifyDataset,
 } from 'jev-bench-builder'
+import { checkCommand } from '../src/cli/check-dataset.ts'
+import { serveCommand } from '../src/cli/serve-hub.ts'
 import { isWriteRequest } from '../src/hub-server/index.ts'
 import { FIXTURE_HUB, FIXTURE_RECIPE } from './helpers/cli.ts'
 import { buildFixtureOut, FIXTURE_LOCK } from './helpers/publish.ts'
@@ -65,6 +70,50 @@ test('failures throw the typed errors: a bad option is USAGE, a missing recipe I
     buildDataset({ ...sources(), recipe: join(tmp, 'missing.json'), out: join(tmp, 'y') }),
     (e: unknown) => isJevError(e) && e.code === 'IO',
   )
+})
+
+test('an unknown param is refused, naming it and the command, with the one meant when one is close', async () => {
+  const refused = async (call: Promise<unknown>, message: RegExp, hint?: RegExp) =>
+    assert.rejects(call, (e: unknown) => {
+      assert.ok(isJevError(e), String(e))
+      assert.equal(e.code, 'USAGE')
+      assert.match(e.message, message)
+      if (hint) assert.match(String(e.context.hint), hint)
+      return true
+    })
+  // @ts-expect-error the params' type is the declaration's: no such flag
+  await refused(checkDataset({ dir: tmp, upstreem: true }), /^check-dataset has no param "upstreem"$/, /did you mean upstream\?/)
+  await refused(buildDataset({ cachedir: tmp } as never), /^build-dataset has no param "cachedir"$/, /did you mean cacheDir\?/)
+  // --json is how the command line prints a result; the library returns it
+  await refused(buildDataset({ json: true } as never), /^build-dataset has no param "json"$/)
+  await refused(buildDataset({ offline: 'yes' } as never), /^bad params of build-dataset: .*offline/)
+})
+
+test('a flag that takes a number takes one as a number or as its text, checked as the command line checks it', async () => {
+  const numbers: BuildOptions = { httpTimeout: 30, minRate: '1', fileDeadline: 0.5 }
+  assert.equal(numbers.httpTimeout, 30)
+  const server = await serveHub({ port: 0, host: '127.0.0.1', env: process.env })
+  await server.close()
+  await assert.rejects(
+    serveHub({ port: 70000 }),
+    (e: unknown) => isJevError(e) && e.code === 'USAGE' && e.message === '--port must be 0..65535, got "70000"',
+  )
+  await assert.rejects(
+    buildDataset({ ...sources(), out: join(tmp, 'z'), fileDeadline: -1 }),
+    (e: unknown) => isJevError(e) && e.code === 'USAGE' && e.message === '--file-deadline "-1" is not a positive number of s',
+  )
+})
+
+test("the params' schema is the command's declaration: every flag but --json in camelCase, its positionals by name", () => {
+  const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())
+  for (const [schema, command, value] of [
+    [CheckOptions, checkCommand, { dir: 'out' }],
+    [ServeOptions, serveCommand, {}],
+  ] as const)
+    for (const [flag, o] of Object.entries(command.spec.options)) {
+      const params = { ...value, [camel(flag)]: o.type === 'boolean' ? true : 'x' }
+      assert.equal(schema.safeParse(params).success, flag !== 'json', `${command.spec.name} --${flag}`)
+    }
 })
 
 test('serveHub serves the mirror; publishDataset plans a dry run against it and sends nothing', async () => {

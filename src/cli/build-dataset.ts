@@ -15,6 +15,7 @@ import {
   recipePathOf,
   SOURCE_NOTES,
   SOURCE_OPTIONS,
+  SOURCE_PARAMS,
   sourceBuildOptions,
 } from './common/source-options.ts'
 import type { Io } from './run.ts'
@@ -39,6 +40,7 @@ export const buildCommand = defineCommand({
     ...JSON_OPTION,
   },
   notes: SOURCE_NOTES,
+  params: SOURCE_PARAMS,
 })
 
 export const parseBuild = (argv: string[], io: Io) => buildCommand.parse(argv, io)
@@ -150,10 +152,13 @@ export async function runBuild(values: BuildValues, env: NodeJS.ProcessEnv, io: 
   return { built, out: values.out, lockPath, wroteLock: !lock, warnings }
 }
 
+/** build-dataset as a library function: one params object (the flags in camelCase). */
+export const buildDataset = buildCommand.library(({ values, env, io }) => runBuild(values, env, io))
+
 export async function buildDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
-  return buildCommand.main(argv, env, io, async ({ values }, io) => {
+  return buildCommand.main(argv, env, io, async ({ params }, io) => {
     const started = performance.now()
-    const run = await runBuild(values, env, io)
+    const run = await buildDataset(params, io)
     io.progress?.end() // the summary on a clean screen
     for (const line of summary(run.built, run.out)) io.out(line)
     if (run.wroteLock) io.out(`wrote ${run.lockPath}`)

@@ -7,12 +7,12 @@ import { lockPathFor, readLock } from '../recipe/lock.ts'
 import { refuseIrregular } from '../util/files.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
 import { recipeOfFolder } from './common/folder-recipe.ts'
-import { fetcherFor, PROGRESS_NOTE, requireFolder, SOURCE_OPTIONS } from './common/source-options.ts'
+import { fetcherFor, PROGRESS_NOTE, requireFolder, SOURCE_OPTIONS, SOURCE_PARAMS } from './common/source-options.ts'
 import type { Io } from './run.ts'
 
 export const checkCommand = defineCommand({
   name: 'check-dataset',
-  args: { synopsis: '[DIR]', max: 1 },
+  args: { synopsis: '[DIR]', max: 1, names: ['dir'] },
   about: [
     "Checks a built folder (DIR, default out) against its recipe's counts (the recipe its manifest names: --recipe, or the package's own),",
     "the spec's invariants and its own card, manifest and provenance.",
@@ -30,6 +30,7 @@ export const checkCommand = defineCommand({
     '  The source options (--lock, --mirror, --offline, --cache-dir, the bounds) matter only with --upstream.',
     `  With --upstream: ${PROGRESS_NOTE.replace(/^P/, 'p').replace(' is drawn', '')}`,
   ],
+  params: SOURCE_PARAMS,
 })
 
 export const parseCheck = (argv: string[], io: Io) => checkCommand.parse(argv, io)
@@ -88,9 +89,12 @@ export async function runCheck(
   return { dir, problems, upstream }
 }
 
+/** check-dataset as a library function: the problems of `dir` (default out); none when it meets the spec. */
+export const checkDataset = checkCommand.library((call) => runCheck(call, call.env, call.io))
+
 export async function checkDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   return checkCommand.main(argv, env, io, async (parsed, io) => {
-    const { dir, problems, upstream } = await runCheck(parsed, env, io)
+    const { dir, problems, upstream } = await checkDataset(parsed.params, io)
     io.progress?.end()
     // upstream: whether provenance.jsonl was proved against the upstream rows (asked for and made)
     const json = { dir: `${dir}/`, upstream, problems: problems.map(problemOf) }

@@ -9,15 +9,15 @@ import type { Io } from './run.ts'
 
 export const compareResultsCommand = defineCommand({
   name: 'compare-results',
-  args: { synopsis: 'A.json B.json', max: 2 },
+  args: { synopsis: 'A.json B.json', max: 2, names: ['a', 'b'] },
   about: [
     'Two eval-model results of like runs compared: each score of B minus A on the items both scored (calibrated',
     'in logits mode, as reported in probabilities mode), with a paired bootstrap 95 % interval and which way is',
     'better (accuracy higher; ECE, NLL, Brier lower); a difference whose interval holds 0 is within the noise.',
   ],
   options: {
-    bootstrap: { type: 'string', arg: 'N', default: String(DEFAULT_RESAMPLES), help: 'paired bootstrap resamples' },
-    seed: { type: 'string', arg: 'N', default: String(DEFAULT_SEED), help: "the bootstrap's seed" },
+    bootstrap: { type: 'string', number: true, arg: 'N', default: String(DEFAULT_RESAMPLES), help: 'paired bootstrap resamples' },
+    seed: { type: 'string', number: true, arg: 'N', default: String(DEFAULT_SEED), help: "the bootstrap's seed" },
     raw: { type: 'boolean', default: false, help: 'logits runs: compare the raw scores (T = 1), not the calibrated' },
     'allow-mismatch': {
       type: 'boolean',
@@ -29,6 +29,7 @@ export const compareResultsCommand = defineCommand({
   notes: [
     'Exit status: 0 compared; 2 bad usage, runs of different data, items or modes (without --allow-mismatch), or an item whose gold, n or source differs; 3 a file is not a well-formed result; 7 a file could not be read.',
   ],
+  required: ['a', 'b'],
 })
 
 export const parseCompareResults = (argv: string[], io: Io) => compareResultsCommand.parse(argv, io)
@@ -85,9 +86,12 @@ export function formatComparison(c: Comparison, a: string, b: string): string[] 
   ]
 }
 
+/** compare-results as a library function: `b` − `a`, two eval-model result files. */
+export const compareResults = compareResultsCommand.library(runCompareResults)
+
 export async function compareResultsCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   return compareResultsCommand.main(argv, env, io, async (parsed, io) => {
-    const c = await runCompareResults(parsed)
+    const c = await compareResults(parsed.params, io)
     for (const l of formatComparison(c, parsed.positionals[0]!, parsed.positionals[1]!)) io.out(l)
     return { json: c }
   })

@@ -5,7 +5,7 @@ import type { Io } from './run.ts'
 
 export const diffCommand = defineCommand({
   name: 'diff-dataset',
-  args: { synopsis: 'A B | --rev REV [B]', max: 2 },
+  args: { synopsis: 'A B | --rev REV [B]', max: 2, names: ['a', 'b'] },
   about: [
     'Compares two built folders record by record, keyed by split and id: records added, removed and changed (which fields;',
     'for choices, which options), totals by source and option count, and which data files and manifest fields differ.',
@@ -34,9 +34,12 @@ export async function runDiff(parsed: NonNullable<ReturnType<typeof parseDiff>>)
   return diffBuilds(rev === undefined ? await readBuildDir(a) : await readBuildAtRev(rev), await readBuildDir(b), strip(a), strip(b))
 }
 
+/** diff-dataset as a library function: `a` and `b`, or `rev` and at most `b`. */
+export const diffDatasets = diffCommand.library(runDiff)
+
 export async function diffDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   return diffCommand.main(argv, env, io, async (parsed, io) => {
-    const diff = await runDiff(parsed)
+    const diff = await diffDatasets(parsed.params, io)
     // --json prints the diff itself (by main); the text only without it
     if (!parsed.values.json) for (const line of formatDiff(diff)) io.out(line)
     const n = diff.files.filter((f) => f.status !== 'identical').length

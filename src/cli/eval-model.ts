@@ -13,7 +13,7 @@ import type { EvalResult } from '../eval/result.ts'
 import { type RunSettings, runEvaluation } from '../eval/run.ts'
 import { writeAtomic } from '../util/atomic.ts'
 import { isRepoId } from '../util/repo-name.ts'
-import { defineCommand, JSON_OPTION, QUIET_OPTION } from './common/command.ts'
+import { defineCommand, JSON_OPTION, PARAMS, QUIET_OPTION } from './common/command.ts'
 import { offlineFromEnv, requireFolder } from './common/source-options.ts'
 import type { Io } from './run.ts'
 
@@ -45,22 +45,24 @@ export const evalCommand = defineCommand({
     'api-key': { type: 'string', arg: 'KEY', help: 'sent as a Bearer token, never printed or written (JEV_API_KEY does the same)' },
     mode: { type: 'string', arg: 'MODE', default: 'auto', help: 'systemone: auto (one probe), logits or probabilities' },
     'assistant-prefix': { type: 'string', arg: 'TEXT', help: 'systemone: text the model writes before the label' },
-    workers: { type: 'string', arg: 'N', default: '8', help: 'parallel requests' },
-    timeout: { type: 'string', arg: 'S', default: '600', help: 'seconds one request may take, its whole answer read' },
+    workers: { type: 'string', number: true, arg: 'N', default: '8', help: 'parallel requests' },
+    timeout: { type: 'string', number: true, arg: 'S', default: '600', help: 'seconds one request may take, its whole answer read' },
     retries: {
       type: 'string',
+      number: true,
       arg: 'N',
       default: '4',
       help: 'extra attempts for 408, 429, 5xx, a dropped connection or a body that is not JSON',
     },
-    'max-retry-after': { type: 'string', arg: 'S', default: '60', help: 'the longest Retry-After waited out' },
+    'max-retry-after': { type: 'string', number: true, arg: 'S', default: '60', help: 'the longest Retry-After waited out' },
     'max-answer-bytes': {
       type: 'string',
+      number: true,
       arg: 'N',
       default: String(DEFAULT_MAX_ANSWER_BYTES),
       help: 'the largest answer body read; a larger one ends the run',
     },
-    limit: { type: 'string', arg: 'N', help: 'only the first N questions of each split (a quick check)' },
+    limit: { type: 'string', number: true, arg: 'N', help: 'only the first N questions of each split (a quick check)' },
     out: {
       type: 'string',
       arg: 'FILE',
@@ -68,8 +70,14 @@ export const evalCommand = defineCommand({
     },
     journal: { type: 'string', arg: 'FILE', help: 'the journal (default beside --out; none without --out)' },
     'from-journal': { type: 'string', arg: 'FILE', help: 'score the answers of this journal; no request is sent' },
-    bootstrap: { type: 'string', arg: 'N', default: String(DEFAULT_RESAMPLES), help: 'bootstrap resamples for the 95 % intervals' },
-    seed: { type: 'string', arg: 'N', default: String(DEFAULT_SEED), help: "the bootstrap's seed" },
+    bootstrap: {
+      type: 'string',
+      number: true,
+      arg: 'N',
+      default: String(DEFAULT_RESAMPLES),
+      help: 'bootstrap resamples for the 95 % intervals',
+    },
+    seed: { type: 'string', number: true, arg: 'N', default: String(DEFAULT_SEED), help: "the bootstrap's seed" },
     offline: { type: 'boolean', default: false, help: '--repo: only the Hugging Face cache (HF_HUB_OFFLINE=1 does the same)' },
     'cache-dir': { type: 'string', arg: 'DIR', help: '--repo: the Hugging Face cache (default as build-dataset)' },
     ...QUIET_OPTION,
@@ -79,6 +87,7 @@ export const evalCommand = defineCommand({
     'Environment: JEV_API_KEY (as --api-key), HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE (for --repo).',
     'Exit status: 0 scored; 2 bad usage; 3 malformed data or journal, or no valid answer to score; 5 the data differs from its manifest; 6 the server or Hub failed; 7 a file could not be read or written, or the journal is in use.',
   ],
+  params: { progress: PARAMS.progress },
 })
 
 export const parseEval = (argv: string[], io: Io) => evalCommand.parse(argv, io)
@@ -259,9 +268,12 @@ export function formatEval(r: EvalResult): string[] {
   return lines
 }
 
+/** eval-model as a library function: the data checked, the server asked (what the journal lacks), the result. */
+export const evaluateModel = evalCommand.library(({ values, env, io }) => runEval(values, env, io))
+
 export async function evalModelCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
-  return evalCommand.main(argv, env, io, async ({ values }, io) => {
-    const run = await runEval(values, env, io)
+  return evalCommand.main(argv, env, io, async ({ params }, io) => {
+    const run = await evaluateModel(params, io)
     io.progress?.end()
     for (const l of formatEval(run.result)) io.out(l)
     for (const f of [run.files.out, run.files.report]) if (f) io.out(`wrote ${f}`)

@@ -17,7 +17,7 @@ import type { Io } from './run.ts'
 
 export const judgeCommand = defineCommand({
   name: 'judge',
-  args: { synopsis: '[DIR]', max: 1 },
+  args: { synopsis: '[DIR]', max: 1, names: ['dir'] },
   about: [
     'Judges a built folder (DIR, default out) blind: a seeded sample of its grown items, each shown with only its question and',
     'options to a model (--url, --model) or to people on sheets (--sheets DIR), every option marked belongs, obviously foreign or',
@@ -26,9 +26,9 @@ export const judgeCommand = defineCommand({
   options: {
     recipe: { type: 'string', arg: 'FILE', help: 'the recipe whose judged file is written (default: the one the folder was built from)' },
     out: { type: 'string', arg: 'FILE', help: 'the judged-rates file to write (default: the one the recipe pins)' },
-    seed: { type: 'string', arg: 'N', help: "the sample's seed (required): use one no earlier round used" },
-    test: { type: 'string', arg: 'N', default: '64', help: 'grown test items in the sample' },
-    val: { type: 'string', arg: 'N', default: '24', help: 'grown val items in the sample' },
+    seed: { type: 'string', number: true, arg: 'N', help: "the sample's seed (required): use one no earlier round used" },
+    test: { type: 'string', number: true, arg: 'N', default: '64', help: 'grown test items in the sample' },
+    val: { type: 'string', number: true, arg: 'N', default: '24', help: 'grown val items in the sample' },
     ...MODEL_OPTIONS,
     'max-retry-after': BOUND_FLAGS['max-retry-after'],
     sheets: {
@@ -36,7 +36,7 @@ export const judgeCommand = defineCommand({
       arg: 'DIR',
       help: 'people as the judges: sample.json and sheet-K.md written to DIR, marks read from DIR/marks-K.txt',
     },
-    judges: { type: 'string', arg: 'N', default: '4', help: 'with --sheets: sheets the sample is dealt to, one per judge' },
+    judges: { type: 'string', number: true, arg: 'N', default: '4', help: 'with --sheets: sheets the sample is dealt to, one per judge' },
     earlier: { type: 'string', arg: 'FILE', help: "an earlier version's judged file (or result.json), for the card's comparison" },
     'earlier-version': { type: 'string', arg: 'V', help: 'the version --earlier was judged on' },
     pin: { type: 'boolean', default: false, help: "write the judged file's new sha256 into the recipe" },
@@ -143,9 +143,12 @@ export function judgeLines(r: JudgeRun): string[] {
   ]
 }
 
+/** judge as a library function: a seeded blind sample marked and scored into the judged rates (written once complete). */
+export const judgeDataset = judgeCommand.library((call) => runJudge(call, call.env, call.io))
+
 export async function judgeCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   return judgeCommand.main(argv, env, io, async (parsed, io) => {
-    const run = await runJudge(parsed, env, io)
+    const run = await judgeDataset(parsed.params, io)
     io.progress?.end()
     for (const l of judgeLines(run)) io.out(l)
     return { json: run }

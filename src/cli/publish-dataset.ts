@@ -10,8 +10,8 @@ import type { HubAccess } from '../publish/hub.ts'
 import { executePublish, formatPlan, type PublishPlan, type PublishResult, type PublishTarget, planPublish } from '../publish/publish.ts'
 import { formatBytes } from '../util/progress.ts'
 import { isHubRepoName, isRefName } from '../util/repo-name.ts'
-import { defineCommand, JSON_OPTION } from './common/command.ts'
-import { PROGRESS_NOTE, rebuildFromLock, SOURCE_OPTIONS, type SourceValues } from './common/source-options.ts'
+import { defineCommand, JSON_OPTION, PARAMS } from './common/command.ts'
+import { PROGRESS_NOTE, rebuildFromLock, SOURCE_OPTIONS, SOURCE_PARAMS, type SourceValues } from './common/source-options.ts'
 import type { Io } from './run.ts'
 
 export const publishCommand = defineCommand({
@@ -45,6 +45,9 @@ export const publishCommand = defineCommand({
     '  HF_HUB_OFFLINE=1 (or ON, YES, TRUE): as --offline, the rebuild reads only the cache; the upload itself still goes to the Hub.',
     PROGRESS_NOTE,
   ],
+  /** `onPlan` sees the plan before any write */
+  params: { ...SOURCE_PARAMS, fetch: PARAMS.fetch, onPlan: PARAMS.fn<(plan: PublishPlan) => void>() },
+  required: ['repo'],
 })
 
 type PublishValues = NonNullable<ReturnType<typeof parsePublish>>['values']
@@ -165,11 +168,16 @@ export async function runPublish(
   return { plan, result }
 }
 
+/** publish-dataset as a library function: verifies, plans and (unless `dryRun`) publishes. */
+export const publishDataset = publishCommand.library(({ values, env, io, params }) =>
+  runPublish(values, env, io, params.fetch, params.onPlan),
+)
+
 export async function publishDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io: Io, fetchImpl?: typeof fetch): Promise<number> {
-  return publishCommand.main(argv, env, io, async ({ values }, io) => {
+  return publishCommand.main(argv, env, io, async ({ values, params }, io) => {
     let plan: PublishPlan | null = null
     try {
-      const run = await runPublish(values, env, io, fetchImpl, (p) => (plan = p))
+      const run = await publishDataset({ ...params, fetch: fetchImpl, onPlan: (p) => (plan = p) }, io)
       return { json: { dryRun: values['dry-run'], ...run } }
     } catch (e) {
       // a failure after the plan still shows the plan in the one JSON document

@@ -13,7 +13,7 @@ import { type Reviewer, runScreening, type ScreenOutcome } from '../review/scree
 import { DEFAULT_RECIPE } from '../version.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
 import { MODEL_OPTIONS, modelReviewer, whole } from './common/review-options.ts'
-import { fetcherFor, namedBadEntry, recipePathOf, SOURCE_NOTES, SOURCE_OPTIONS } from './common/source-options.ts'
+import { fetcherFor, namedBadEntry, recipePathOf, SOURCE_NOTES, SOURCE_OPTIONS, SOURCE_PARAMS } from './common/source-options.ts'
 import type { Io } from './run.ts'
 
 export const screenCommand = defineCommand({
@@ -33,7 +33,7 @@ export const screenCommand = defineCommand({
       arg: 'DIR',
       help: 'people as the reviewers: sheets written to DIR, their marks read back from DIR/marks-K.txt',
     },
-    'per-sheet': { type: 'string', arg: 'N', default: '40', help: 'items per sheet' },
+    'per-sheet': { type: 'string', number: true, arg: 'N', default: '40', help: 'items per sheet' },
     'recheck-model': { type: 'string', arg: 'NAME', help: 'a model as the second reviewer of the accepted candidates' },
     'recheck-url': { type: 'string', arg: 'URL', help: "the second reviewer's server (default --url)" },
     'recheck-api-key': {
@@ -42,8 +42,14 @@ export const screenCommand = defineCommand({
       help: "the second reviewer's key (JEV_RECHECK_API_KEY; default the first's where the server is the same)",
     },
     'recheck-sheets': { type: 'string', arg: 'DIR', help: 'people as the second reviewers, on sheets in DIR' },
-    top: { type: 'string', arg: 'N', default: '12', help: 'candidates shown per item' },
-    'top-en': { type: 'string', arg: 'N', default: '20', help: 'candidates shown per item whose question has a Latin letter' },
+    top: { type: 'string', number: true, arg: 'N', default: '12', help: 'candidates shown per item' },
+    'top-en': {
+      type: 'string',
+      number: true,
+      arg: 'N',
+      default: '20',
+      help: 'candidates shown per item whose question has a Latin letter',
+    },
     want: {
       type: 'string',
       arg: 'N',
@@ -58,6 +64,7 @@ export const screenCommand = defineCommand({
     ...SOURCE_NOTES.slice(0, 3),
     'Exit status: 0 written, nothing to screen, or sheets waiting for marks; 2 bad usage or recipe; 3 malformed marks or answers; 6 the server failed; 7 a file could not be read or written.',
   ],
+  params: SOURCE_PARAMS,
 })
 
 export const parseScreen = (argv: string[], io: Io) => screenCommand.parse(argv, io)
@@ -211,9 +218,12 @@ export function screenLines(r: ScreenRun): string[] {
   ]
 }
 
+/** screen as a library function: the uncovered candidates marked and rechecked; the marks file written (and pinned) once complete. */
+export const screenRecipe = screenCommand.library(({ values, env, io }) => runScreen(values, env, io))
+
 export async function screenCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
-  return screenCommand.main(argv, env, io, async ({ values }, io) => {
-    const run = await runScreen(values, env, io)
+  return screenCommand.main(argv, env, io, async ({ params }, io) => {
+    const run = await screenRecipe(params, io)
     io.progress?.end()
     if (run.status === 'written' && run.shown.kept === null)
       io.err('warning: no second reviewer rechecked the accepted candidates (--recheck-model or --recheck-sheets)')

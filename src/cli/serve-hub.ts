@@ -8,7 +8,7 @@ export const serveCommand = defineCommand({
   name: 'serve-hub',
   about: ['A local Hugging Face Hub on the loopback interface, for any client pointed at it with HF_ENDPOINT=http://127.0.0.1:P.'],
   options: {
-    port: { type: 'string', arg: 'P', default: '0', help: 'port to listen on (0: any free port, printed)' },
+    port: { type: 'string', number: true, arg: 'P', default: '0', help: 'port to listen on (0: any free port, printed)' },
     mirror: { type: 'string', arg: 'DIR', help: 'serve DIR/datasets/<owner>/<name>/<path> read-only (e.g. ../shared/hub-mirror)' },
     store: { type: 'string', arg: 'DIR', help: 'keep repos created through the API in DIR (default: in memory, gone on exit)' },
     host: { type: 'string', arg: 'HOST', default: '127.0.0.1', help: '127.0.0.1, ::1 or localhost; other addresses are refused' },
@@ -57,9 +57,12 @@ export async function startServe(
 }
 
 /** Starts the server and resolves when it has closed (SIGINT/SIGTERM, or `stop` for tests). */
+/** serve-hub as a library function: a local Hub on the loopback interface, until `close()`. */
+export const serveHub = serveCommand.library(({ values, env, io }) => startServe(values, env, io))
+
 export async function serveHubCli(argv: string[], env: NodeJS.ProcessEnv, io: Io, stop?: Promise<void>): Promise<number> {
-  return serveCommand.main(argv, env, io, async ({ values }, io) => {
-    const server = await startServe(values, env, io)
+  return serveCommand.main(argv, env, io, async ({ params }, io) => {
+    const server = await serveHub(params, io)
     await (stop ??
       new Promise<void>((ok) => {
         process.once('SIGINT', () => ok())

@@ -3,7 +3,7 @@ import { blameCache } from '../check/verify-cache.ts'
 import { JevError } from '../errors.ts'
 import { dirPreparedCache } from '../prepared-cache/cache.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
-import { preparedCacheDir, rebuildFromLock, requireFolder, SOURCE_NOTES, SOURCE_OPTIONS } from './common/source-options.ts'
+import { preparedCacheDir, rebuildFromLock, requireFolder, SOURCE_NOTES, SOURCE_OPTIONS, SOURCE_PARAMS } from './common/source-options.ts'
 import type { Io } from './run.ts'
 
 export const verifyCommand = defineCommand({
@@ -14,6 +14,7 @@ export const verifyCommand = defineCommand({
   ],
   options: { out: { type: 'string', arg: 'DIR', default: 'out', help: 'the folder to verify' }, ...SOURCE_OPTIONS, ...JSON_OPTION },
   notes: SOURCE_NOTES,
+  params: SOURCE_PARAMS,
 })
 
 export const parseVerify = (argv: string[], io: Io) => verifyCommand.parse(argv, io)
@@ -40,9 +41,12 @@ export async function runVerify(
   return { outDir, result: blameCache(result, rebuilt, cached, outIsCached, cacheDir, outDir) }
 }
 
+/** verify-dataset as a library function: the folder compared with a rebuild from the lock. */
+export const verifyDataset = verifyCommand.library(({ values, env, io }) => runVerify(values, env, io))
+
 export async function verifyDatasetCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
-  return verifyCommand.main(argv, env, io, async ({ values }, io) => {
-    const { outDir, result } = await runVerify(values, env, io)
+  return verifyCommand.main(argv, env, io, async ({ params }, io) => {
+    const { outDir, result } = await verifyDataset(params, io)
     io.progress?.end()
     for (const line of formatVerify(outDir, result)) (result.identical ? io.out : io.err)(line)
     const fail = result.identical

@@ -20,10 +20,11 @@ export const MODEL_OPTIONS = {
     arg: 'FILE',
     help: "the model's answers as they come, so a rerun asks only for the rest (default beside --out)",
   },
-  workers: { type: 'string', arg: 'N', default: '4', help: 'parallel requests' },
-  timeout: { type: 'string', arg: 'S', default: '120', help: 'seconds one request may take, headers and body together' },
+  workers: { type: 'string', number: true, arg: 'N', default: '4', help: 'parallel requests' },
+  timeout: { type: 'string', number: true, arg: 'S', default: '120', help: 'seconds one request may take, headers and body together' },
   retries: {
     type: 'string',
+    number: true,
     arg: 'N',
     default: '2',
     help: 'extra attempts for 408, 429, 5xx, a dropped connection, a timeout or an answer that is not valid JSON marks',

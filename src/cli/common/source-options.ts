@@ -13,10 +13,10 @@ import { type Lock, lockPathFor, readLock } from '../../recipe/lock.ts'
 import type { Progress } from '../../util/progress.ts'
 import { DEFAULT_RECIPE } from '../../version.ts'
 import type { Io } from '../run.ts'
-import { QUIET_OPTION } from './command.ts'
+import { PARAMS, QUIET_OPTION } from './command.ts'
 
 type BoundFlag = 'http-timeout' | 'min-rate' | 'rate-window' | 'max-retry-after' | 'file-deadline'
-type BoundOption = { type: 'string'; arg: string; help: string }
+type BoundOption = { type: 'string'; arg: string; help: string; number: true }
 
 /** The network bounds as options, from the one table in sources/bounds.ts. */
 export const BOUND_FLAGS = Object.fromEntries(
@@ -24,6 +24,7 @@ export const BOUND_FLAGS = Object.fromEntries(
     s.flag,
     {
       type: 'string',
+      number: true,
       arg: s.unit === 's' ? 'S' : 'N',
       help: `${s.env}; default ${s.unit === 's' ? s.default / 1000 : s.default} ${s.unit}`,
     },
@@ -47,6 +48,9 @@ export const SOURCE_OPTIONS = {
   ...QUIET_OPTION,
   ...BOUND_FLAGS,
 } as const
+
+/** The library's params of every command that reads the sources, besides its flags. */
+export const SOURCE_PARAMS = { progress: PARAMS.progress }
 
 export const PROGRESS_NOTE =
   'Progress is drawn on stderr when it is a terminal, unless --quiet, CI, or HF_HUB_DISABLE_PROGRESS_BARS=1 (ON, YES, TRUE).'
