@@ -1,13 +1,13 @@
 /**
  * check-dataset run while a build replaces out/ checks one build, never files of two: what it reports
  * is what it reports of the old build alone or of the new one alone. "A" is the fixture recipe's build
- * (no problems against that recipe), "B" the same recipe with another seed (one: its card states
- * another seed). First a check stopped between two files while B is swapped in, then checks raced
+ * (no problems against that recipe), "B" the same build whose card states another seed, its manifest
+ * matching (one problem). First a check stopped between two files while B is swapped in, then checks raced
  * against swaps back and forth.
  */
 import assert from 'node:assert/strict'
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
@@ -17,6 +17,7 @@ import type { OutputContent } from '../src/emit/outputs.ts'
 import { createMirrorFetcher } from '../src/fetch/mirror.ts'
 import { loadRecipe } from '../src/recipe/load.ts'
 import { readLock } from '../src/recipe/lock.ts'
+import { sha256Hex } from '../src/util/hash.ts'
 import { writeOutDir } from '../src/write/out-dir.ts'
 import { childEnv, FIXTURE_HUB, FIXTURE_RECIPE, ownFile, ROOT, TS_LOADER } from './helpers/cli.ts'
 import { depth } from './helpers/depth.ts'
@@ -34,12 +35,16 @@ before(async () => {
   out = join(tmp, 'out')
   const lock = (await readLock(join(ROOT, 'test/fixtures/recipe.lock.json')))!
   const recipeA = await loadRecipe(FIXTURE_RECIPE)
-  const json = JSON.parse(await readFile(FIXTURE_RECIPE, 'utf8')) as { seed: number }
-  json.seed = 4321
-  await writeFile(join(tmp, 'recipe-b.json'), JSON.stringify(json))
-  const recipeB = await loadRecipe(join(tmp, 'recipe-b.json'))
   filesA = (await buildFromSources(recipeA, createMirrorFetcher(FIXTURE_HUB), { lock })).files
-  filesB = (await buildFromSources(recipeB, createMirrorFetcher(FIXTURE_HUB), { lock })).files
+  // B: the same build with a card that states another seed, its manifest made to match, so that each folder is whole
+  // and of the same recipe, and only B has a problem
+  filesB = new Map(filesA)
+  const card = String(filesA.get('README.md')).replace('seed **1234**', 'seed **4321**')
+  assert.notEqual(card, String(filesA.get('README.md')))
+  const manifest = JSON.parse(String(filesA.get('manifest.json'))) as { outputs: { path: string; sha256: string; bytes: number }[] }
+  Object.assign(manifest.outputs.find((o) => o.path === 'README.md')!, { sha256: sha256Hex(card), bytes: Buffer.byteLength(card) })
+  filesB.set('README.md', card)
+  filesB.set('manifest.json', `${JSON.stringify(manifest, null, 2)}\n`)
   await writeOutDir(join(tmp, 'a'), filesA)
   await writeOutDir(join(tmp, 'b'), filesB)
   alone = { A: await checkFolder(join(tmp, 'a'), recipeA), B: await checkFolder(join(tmp, 'b'), recipeA) }

@@ -92,17 +92,17 @@ test('each pinned path is held to the same rule when the recipe is read', async 
   assert.doesNotThrow(() => parseRecipe(inside))
 })
 
-test('a symbolic link in the folder that leads out of it is refused when the file is opened, for changesFrom.recipe and the others', async () => {
+test('a symbolic link in the folder that leads out of it is refused when the file is opened, for the judged rates and the others', async () => {
   await symlink(join(outside, 'secret.json'), join(recipes, 'previous.json'))
   await symlink(outside, join(recipes, 'shelf'))
   const file = await writeRecipe('linked.json', (r) => {
-    r.changesFrom = { version: '0.9.0', recipe: 'previous.json', note: 'what changed' }
+    r.judged = { path: 'previous.json', sha256: '0'.repeat(64) }
   })
   const { status, text } = await build(file)
   assert.equal(status, 2, text)
   assert.match(
     text,
-    /error\[RECIPE\]: .*linked\.json: changesFrom\.recipe "previous\.json" leads out of the recipe's folder through a symbolic link/,
+    /error\[RECIPE\]: .*linked\.json: judged rates "previous\.json" leads out of the recipe's folder through a symbolic link/,
   )
   assert.ok(!text.includes(SECRET), text)
   const recipe = await loadRecipe(await writeRecipe('plain.json', () => {}))

@@ -69,10 +69,9 @@ export async function runCheck(
   await requireFolder(dir)
   // a FIFO in a file's place would block the check's read forever
   for (const name of OUTPUT_FILES) await refuseIrregular(join(dir, name))
-  // the recipe the folder's manifest names, not merely the default one
-  const { recipe, path } = await recipeOfFolder(dir, values.recipe)
-  // read once: the upstream check looks at the very files checked
+  // read once: the recipe the manifest names and the upstream check go by the very files checked
   const read = await readDataset(dir)
+  const { recipe, path } = await recipeOfFolder(dir, read.raw['manifest.json'] ?? null, values.recipe)
   const problems = await checkFolder(dir, recipe, read)
   let upstream = false
   if (values.upstream) {

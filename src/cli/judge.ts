@@ -81,7 +81,8 @@ async function readEarlier(values: JudgeValues) {
 /** Where the judged file goes and which recipe pins it. */
 async function target(values: JudgeValues, dir: string): Promise<{ out: string; recipe: string | null; was: string | null }> {
   if (values.out !== undefined && !values.pin) return { out: values.out, recipe: null, was: null }
-  const { recipe, path } = await recipeOfFolder(dir, values.recipe)
+  const manifest = await readFile(join(dir, 'manifest.json')).catch(() => null)
+  const { recipe, path } = await recipeOfFolder(dir, manifest, values.recipe)
   const judged = recipe.judged
   const pinned = judged ? recipeResource(recipe, judged.path) : undefined
   if (resolve(path) === resolve(DEFAULT_RECIPE) && (values.pin || values.out === undefined))

@@ -3,7 +3,7 @@
  * must be that one. Given --recipe, it must hash so; without it, the package's recipes are searched. RECIPE naming
  * the folder's recipe when it is not at hand.
  */
-import { readdir, readFile } from 'node:fs/promises'
+import { readdir } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { JevError } from '../../errors.ts'
 import { loadRecipe, recipeHash } from '../../recipe/load.ts'
@@ -17,9 +17,9 @@ interface Recorded {
 }
 
 /** The recipe manifest.json records, or null where the manifest cannot say (check-dataset then reports the manifest). */
-async function recorded(dir: string): Promise<Recorded | null> {
+function recorded(manifest: Buffer | null): Recorded | null {
   try {
-    const m = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as { recipe?: Partial<Recorded> }
+    const m = JSON.parse(manifest?.toString('utf8') ?? '') as { recipe?: Partial<Recorded> }
     const r = m.recipe
     return r && typeof r.hash === 'string' && typeof r.name === 'string' && typeof r.version === 'string'
       ? { name: r.name, version: r.version, hash: r.hash }
@@ -43,9 +43,13 @@ async function packageRecipes(): Promise<string[]> {
 
 const describe = (r: Recorded) => `${r.name} ${r.version} (hash ${r.hash.slice(0, 12)}…)`
 
-/** The recipe to check `dir` against, and its file. */
-export async function recipeOfFolder(dir: string, named: string | undefined): Promise<{ recipe: Recipe; path: string }> {
-  const was = await recorded(dir)
+/** The recipe to check `dir` against, and its file; `manifest`, its manifest.json as read with the files checked. */
+export async function recipeOfFolder(
+  dir: string,
+  manifest: Buffer | null,
+  named: string | undefined,
+): Promise<{ recipe: Recipe; path: string }> {
+  const was = recorded(manifest)
   if (named !== undefined || was === null) {
     const path = named ?? DEFAULT_RECIPE
     const recipe = await loadRecipe(path)
