@@ -44,7 +44,9 @@ while read -r version commit sums; do
   tree=$work/$version/tree
   rm -rf "$work/$version"
   mkdir -p "$work/$version"
-  git worktree add --quiet --detach "$tree" "$commit"
+  # a worktree left registered by a run that stopped midway is forgotten first
+  git worktree prune
+  git worktree add --quiet --force --detach "$tree" "$commit"
   echo "$version: builder at ${commit:0:12}"
   # its own dependencies and prepared cache, so nothing of this builder's leaks in
   log=$work/$version/build.log
@@ -53,6 +55,7 @@ while read -r version commit sums; do
     npm ci --no-audit --no-fund
     XDG_CACHE_HOME=$work/$version/cache npm run -s build-dataset -- --mirror "$mirror" --out "$work/$version/out"
   ) >"$log" 2>&1; then
+    git worktree remove --force "$tree" || true
     tail -n 40 "$log" >&2
     echo "rebuild-earlier: $version did not build at ${commit:0:12} (log: $log)" >&2
     exit 1

@@ -77,9 +77,16 @@ export function compareItems(a: ResultItems, b: ResultItems, resamples: number, 
         { usage: null, field: f, id: x.id, hint: 'compare unedited results of the same dataset build' },
       )
   }
-  const inA = new Set(a.items.map((it) => it.id))
-  // the shared items in A's order (the dataset's): paired item by item
-  const pairs = a.items.filter((it) => inB.has(it.id)).map((it) => [it, inB.get(it.id)!] as const)
+  // the shared items in A's order (the dataset's): paired item by item; across other data, only an item asked the
+  // same way in both (its right answer and option count alike) is paired, since both are scored against one gold
+  const alike = (x: ResultItems['items'][number]) => {
+    const y = inB.get(x.id)
+    return y !== undefined && y.gold === x.gold && y.n === x.n
+  }
+  const pairs = a.items.filter(alike).map((it) => [it, inB.get(it.id)!] as const)
+  const paired = new Set(pairs.map(([x]) => x.id))
+  const unlike = a.items.filter((x) => inB.has(x.id) && !paired.has(x.id)).length
+  if (unlike) differ.push(`${unlike} items of the same id asked otherwise (another right answer or option count), left out`)
   if (pairs.length === 0) throw new JevError('USAGE', 'the two results share no scored item')
   const probsOf = (r: ResultItems, items: ResultItems['items']) =>
     probabilitiesOf(items, comparedTemperature(r, o.raw ?? false), r.mode === 'probabilities')
@@ -108,7 +115,7 @@ export function compareItems(a: ResultItems, b: ResultItems, resamples: number, 
   return {
     shared: pairs.length,
     onlyA: a.items.length - pairs.length,
-    onlyB: b.items.filter((it) => !inA.has(it.id)).length,
+    onlyB: b.items.length - pairs.length,
     resamples,
     seed,
     scores,

@@ -154,3 +154,19 @@ test('a score that is n/a is shown n/a, never "within the noise"', () => {
     assert.match(l, /\| n\/a \|$/)
   }
 })
+
+test("with --allow-mismatch, an item whose right answer differs between the runs is left out, not scored against A's answer", async () => {
+  const other = await edited(logits, 'moved-gold', (r) => {
+    const it = r.items[2]!
+    it.gold = (it.gold + 1) % it.n
+  })
+  const r = await runInProcess('compare-results', [logits, other, '--allow-mismatch', '--json', '--bootstrap', '20'])
+  assert.equal(r.status, 0, r.stderr)
+  const c = JSON.parse(r.stdout) as { shared: number; onlyA: number; onlyB: number; mismatches: string[] }
+  const total = (JSON.parse(await readFile(logits, 'utf8')) as Result).items.length
+  assert.deepEqual([c.shared, c.onlyA, c.onlyB], [total - 1, 1, 1])
+  assert.ok(
+    c.mismatches.some((m) => /^1 items of the same id asked otherwise/.test(m)),
+    c.mismatches.join('; '),
+  )
+})
