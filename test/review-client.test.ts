@@ -69,6 +69,22 @@ describe('the client', () => {
     assert.equal(safeUrl('http://me:pw@127.0.0.1:9/base/v1/chat/completions?key=abc#x'), 'http://127.0.0.1:9/base/v1/chat/completions')
   })
 
+  test('a key a header cannot carry, or a key beside a user and password in the URL, is refused before any request', async () => {
+    const sent = sleeps.length
+    await assert.rejects(postChat(client('http://127.0.0.1:9', { apiKey: 'abc\ndef' }), body(item)), (e: unknown) => {
+      assert.ok(isJevError(e) && e.code === 'USAGE' && /cannot carry/.test(e.message) && !e.message.includes('abc'), String(e))
+      return true
+    })
+    await assert.rejects(postChat(client('http://me:pw@127.0.0.1:9'), body(item)), (e: unknown) => {
+      assert.ok(
+        isJevError(e) && e.code === 'USAGE' && /give the credentials one way/.test(e.message) && !e.message.includes('pw'),
+        String(e),
+      )
+      return true
+    })
+    assert.equal(sleeps.length, sent, 'no attempt was retried')
+  })
+
   test('retries 503 and a dropped connection, then answers; the key is sent only as the Bearer header', async () => {
     await withServer(
       (seen) => (seen === 0 ? { status: 503 } : seen === 1 ? 'drop' : undefined),
@@ -125,9 +141,14 @@ describe('the client', () => {
   test('a wrong key is AUTH, and neither it nor the URL credentials appear in the message', async () => {
     await withServer(undefined, async (s) => {
       const url = s.url.replace('http://', 'http://user:PASSWORD@')
-      await assert.rejects(postChat(client(`${url}/?token=QUERYSECRET`, { apiKey: 'sk-wrong' }), body(item)), (e: unknown) => {
+      await assert.rejects(postChat(client(`${url}/?token=QUERYSECRET`, { apiKey: undefined }), body(item)), (e: unknown) => {
         assert.ok(isJevError(e) && e.code === 'AUTH', String(e))
-        for (const secret of ['sk-wrong', 'PASSWORD', 'QUERYSECRET']) assert.ok(!e.message.includes(secret), e.message)
+        for (const secret of ['PASSWORD', 'QUERYSECRET']) assert.ok(!e.message.includes(secret), e.message)
+        return true
+      })
+      await assert.rejects(postChat(client(`${s.url}/?token=QUERYSECRET`, { apiKey: 'sk-wrong' }), body(item)), (e: unknown) => {
+        assert.ok(isJevError(e) && e.code === 'AUTH', String(e))
+        for (const secret of ['sk-wrong', 'QUERYSECRET']) assert.ok(!e.message.includes(secret), e.message)
         return true
       })
     })

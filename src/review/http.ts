@@ -140,6 +140,20 @@ async function attempt(endpoint: string, basic: string | null, body: string, c: 
 /** The chat answer's text for one request body; NETWORK (or AUTH) naming the endpoint safely when every attempt failed. */
 export async function postChat(c: ChatClient, body: string): Promise<string> {
   const { endpoint, basic } = chatEndpoint(c.url)
+  // a key a header cannot carry fails every attempt the same way, and two sets of credentials leave one unsaid
+  if (c.apiKey !== undefined && !/^[\x21-\x7e]+$/.test(c.apiKey))
+    throw new JevError(
+      'USAGE',
+      "the reviewer's API key holds a character an HTTP header cannot carry: a space, a line break, a control or non-ASCII character",
+      {
+        usage: null,
+        hint: 'give the key alone, without quotes, spaces or a trailing newline',
+      },
+    )
+  if (c.apiKey && basic)
+    throw new JevError('USAGE', "the reviewer's URL holds a user or password and an API key is given too: give the credentials one way", {
+      usage: null,
+    })
   const shown = safeUrl(endpoint)
   const total = Math.max(0, Math.floor(c.retries)) + 1
   const sleep = c.sleep ?? realSleep
