@@ -6,6 +6,7 @@
 import { randomInt } from 'node:crypto'
 import { JevError } from '../errors.ts'
 import { backoffMs, isRetryableStatus, parseRetryAfter } from '../fetch/retry.ts'
+import { readCapped } from '../util/read-capped.ts'
 
 export interface PostOptions {
   /** the authorization header's value; never in a message */
@@ -70,30 +71,11 @@ function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
   })
 }
 
-/** The body's bytes, at most `max` of them, as text; a body larger is cancelled, not read. */
-async function readCapped(res: Response, max: number): Promise<string> {
-  const declared = Number(res.headers.get('content-length'))
-  if (declared > max) {
-    await res.body?.cancel().catch(() => {})
-    throw new TooLarge()
-  }
-  const chunks: Uint8Array[] = []
-  let size = 0
-  if (res.body) {
-    const reader = res.body.getReader()
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      size += value.byteLength
-      if (size > max) {
-        await reader.cancel().catch(() => {})
-        throw new TooLarge()
-      }
-      chunks.push(value)
-    }
-  }
-  // as Response.text() decodes: UTF-8, a byte order mark dropped
-  return new TextDecoder().decode(Buffer.concat(chunks))
+/** The body as text within the cap; TooLarge past it. */
+async function readWithin(res: Response, max: number): Promise<string> {
+  const text = await readCapped(res, max)
+  if (text === null) throw new TooLarge()
+  return text
 }
 
 /**
@@ -123,7 +105,7 @@ async function attempt(url: string, init: RequestInit, o: PostOptions): Promise<
     const ok = res.status >= 200 && res.status < 300
     // the body of a refusal is not read: nothing in it is used
     if (!ok) await res.body?.cancel().catch(() => {})
-    return { status: res.status, retryAfter: res.headers.get('retry-after'), text: ok ? await readCapped(res, o.maxBytes) : null }
+    return { status: res.status, retryAfter: res.headers.get('retry-after'), text: ok ? await readWithin(res, o.maxBytes) : null }
   }
   try {
     return await Promise.race([exchange(), ended])

@@ -8,6 +8,7 @@ import { randomInt } from 'node:crypto'
 import { z } from 'zod'
 import { JevError } from '../errors.ts'
 import { backoffMs, isRetryableStatus, parseRetryAfter } from '../fetch/retry.ts'
+import { readCapped } from '../util/read-capped.ts'
 
 export interface ChatClient {
   /** the server's base URL (…/v1/chat/completions is added unless it ends so) */
@@ -71,25 +72,6 @@ const ChatAnswer = z.object({
 
 const realSleep = (ms: number) => new Promise<void>((ok) => setTimeout(ok, ms))
 const jitter = () => randomInt(2 ** 32) / 2 ** 32
-
-/** Reads a body within the attempt's signal, refusing one over `max` bytes (the stream is cancelled there). */
-async function readCapped(res: Response, max: number): Promise<string | null> {
-  if (!res.body) return ''
-  const reader = res.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > max) {
-      await reader.cancel().catch(() => {})
-      return null
-    }
-    chunks.push(value)
-  }
-  return Buffer.concat(chunks).toString('utf8')
-}
 
 interface Attempt {
   content?: string
