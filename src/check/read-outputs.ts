@@ -1,26 +1,43 @@
 /**
- * An output folder's files as of one build. A build replacing the folder moves its files in one by one
- * (src/write/out-swap.ts), so files read one after another can come from two builds. Every file is read
- * once into memory and checked against the manifest read in the same pass; when they disagree and the
- * next pass reads other bytes, a swap ran in between, and the files are read again, a bounded number of
- * times. A disagreement that two passes read alike is the folder's own, for the checks to report.
+ * An output folder's files as of one build. A build replacing the folder moves its files in one by one,
+ * under the swap lock (src/write/out-swap.ts), so files read one after another can come from two builds.
+ * A pass reads every file once into memory; it is taken as the folder's own when it agrees with the
+ * manifest read in it, or when no file was replaced while it read and no swap held the lock meanwhile.
+ * Otherwise the folder is read again, until a bounded time has passed.
  */
-import { readFile } from 'node:fs/promises'
+import { readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { OUTPUTS } from '../emit/outputs.ts'
+import { JevError } from '../errors.ts'
 import { sha256Hex } from '../util/hash.ts'
+import { swapRunning } from '../write/out-swap.ts'
 
 /** Each output file's bytes, null when missing. */
 export type RawOutputs = Record<string, Buffer | null>
 
-/** Passes at most, and the pause before the n-th (a swap moves a build's files in within milliseconds). */
-const PASSES = 20
-const pauseMs = (n: number) => Math.min(200, 10 * n)
+/** How long to read again while swaps keep the folder changing (a build's swap holds its lock for milliseconds). */
+const MAX_WAIT_MS = 60_000
+const pauseMs = (n: number) => Math.min(200, 5 * n)
 
-async function readPass(dir: string): Promise<RawOutputs> {
+/** Which file each output name is: inode, change time and size, or null when missing. */
+async function identities(dir: string): Promise<string[]> {
+  return Promise.all(
+    OUTPUTS.map((o) =>
+      stat(join(dir, o.name), { bigint: true }).then(
+        (s) => `${s.ino}:${s.ctimeNs}:${s.size}`,
+        () => null as unknown as string,
+      ),
+    ),
+  )
+}
+
+async function readPass(dir: string): Promise<{ raw: RawOutputs; settled: boolean }> {
+  const before = await identities(dir)
+  const running = await swapRunning(dir)
   const raw: RawOutputs = {}
   for (const o of OUTPUTS) raw[o.name] = await readFile(join(dir, o.name)).catch(() => null)
-  return raw
+  const after = await identities(dir)
+  return { raw, settled: !running && before.every((id, i) => id === after[i]) }
 }
 
 /** Whether the files are the ones the manifest read with them lists, byte for byte; true when there is no manifest to tell. */
@@ -41,17 +58,20 @@ export function agreesWithManifest(raw: RawOutputs): boolean {
   return Object.entries(raw).every(([name, bytes]) => bytes === null || name === 'manifest.json' || paths.has(name))
 }
 
-const samePass = (a: RawOutputs, b: RawOutputs) =>
-  OUTPUTS.every((o) => (a[o.name] === null ? b[o.name] === null : b[o.name] !== null && a[o.name]!.equals(b[o.name]!)))
-
-/** The folder's output files, read as of one build (see above). */
-export async function readOutputs(dir: string): Promise<RawOutputs> {
-  let raw = await readPass(dir)
-  for (let n = 1; n < PASSES && !agreesWithManifest(raw); n++) {
+/**
+ * The folder's output files, read as of one build (see above). A disagreement read while no swap ran is
+ * the folder's own, for the checks to report; a folder swapped throughout MAX_WAIT_MS is an IO error.
+ */
+export async function readOutputs(dir: string, maxWaitMs = MAX_WAIT_MS): Promise<RawOutputs> {
+  const start = performance.now()
+  for (let n = 1; ; n++) {
+    const { raw, settled } = await readPass(dir)
+    if (settled || agreesWithManifest(raw)) return raw
+    if (performance.now() - start > maxWaitMs)
+      throw new JevError('IO', `${dir} was being replaced by builds throughout ${Math.round(maxWaitMs / 1000)} s`, {
+        file: dir,
+        hint: 'check it again once the build writing it is done',
+      })
     await new Promise((r) => setTimeout(r, pauseMs(n)))
-    const again = await readPass(dir)
-    if (samePass(raw, again)) break
-    raw = again
   }
-  return raw
 }

@@ -8,10 +8,10 @@
  * swap cut short by a kill is finished by the next build (src/write/out-repair.ts).
  */
 import { readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { basename, dirname, join, resolve } from 'node:path'
 import { OUTPUT_FILES } from '../emit/outputs.ts'
 import { JevError } from '../errors.ts'
-import { withFileLock } from '../util/file-lock.ts'
+import { isStale, readHolder, withFileLock } from '../util/file-lock.ts'
 
 /** In a swap folder: the new build's file names, one a line, in the order they move. */
 export const SWAP_LIST = '.files'
@@ -50,12 +50,22 @@ export async function finishSwap(swap: string, dir: string): Promise<void> {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
+const swapLockPath = (parent: string, name: string) => join(parent, `.${name}.lock`)
+
+/** Whether a live build holds the swap lock of the output folder `outDir`, so its files may be moving. */
+export async function swapRunning(outDir: string): Promise<boolean> {
+  const dir = resolve(outDir)
+  const lock = swapLockPath(dirname(dir), basename(dir))
+  const holder = await readHolder(lock)
+  return holder !== null && !(await isStale(lock, holder))
+}
+
 /**
  * Two builds swapping the same folder at once would interleave their files; a swap, and the repair
  * that finishes one, take `.<name>.lock` (src/util/file-lock.ts), and a lock whose process is gone is stale.
  */
 export function withSwapLock(parent: string, name: string, swap: () => Promise<void>): Promise<void> {
-  const lock = join(parent, `.${name}.lock`)
+  const lock = swapLockPath(parent, name)
   return withFileLock(lock, swap, {
     sleep,
     maxWaitMs: 60_000,
