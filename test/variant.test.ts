@@ -259,3 +259,20 @@ test('the library: screenRecipe and judgeDataset take the flags in camelCase and
     /not both/,
   )
 })
+
+test('--sources draws only the named sources; a name the recipe lacks is a usage error listing its sources', async () => {
+  const dir = await mkdtemp(join(tmp, 'sources-'))
+  const recipe = await writeVariant(dir, 42)
+  const sheets = join(dir, 'sheets')
+  const run = (...extra: string[]) =>
+    runInProcess('screen', ['--recipe', recipe, '--mirror', FIXTURE_HUB, '--sheets', sheets, '--json', ...extra])
+  const only = await run('--sources', 'mmlu')
+  assert.equal(only.status, 0, only.stderr)
+  const drawn = JSON.parse(await readFile(join(sheets, 'items.json'), 'utf8')) as { items: { id: string }[] }
+  assert.ok(drawn.items.length > 0, 'some mmlu items to screen')
+  assert.deepEqual([...new Set(drawn.items.map((x) => x.id.split('-')[0]))], ['mmlu'])
+  const bad = await run('--sources', 'mmlu,arc')
+  assert.equal(bad.status, 2)
+  assert.match(JSON.parse(bad.stdout).error.message, /--sources names arc, not a source of the recipe/)
+  assert.match(JSON.parse(bad.stdout).error.hint, /jcommonsenseqa, mmlu, arc_challenge, arc_easy, boolq/)
+})

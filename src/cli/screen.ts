@@ -10,6 +10,7 @@ import { startFrom } from '../review/marks-file.ts'
 import type { PeopleReviewer } from '../review/people.ts'
 import { pinInRecipe } from '../review/pin.ts'
 import { type Reviewer, runScreening, type ScreenOutcome } from '../review/screen.ts'
+import type { ScreenItem } from '../review/screen-sheets.ts'
 import { DEFAULT_RECIPE } from '../version.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
 import { MODEL_OPTIONS, modelReviewer, whole } from './common/review-options.ts'
@@ -55,6 +56,11 @@ export const screenCommand = defineCommand({
       arg: 'N',
       default: '0',
       help: 'also show the next candidates of items with fewer than N accepted (a further round where the quota table needs more)',
+    },
+    sources: {
+      type: 'string',
+      arg: 'LIST',
+      help: "screen only these sources' items (names from the recipe, comma-separated), e.g. those a QUOTA error names",
     },
     pin: { type: 'boolean', default: false, help: "write the marks file's new sha256 into the recipe" },
     ...JSON_OPTION,
@@ -150,6 +156,20 @@ function reviewers(values: ScreenValues, env: NodeJS.ProcessEnv, out: string): {
   return { first, second: second ?? (values['recheck-sheets'] ? { kind: 'people', sheets: values['recheck-sheets'], perSheet } : null) }
 }
 
+/** The items of the sources `list` names (all where it is absent); a name the recipe does not have is a USAGE error. */
+function onlySources(items: ScreenItem[], list: string | undefined, recipe: Recipe): ScreenItem[] {
+  if (list === undefined) return items
+  const names = list.split(',').map((s) => s.trim())
+  const known = recipe.sources.map((s) => s.name)
+  const unknown = names.filter((n) => !known.includes(n))
+  if (unknown.length || names.length === 0)
+    throw new JevError('USAGE', `--sources names ${unknown.length ? unknown.join(', ') : 'nothing'}, not a source of the recipe`, {
+      field: 'sources',
+      hint: `the recipe's sources: ${known.join(', ')}`,
+    })
+  return items.filter((x) => names.includes(x.source))
+}
+
 /** The screening for parsed options: candidates from the sources, marks from the reviewers, the file written (and pinned). */
 export async function runScreen(values: ScreenValues, env: NodeJS.ProcessEnv, io: Io): Promise<ScreenRun> {
   const recipePath = recipePathOf(values)
@@ -177,7 +197,7 @@ export async function runScreen(values: ScreenValues, env: NodeJS.ProcessEnv, io
     throw await namedBadEntry(e, fetcher)
   })
   io.progress?.stage('working out the candidates the build would lend')
-  const items = candidateItems(inputs)
+  const items = onlySources(candidateItems(inputs), values.sources, recipe)
   const outcome = await runScreening(
     items,
     {
