@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { buildFromSources, buildToDir } from '../src/build-io.ts'
@@ -45,6 +45,26 @@ describe('compareWithRebuild', () => {
     const r = await verifyEdited('same', async () => {})
     assert.equal(r.identical, true)
     assert.deepEqual(formatVerify('out', r).length, 1)
+  })
+
+  test('a folder caught mid-swap is read again once the swap is done, not reported as edited', async () => {
+    const build = await buildFromSources(recipe, createMirrorFetcher(HUB), { lock })
+    const dir = join(tmp, 'mid-swap')
+    await cp(reference, dir, { recursive: true })
+    // the old build's test.jsonl beside the new manifest, under a live swap lock, as a swap leaves it for a moment
+    const whole = await readFile(join(dir, 'test.jsonl'))
+    await writeFile(join(dir, 'test.jsonl'), whole.subarray(0, whole.indexOf(10) + 1))
+    const lockFile = join(tmp, '.mid-swap.lock')
+    await writeFile(lockFile, `${process.pid}@${hostname()} 00\n`)
+    const done = setTimeout(async () => {
+      await writeFile(join(dir, 'test.jsonl'), whole)
+      await rm(lockFile)
+    }, 150)
+    try {
+      assert.equal((await compareWithRebuild(dir, build)).identical, true)
+    } finally {
+      clearTimeout(done)
+    }
   })
 
   test('one flipped byte: out-edited, and the changed record is named', async () => {

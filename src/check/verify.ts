@@ -5,6 +5,7 @@ import { outputBytes, outputSpec, outputText } from '../emit/outputs.ts'
 import { readRegular } from '../util/files.ts'
 import { diffRecords, type RecordDiff } from './compare.ts'
 import { matchManifest } from './manifest-match.ts'
+import { readOutputs } from './read-outputs.ts'
 
 export type Cause = 'out-edited' | 'sources-changed' | 'recipe-changed' | 'builder-changed' | 'prepared-cache'
 
@@ -79,10 +80,11 @@ function findCause(existing: ReadonlyMap<string, Buffer | null>, rebuilt: BuiltD
   }
 }
 
-/** Compares an output folder with a fresh in-memory build, byte for byte. */
+/** Compares an output folder, read as of one build (./read-outputs.ts), with a fresh in-memory build, byte for byte. */
 export async function compareWithRebuild(outDir: string, rebuilt: BuiltDataset): Promise<VerifyResult> {
+  const raw = await readOutputs(outDir)
   const existing = new Map<string, Buffer | null>()
-  for (const name of rebuilt.files.keys()) existing.set(name, await readOrNull(join(outDir, name)))
+  for (const name of rebuilt.files.keys()) existing.set(name, Object.hasOwn(raw, name) ? raw[name]! : await readOrNull(join(outDir, name)))
   return verifyFiles(existing, rebuilt, outDir)
 }
 
