@@ -92,36 +92,45 @@ export function buildFromPrepared(
       const items = prepared.flatMap((p) =>
         selected.get(p.spec.name)!.map((c) => ({ p, c, lending: lenders.get(groupKey(p.spec.name, split, groupOf(p.spec, c))) })),
       )
-      let counts: Map<string, number>
-      try {
-        counts = assignQuotas(
-          items.map(({ p, c, lending }) => {
-            const own = Math.min(8, c.options.length)
-            return {
-              id: c.id,
-              key: c.identity,
-              group: `${p.spec.name}/${groupOf(p.spec, c)}`,
-              capacity: held(p, c) ? own : (lending?.capacity(c) ?? own),
-              fixed: p.spec.fixedChoices,
-            }
-          }),
+      const deal = (capacityOf: (p: PreparedSource, c: Candidate, lending: Lending | undefined) => number) =>
+        assignQuotas(
+          items.map(({ p, c, lending }) => ({
+            id: c.id,
+            key: c.identity,
+            group: `${p.spec.name}/${groupOf(p.spec, c)}`,
+            capacity: capacityOf(p, c, lending),
+            fixed: p.spec.fixedChoices,
+          })),
           recipe.quotas[split],
           recipe.seed,
           split,
         )
+      const own = (c: Candidate) => Math.min(8, c.options.length)
+      let counts: Map<string, number>
+      try {
+        counts = deal((p, c, lending) => (held(p, c) ? own(c) : (lending?.capacity(c) ?? own(c))))
       } catch (e) {
-        // a table the screen cannot meet because it does not cover the selected items: say so, not that the groups are short
+        // a table the screen cannot meet because it does not cover the selected items: say so, not that the groups are
+        // short; but only where screening them could meet it, that is, where it is met once they may borrow unscreened
         if (e instanceof JevError && e.code === 'QUOTA' && screen && !plausible.screened?.allowUnscreened) {
           const open = lendings(recipe, prepared, new Map(), { ...resources, screen: undefined })
+          const openCapacity = (p: PreparedSource, c: Candidate) =>
+            open.get(groupKey(p.spec.name, split, groupOf(p.spec, c)))?.capacity(c) ?? 0
           const uncovered = uncoveredItems(
-            items.map(({ p, c }) => ({
-              c,
-              held: held(p, c),
-              unscreenedCapacity: () => open.get(groupKey(p.spec.name, split, groupOf(p.spec, c)))?.capacity(c) ?? 0,
-            })),
+            items.map(({ p, c }) => ({ c, held: held(p, c), unscreenedCapacity: () => openCapacity(p, c) })),
             screen,
           )
-          if (uncovered.length) throw screeningNeeded(split, uncovered, items.length)
+          const unscreened = new Set(uncovered)
+          const screeningMeetsIt = () => {
+            try {
+              deal((p, c, lending) => (held(p, c) ? own(c) : unscreened.has(c.id) ? openCapacity(p, c) : (lending?.capacity(c) ?? own(c))))
+              return true
+            } catch (again) {
+              if (again instanceof JevError && again.code === 'QUOTA') return false
+              throw again
+            }
+          }
+          if (uncovered.length && screeningMeetsIt()) throw screeningNeeded(split, uncovered, items.length)
         }
         throw e
       }

@@ -1,8 +1,8 @@
 /**
  * A build tells the truth about what its reviewers covered, and its card claims only what is its own: a quota table
- * that needs options of items no mark covers stops with SCREEN (not QUOTA), naming how many and the command; with
- * allowUnscreened it builds and the card counts the options lent unscreened; judged rates of other records are not
- * stated, and check-dataset agrees.
+ * that needs options of items no mark covers stops with SCREEN (not QUOTA), naming how many and the command, unless
+ * no screening could meet it; with allowUnscreened it builds and the card counts the options lent unscreened; judged
+ * rates of other records are not stated, and check-dataset agrees.
  */
 import assert from 'node:assert/strict'
 import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
@@ -29,7 +29,11 @@ before(async () => {
 after(() => rm(tmp, { recursive: true, force: true }))
 
 /** The fixture recipe under the plausible rule and seed 42, with a marks file (and, optionally, judged rates) beside it. */
-async function recipeWith(name: string, screened: object, extra: { allowUnscreened?: boolean; judged?: string } = {}): Promise<string> {
+async function recipeWith(
+  name: string,
+  screened: object,
+  extra: { allowUnscreened?: boolean; judged?: string; testQuota?: Record<string, number> } = {},
+): Promise<string> {
   const json = JSON.parse(await readFile(FIXTURE_RECIPE, 'utf8'))
   json.$schema = undefined
   json.seed = 42
@@ -45,7 +49,7 @@ async function recipeWith(name: string, screened: object, extra: { allowUnscreen
     },
   }
   json.quotas = {
-    test: { '2': 16, '3': 10, '4': 22, '5': 20, '6': 4, '7': 1, '8': 1 },
+    test: extra.testQuota ?? { '2': 16, '3': 10, '4': 22, '5': 20, '6': 4, '7': 1, '8': 1 },
     val: { '2': 9, '3': 4, '4': 12, '5': 5, '6': 1, '7': 1, '8': 0 },
   }
   if (extra.judged) {
@@ -72,6 +76,16 @@ test('a quota table that needs options no mark covers stops with SCREEN naming h
   assert.equal(cli.status, 4, cli.stderr)
   assert.match(cli.stderr, /^error\[SCREEN\]: test: \d+ of the 74 selected items/m)
   assert.ok(cli.stderr.includes(`hint: screen them: jev screen --recipe ${path} (--url URL --model NAME, or --sheets DIR)`), cli.stderr)
+})
+
+test('a table no screening could meet stays a QUOTA error, though items are uncovered', async () => {
+  // every item that is not BoolQ at eight options: more than their groups hold even unscreened, so no marks would help
+  const path = await recipeWith('impossible', ONE, { testQuota: { '2': 10, '3': 0, '4': 0, '5': 0, '6': 0, '7': 0, '8': 64 } })
+  await assert.rejects(buildFromSources(await loadRecipe(path), fetcher, { lock: null }), (e: unknown) => {
+    assert.ok(isJevError(e) && e.code === 'QUOTA', String(e))
+    assert.match(e.message, /^test: group \S+ cannot hold its option counts: \S+ can have at most \d options, was dealt 8/)
+    return true
+  })
 })
 
 test('with allowUnscreened the same recipe builds, and its card says how many borrowed options were not screened', async () => {
