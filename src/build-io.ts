@@ -394,7 +394,8 @@ async function readResources(recipe: Recipe): Promise<BuildResources> {
 
 /**
  * Whether the screen is about this recipe's items: one that names none of them is refused (every item would lend
- * nothing, and the quota error that followed would not say why); one that names some others is a warning.
+ * nothing, and the quota error that followed would not say why), unless the recipe lets items borrow unscreened;
+ * one that names some others is a warning.
  */
 function screenFits(recipe: Recipe, screen: Screen, prepared: readonly PreparedSource[]): string[] {
   const borrow = recipe.distractors.borrow
@@ -402,6 +403,8 @@ function screenFits(recipe: Recipe, screen: Screen, prepared: readonly PreparedS
   const ids = new Set(prepared.flatMap((p) => [...p.sides.test, ...p.sides.val].map((c) => c.id)))
   const strangers = screen.strangers(ids)
   if (strangers.length === 0) return []
+  if (strangers.length === screen.size && borrow.plausible.screened?.allowUnscreened)
+    return [`${file} screens none of the recipe's items (${screen.size} ids, e.g. ${strangers[0]}); every option is lent unscreened`]
   if (strangers.length === screen.size)
     throw new JevError('RECIPE', `${file} screens none of the recipe's items (${screen.size} ids, e.g. ${strangers[0]})`, {
       file,

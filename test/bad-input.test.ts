@@ -492,11 +492,20 @@ describe('the CLI', () => {
 
 describe("a recipe's pinned screening file", () => {
   /** The fixture recipe, written into its own folder with a screening file beside it, read back as a build reads it. */
-  async function screenedRecipe(name: string, text: string, pin?: string, screened = true, quotas?: unknown): Promise<Recipe> {
+  async function screenedRecipe(
+    name: string,
+    text: string,
+    pin?: string,
+    screened = true,
+    quotas?: unknown,
+    allowUnscreened = false,
+  ): Promise<Recipe> {
     const dir = join(tmp, `screened-${name}`)
     await cp(join(ROOT, 'test/fixtures'), dir, { recursive: true })
     const json = JSON.parse(await readFile(join(dir, 'recipe.json'), 'utf8'))
-    const screen = screened ? { screened: { path: 'screened.json', sha256: pin ?? sha256Hex(text) } } : {}
+    const screen = screened
+      ? { screened: { path: 'screened.json', sha256: pin ?? sha256Hex(text), ...(allowUnscreened && { allowUnscreened }) } }
+      : {}
     json.distractors.borrow.plausible = { ...json.distractors.borrow.plausible, ...screen }
     if (quotas) json.quotas = quotas
     await writeFile(join(dir, 'screened.json'), text)
@@ -527,6 +536,18 @@ describe("a recipe's pinned screening file", () => {
     await assert.rejects(
       buildFromSources(await screenedRecipe('none', strangers), createMirrorFetcher(FIXTURE_HUB), { lock: null }),
       refusal('RECIPE', /screened\.json screens none of the recipe's items \(1 ids, e\.g\. arc_easy-nowhere\)/),
+    )
+    // unless the recipe lets items borrow unscreened: then the build goes on, and says every option was lent unscreened
+    const unscreened = await buildFromSources(
+      await screenedRecipe('none-open', strangers, undefined, true, undefined, true),
+      createMirrorFetcher(FIXTURE_HUB),
+      { lock: null },
+    )
+    assert.ok(
+      unscreened.warnings.some((w) =>
+        /screened\.json screens none of the recipe's items \(1 ids, .*\); every option is lent unscreened$/.test(w),
+      ),
+      unscreened.warnings.join('\n'),
     )
     // a screen that accepts what an unscreened build lent, plus one stranger: the build goes on, and says so
     const open = await buildFromSources(await screenedRecipe('open', '{}', undefined, false), createMirrorFetcher(FIXTURE_HUB), {
