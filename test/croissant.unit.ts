@@ -286,3 +286,18 @@ test('publish uploads croissant.json when the build made it, and does without it
   const lacking = made.filter((f) => f.path !== 'croissant.json')
   assert.deepEqual(checkOwnManifest(lacking), ['croissant.json: listed in manifest.json but not published'])
 })
+
+test("the card's licence is the publication's: the Hub's id and its name in the text, another URL as \"other\"", async () => {
+  const lock = await readLock(FIXTURE_LOCK)
+  const card = async (r: typeof recipe) =>
+    outputText((await buildFromSources(r, createMirrorFetcher(FIXTURE_HUB), { lock })).files.get('README.md')!)
+  const cc = outputText(files.get('README.md')!)
+  assert.ok(cc.includes('\nlicense: cc-by-sa-4.0\n') && cc.includes('released under **CC BY-SA 4.0**'))
+  const { publication: _, ...without } = recipe
+  const unpublished = await card(without)
+  assert.ok(unpublished.includes('\nlicense: cc-by-sa-4.0\n') && unpublished.includes('released under **CC BY-SA 4.0**'))
+  const other = await card(parseRecipe({ ...recipe, publication: { ...recipe.publication, license: 'https://example.org/licence' } }))
+  assert.ok(other.includes('\nlicense: other\n'), 'the Hub id for a licence it has no id for')
+  assert.ok(other.includes('released under **https://example.org/licence**'))
+  assert.ok(!other.includes('released under **CC BY-SA 4.0**'))
+})

@@ -1,4 +1,4 @@
-import { N_CHOICES, type Plausible, type Recipe, SPLITS } from '../../recipe/schema.ts'
+import { N_CHOICES, type Recipe, SPLITS } from '../../recipe/schema.ts'
 import type { Audit } from '../audit.ts'
 import { figureLink } from '../figures.ts'
 import type { SourceChanges } from '../schema.ts'
@@ -13,74 +13,47 @@ const fixed3 = (x: number) => x.toFixed(3)
  * The "Growing" rule of "How it was built", as the recipe sets it (one list item, with sub-items);
  * `namedReviewers`: the marks file names who screened (the card says so below, not as 1.3.0's model instances).
  */
-export function growingRule(recipe: Recipe, namedReviewers = false): string {
+export function growingRule(recipe: Recipe, namedReviewers: boolean): string {
   const b = recipe.distractors.borrow
-  const negatives =
-    'A question phrased as a negative ("Which is NOT …", "all … EXCEPT", "least likely"; the recipe lists the patterns per language) is never grown: there an off-topic option would be a right answer.'
+  const p = b.plausible
+  const v = p.vectors
   const skipped = [
     `near-copies of the item (similarity ${b.nearCopy} or more)`,
-    b.skipNegativeLenders ? 'questions phrased as a negative (their wrong options are often right answers elsewhere)' : '',
-    b.skipOverlappingLenders
-      ? 'questions that share an option with the item (they ask about the same things, perhaps the other way round)'
-      : '',
-    b.skipNarrowerLenders
-      ? "questions that hold every content word of the item's question (they ask a narrower question about the same thing, so their wrong options are often right here)"
-      : '',
-  ].filter((x) => x !== '')
+    b.skipNegativeLenders && 'questions phrased as a negative (their wrong options are often right answers elsewhere)',
+    b.skipOverlappingLenders &&
+      'questions that share an option with the item (they ask about the same things, perhaps the other way round)',
+    b.skipNarrowerLenders &&
+      "questions that hold every content word of the item's question (they ask a narrower question about the same thing, so their wrong options are often right here)",
+  ]
   const options = [
     "only a lender's wrong options, never its right answer",
-    b.rightAnswersOf > 0
-      ? `never the right answer of any of the item's ${b.rightAnswersOf} most similar questions, even where a lender lists it as wrong`
-      : '',
+    b.rightAnswersOf > 0 &&
+      `never the right answer of any of the item's ${b.rightAnswersOf} most similar questions, even where a lender lists it as wrong`,
     `at most ${recipe.borrowMaxChars} characters long, not already among the item's options, each text once`,
-    b.likeForLike ? "like for like: when all of an item's options are numbers only numbers are lent, when none is no number is" : '',
-    b.sameForm
-      ? "shaped like the item's own options: the case of the first letter and the closing punctuation of one of them, and a length from half the shortest to twice the longest"
-      : '',
-    b.skipNearCopies
-      ? "never a near-copy of one of the item's own options (its words a subset or superset of one's; in Japanese, one contains the other)"
-      : '',
-    b.skipLabelLike ? 'never an option that looks like a label ("(A) …", "A. …", a lone letter)' : '',
-  ].filter((x) => x !== '')
-  return plausibleRule(recipe, b.plausible, skipped, options, negatives, namedReviewers)
-}
-
-/** Amendment 1.2's rule, as the card states it. */
-function plausibleRule(
-  recipe: Recipe,
-  p: Plausible,
-  skipped: string[],
-  options: string[],
-  negatives: string,
-  namedReviewers: boolean,
-): string {
-  const v = p.vectors
+    b.likeForLike && "like for like: when all of an item's options are numbers only numbers are lent, when none is no number is",
+    b.sameForm &&
+      "shaped like the item's own options: the case of the first letter and the closing punctuation of one of them, and a length from half the shortest to twice the longest",
+    b.skipNearCopies &&
+      "never a near-copy of one of the item's own options (its words a subset or superset of one's; in Japanese, one contains the other)",
+    b.skipLabelLike && 'never an option that looks like a label ("(A) …", "A. …", a lone letter)',
+  ]
+  const ties = p.related && Object.entries(p.related.min).map(([l, m]) => `${l} it must be at least ${m}`)
   return [
     `Growing keeps every upstream option and borrows wrong options of other questions of the item's group on the same side (the ${p.lenders} most similar by TF-IDF cosine, near-copies and the lenders below skipped). Nothing is borrowed across the test/val divide. A candidate must be of the item's own kind and about its topic, and is ranked by its own fit to the item, not only by its lender:`,
-    `  - Lenders skipped: ${skipped.join('; ')}.`,
-    `  - Options lent: ${options.join('; ')}; a number only in a unit the own options have; never an option that refers to others ("None of the above", "I only", "both"); never one that shares a content word with the item's right answer (Japanese: a pair of characters, or one holding the other), nor a near-copy of the right answer of any of the ${recipe.distractors.borrow.rightAnswersOf} most similar questions.`,
-    v
-      ? `  - English topic fit: static word vectors (${v.from}, quantised to integers, pinned by sha256 \`${v.sha256.slice(0, 12)}…\`), a candidate's cosine with the item's own options at least ${v.minTopic} and below ${v.maxAnswer} with its right answer.`
-      : '',
-    p.maxWords !== undefined
-      ? `  - English items whose longest own option has more than ${p.maxWords} words are not grown (another question's clause reads as foreign).`
-      : '',
-    p.related
-      ? `  - Ties in the training splits: the required training files named under Contamination tie a candidate to the item when their questions list it with one of the own options, or questions like this one list it as a wrong option; the tie is over the square root of how often the candidate is listed at all. It adds to every candidate's fit, and for ${Object.entries(
-          p.related.min,
-        )
-          .map(([l, m]) => `${l} it must be at least ${m}`)
-          .join(
-            ', ',
-          )}. An optional training file is never read for this, so a build gives the same records whether or not it could get one.`
-      : '',
+    `  - Lenders skipped: ${skipped.filter((x) => x).join('; ')}.`,
+    `  - Options lent: ${options.filter((x) => x).join('; ')}; a number only in a unit the own options have; never an option that refers to others ("None of the above", "I only", "both"); never one that shares a content word with the item's right answer (Japanese: a pair of characters, or one holding the other), nor a near-copy of the right answer of any of the ${b.rightAnswersOf} most similar questions.`,
+    v &&
+      `  - English topic fit: static word vectors (${v.from}, quantised to integers, pinned by sha256 \`${v.sha256.slice(0, 12)}…\`), a candidate's cosine with the item's own options at least ${v.minTopic} and below ${v.maxAnswer} with its right answer.`,
+    p.maxWords !== undefined &&
+      `  - English items whose longest own option has more than ${p.maxWords} words are not grown (another question's clause reads as foreign).`,
+    ties &&
+      `  - Ties in the training splits: the required training files named under Contamination tie a candidate to the item when their questions list it with one of the own options, or questions like this one list it as a wrong option; the tie is over the square root of how often the candidate is listed at all. It adds to every candidate's fit, and for ${ties.join(', ')}. An optional training file is never read for this, so a build gives the same records whether or not it could get one.`,
     `  - The candidates are ranked by fit (lender similarity, topic fit, ties and shared words, less a penalty for a length unlike the own options'); the best ones are lent.${p.lengthCue ? ' Where the right answer is the longest own option, a longer candidate is among them often enough that "always the longest" earns about 1/n on grown items (dealt per split and option count).' : ''}`,
-    p.screened
-      ? `  - Screened by reviewers (${namedReviewers ? 'named below' : 'language-model instances, each seeing only its sheet'}): each item's top candidates were shown to a reviewer with the question, its own options and its right answer, and marked acceptable (a reader would take it for a genuine option, and it is wrong), foreign, or may also be right; where a second reviewer rechecked the accepted ones, only what both passed is lent. An item with too few keeps fewer options, and the option counts go to items that have them. The marks are pinned by sha256 (\`${p.screened.path}\`, \`${p.screened.sha256.slice(0, 12)}…\`); the protocol is in the builder's \`docs/judging.md\`${namedReviewers ? '' : ', the sheets and marks under `docs/judging/`'}.`
-      : '',
-    `  - ${negatives}`,
+    p.screened &&
+      `  - Screened by reviewers (${namedReviewers ? 'named below' : 'language-model instances, each seeing only its sheet'}): each item's top candidates were shown to a reviewer with the question, its own options and its right answer, and marked acceptable (a reader would take it for a genuine option, and it is wrong), foreign, or may also be right; where a second reviewer rechecked the accepted ones, only what both passed is lent. An item with too few keeps fewer options, and the option counts go to items that have them. The marks are pinned by sha256 (\`${p.screened.path}\`, \`${p.screened.sha256.slice(0, 12)}…\`); the protocol is in the builder's \`docs/judging.md\`${namedReviewers ? '' : ', the sheets and marks under `docs/judging/`'}.`,
+    '  - A question phrased as a negative ("Which is NOT …", "all … EXCEPT", "least likely"; the recipe lists the patterns per language) is never grown: there an off-topic option would be a right answer.',
   ]
-    .filter((x) => x !== '')
+    .filter((x) => x)
     .join('\n')
 }
 
@@ -201,6 +174,5 @@ export function changesSection(recipe: Recipe, pinned?: Readonly<Record<string, 
 
 ${c.note} Compared record by record with a rebuild of ${c.version} (its recipe, \`recipes/${c.recipe}\` in the builder's repository, still rebuilds the published ${c.version} files byte for byte): ${sum('kept')} records are unchanged, ${sum('optionsChanged')} keep their question in the same split with other options, and ${sum('replaced')} are questions that replace others.
 
-${table(['source', 'unchanged', 'same question, other options', 'replaced'], [...rows, ['total', sum('kept'), sum('optionsChanged'), sum('replaced')]])}
-`
+${table(['source', 'unchanged', 'same question, other options', 'replaced'], [...rows, ['total', sum('kept'), sum('optionsChanged'), sum('replaced')]])}`
 }
