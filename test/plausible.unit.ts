@@ -219,6 +219,24 @@ describe('similarLending with the plausible rule', () => {
     const other = side[1]!
     assert.deepEqual(similarLending(side, { ...options, screen }).candidates(other), [])
   })
+  test('with a screen, each accepted candidate comes from the lender it would without one, in the same order, with or without a cap on lenders', () => {
+    // "transpiration" listed by two lenders: the more similar one lends it
+    const wider = [
+      ...side,
+      c('s-4', 'Which process moves water from plants to the air?', ['transpiration', 'infiltration', 'erosion', 'melting'], 1),
+    ]
+    for (const lenders of [50, 1]) {
+      const capped = { ...options, rules: { ...rules, plausible: { ...rules.plausible, lenders } } }
+      const all = similarLending(wider, capped).candidates(item)
+      assert.ok(all.length >= (lenders === 1 ? 1 : 3), `${lenders}`)
+      const kept = all.filter((_, i) => i !== 1)
+      const marks = all.map((_, i) => (i === 1 ? 'f' : 'a')).join('')
+      const screen = new Screen(
+        ScreenedFile.parse({ protocol: 'test', items: { 's-item': { shown: all.map((b) => normalize(b.text)), marks } } }),
+      )
+      assert.deepEqual(similarLending(wider, { ...capped, screen }).candidates(item), kept, `${lenders}`)
+    }
+  })
 })
 
 describe('ScreenedFile', () => {
