@@ -148,13 +148,27 @@ describe('RelatedOptions', () => {
   const r = new RelatedOptions(training)
   test('ties an option to the own options by the training questions listing them together, less for one listed everywhere', () => {
     const tie = r.around(['渓流'])
-    assert.equal(tie.has('渓流'), false)
-    assert.ok(tie.get('滝')! > tie.get('お金')!, 'お金 is listed by every question')
+    assert.equal(tie('渓流'), 0)
+    assert.ok(tie('滝') > tie('お金'), 'お金 is listed by every question')
+    assert.ok(tie('お金') > 0)
+    assert.equal(tie('部屋'), 0, 'listed only by a question that lists no own option')
   })
   test("the wrong options of training questions like the item's, never their right answers", () => {
     const got = r.answering(normalize('山の水は？'))
     assert.ok(got.has('滝'))
     assert.equal(got.has('渓流'), false)
+  })
+  test('only the 30 most similar training questions are read, the earlier first where they tie', () => {
+    const many = Array.from({ length: 32 }, (_, i) => ({
+      question: i === 31 ? normalize('山の水は何？') : normalize('川の水は？'),
+      options: ['正解', `誤${i}`],
+      answer: 0,
+    }))
+    const got = new RelatedOptions(many).answering(normalize('山の水は何？'))
+    assert.ok(got.has('誤31'), 'the most similar question, though the last')
+    assert.ok(got.has('誤0') && got.has('誤28'))
+    assert.equal(got.has('誤29') || got.has('誤30'), false)
+    assert.equal(got.has('正解'), false)
   })
 })
 
