@@ -148,13 +148,27 @@ describe('RelatedOptions', () => {
   const r = new RelatedOptions(training)
   test('ties an option to the own options by the training questions listing them together, less for one listed everywhere', () => {
     const tie = r.around(['渓流'])
-    assert.equal(tie.has('渓流'), false)
-    assert.ok(tie.get('滝')! > tie.get('お金')!, 'お金 is listed by every question')
+    assert.equal(tie('渓流'), 0)
+    assert.ok(tie('滝') > tie('お金'), 'お金 is listed by every question')
+    assert.ok(tie('お金') > 0)
+    assert.equal(tie('部屋'), 0, 'listed only by a question that lists no own option')
   })
   test("the wrong options of training questions like the item's, never their right answers", () => {
     const got = r.answering(normalize('山の水は？'))
     assert.ok(got.has('滝'))
     assert.equal(got.has('渓流'), false)
+  })
+  test('only the 30 most similar training questions are read, the earlier first where they tie', () => {
+    const many = Array.from({ length: 32 }, (_, i) => ({
+      question: i === 31 ? normalize('山の水は何？') : normalize('川の水は？'),
+      options: ['正解', `誤${i}`],
+      answer: 0,
+    }))
+    const got = new RelatedOptions(many).answering(normalize('山の水は何？'))
+    assert.ok(got.has('誤31'), 'the most similar question, though the last')
+    assert.ok(got.has('誤0') && got.has('誤28'))
+    assert.equal(got.has('誤29') || got.has('誤30'), false)
+    assert.equal(got.has('正解'), false)
   })
 })
 
@@ -218,6 +232,24 @@ describe('similarLending with the plausible rule', () => {
     // an item the screen does not list borrows nothing
     const other = side[1]!
     assert.deepEqual(similarLending(side, { ...options, screen }).candidates(other), [])
+  })
+  test('with a screen, each accepted candidate comes from the lender it would without one, in the same order, with or without a cap on lenders', () => {
+    // "transpiration" listed by two lenders: the more similar one lends it
+    const wider = [
+      ...side,
+      c('s-4', 'Which process moves water from plants to the air?', ['transpiration', 'infiltration', 'erosion', 'melting'], 1),
+    ]
+    for (const lenders of [50, 1]) {
+      const capped = { ...options, rules: { ...rules, plausible: { ...rules.plausible, lenders } } }
+      const all = similarLending(wider, capped).candidates(item)
+      assert.ok(all.length >= (lenders === 1 ? 1 : 3), `${lenders}`)
+      const kept = all.filter((_, i) => i !== 1)
+      const marks = all.map((_, i) => (i === 1 ? 'f' : 'a')).join('')
+      const screen = new Screen(
+        ScreenedFile.parse({ protocol: 'test', items: { 's-item': { shown: all.map((b) => normalize(b.text)), marks } } }),
+      )
+      assert.deepEqual(similarLending(wider, { ...capped, screen }).candidates(item), kept, `${lenders}`)
+    }
   })
 })
 

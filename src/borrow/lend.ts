@@ -19,7 +19,7 @@ import {
   screenedBy,
   trainingTie,
 } from './option-rules.ts'
-import { mix32, ranked } from './rank.ts'
+import { isLender, lenderOrder, mix32, ranked } from './rank.ts'
 import type { RelatedOptions } from './related.ts'
 import type { Screen } from './screen.ts'
 import { SharedWords } from './shared-words.ts'
@@ -145,10 +145,17 @@ export function similarLending(
     const found: { b: Borrowed; fit: number; tie: number }[] = []
     const seen = new Set<string>()
     let used = 0
-    for (const j of (function* () {
-      yield* nearest
-      yield* byScore
-    })()) {
+    const accepted = o.screen?.acceptedFor(c.id) ?? null
+    // with the screen naming what the item may borrow, only lenders listing one of those can lend; while the cap on
+    // lenders cannot bind, walking just those in rank order finds each the same first lender as walking them all
+    const walk =
+      accepted && s.lenders.length - 1 <= rules.lenders
+        ? listingAny(s, accepted, at, nearCopy, scores)
+        : (function* () {
+            yield* nearest
+            yield* byScore
+          })()
+    for (const j of walk) {
       if (skips.some((skip) => skip(j))) continue
       if (used++ === rules.lenders) break
       const lender = s.lenders[j]!
@@ -206,6 +213,13 @@ function bestFit(c: Candidate, list: readonly Borrowed[], k: number, longest: 'k
   if (longer.length === 0) return list.slice(0, k)
   const first = longer[0]!
   return [first, ...list.filter((b) => b !== first).slice(0, k - 1)]
+}
+
+/** The item's (at `at`) lenders that list one of `options`, in the order `ranked` yields them. */
+function listingAny(s: LendingSide, options: ReadonlySet<string>, at: number, nearCopy: number, scores: Float64Array): number[] {
+  const out = new Set<number>()
+  for (const n of options) for (const j of s.listing(n)) if (isLender(j, at, nearCopy, scores)) out.add(j)
+  return [...out].sort(lenderOrder(at, s.ties, scores))
 }
 
 const LATIN = /\p{Script=Latin}/u

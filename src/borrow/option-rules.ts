@@ -57,7 +57,7 @@ export function trainingTie(related: RelatedOptions, c: Candidate, need: number)
   const around = related.around(c.normOptions)
   const answering = related.answering(c.normQuestion)
   return (_, norm) => {
-    const tie = Math.max(around.get(norm) ?? 0, answering.get(norm) ?? 0)
+    const tie = Math.max(around(norm), answering.get(norm) ?? 0)
     return tie < need ? null : tie
   }
 }

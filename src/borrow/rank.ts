@@ -14,18 +14,28 @@ export function* ranked(
   nearCopy: number,
   scores: Float64Array = index.similarities(self),
 ): Generator<number> {
-  const mine = ties[self]!
-  // each lender's keyed mix with the item, worked out once rather than in every comparison
-  const mix = Uint32Array.from(ties, (t) => mix32(mine ^ t))
-  const before = (a: number, b: number) => scores[b]! - scores[a]! || mix[a]! - mix[b]! || a - b
+  const before = lenderOrder(self, ties, scores)
   const scoring: number[] = []
   const zeros: number[] = []
   for (let j = 0; j < scores.length; j++) {
-    if (j === self || scores[j]! >= nearCopy) continue
+    if (!isLender(j, self, nearCopy, scores)) continue
     ;(scores[j]! > 0 ? scoring : zeros).push(j)
   }
   yield* sortedLazily(scoring, before)
   yield* sortedLazily(zeros, before)
+}
+
+/** The order `ranked` yields an item's (at `self`) lenders in: higher score, then the smaller keyed mix of both tie keys, then position. */
+export function lenderOrder(self: number, ties: Uint32Array, scores: Float64Array): (a: number, b: number) => number {
+  const mine = ties[self]!
+  // each lender's keyed mix with the item, worked out once rather than in every comparison
+  const mix = Uint32Array.from(ties, (t) => mix32(mine ^ t))
+  return (a, b) => scores[b]! - scores[a]! || mix[a]! - mix[b]! || a - b
+}
+
+/** Whether `j` is among the item's (at `self`) lenders: not the item itself, nor a near-copy of it. */
+export function isLender(j: number, self: number, nearCopy: number, scores: Float64Array): boolean {
+  return j !== self && scores[j]! < nearCopy
 }
 
 /** How many of a list one pass puts in order before the rest is sorted: a walk rarely reads more. */

@@ -22,13 +22,14 @@ const NEAREST = 30
 export class RelatedOptions {
   /** normalised option → the training questions that list it, in order */
   private readonly listing = new Map<string, number[]>()
-  private readonly sets: string[][] = []
   /** each training question's wrong options */
   private readonly wrong: string[][] = []
   private readonly tokenizer = new Tokenizer()
-  /** term → the training questions holding it, with the term's weight there */
-  private readonly postings = new Map<number, { doc: number; w: number }[]>()
-  private readonly idf = new Map<number, number>()
+  /** by term id (the training questions' terms are ids 0 … V-1): its idf; its questions are docs[postStart[t] .. postStart[t+1]), with the term's weight there */
+  private idf = new Float64Array(0)
+  private postStart = new Int32Array(1)
+  private docs = new Int32Array(0)
+  private postWeights = new Float64Array(0)
 
   /** the training questions until the first question asked indexes them: a build whose lending is all cached never does */
   private pending: readonly TrainingQuestion[] | null
@@ -42,47 +43,58 @@ export class RelatedOptions {
     if (!training) return
     this.pending = null
     const docs = training.map((t) => [...new Set(this.tokenizer.ids(t.question))])
-    const df = new Map<number, number>()
-    for (const terms of docs) for (const id of terms) df.set(id, (df.get(id) ?? 0) + 1)
-    for (const [id, n] of df) this.idf.set(id, Math.log((docs.length + 1) / (n + 1)))
+    const V = this.tokenizer.size
+    const df = new Int32Array(V)
+    for (const terms of docs) for (const id of terms) df[id]!++
+    this.idf = Float64Array.from(df, (n) => Math.log((docs.length + 1) / (n + 1)))
+    const lens = docs.map((terms) => Math.sqrt(terms.reduce((sum, id) => sum + this.idf[id]! ** 2, 0)))
+    // a question without weighted terms is in no posting list
+    const postStart = new Int32Array(V + 1)
+    docs.forEach((terms, d) => {
+      if (lens[d]! > 0) for (const id of terms) postStart[id + 1]!++
+    })
+    for (let t = 0; t < V; t++) postStart[t + 1]! += postStart[t]!
+    const next = postStart.slice(0, V)
+    this.docs = new Int32Array(postStart[V]!)
+    this.postWeights = new Float64Array(postStart[V]!)
+    docs.forEach((terms, d) => {
+      if (lens[d]! > 0)
+        for (const id of terms) {
+          const at = next[id]!++
+          this.docs[at] = d
+          this.postWeights[at] = this.idf[id]! / lens[d]!
+        }
+    })
+    this.postStart = postStart
     for (const [d, t] of training.entries()) {
       const unique = [...new Set(t.options)]
-      this.sets.push(unique)
       this.wrong.push([...new Set(t.options.filter((o, i) => i !== t.answer && o !== t.options[t.answer]))])
       for (const o of unique) {
         const list = this.listing.get(o)
         if (list) list.push(d)
         else this.listing.set(o, [d])
       }
-      const terms = docs[d]!
-      let norm = 0
-      for (const id of terms) norm += this.idf.get(id)! ** 2
-      const len = Math.sqrt(norm)
-      if (len === 0) continue
-      for (const id of terms) {
-        let list = this.postings.get(id)
-        if (!list) this.postings.set(id, (list = []))
-        list.push({ doc: d, w: this.idf.get(id)! / len })
-      }
     }
   }
 
   /**
-   * For each option, how strongly the training questions tie it to `own`:
-   * the questions that list it with one of them, over the square root of all
+   * How strongly the training questions tie an option to `own`: the
+   * questions that list it with one of them, over the square root of all
    * that list it (a word listed everywhere is tied to nothing), times 1024 and
-   * rounded. The own options themselves are left out.
+   * rounded; 0 for an own option.
    */
-  around(own: readonly string[]): Map<string, number> {
+  around(own: readonly string[]): (option: string) => number {
     this.index()
     const questions = new Set<number>()
     for (const o of own) for (const q of this.listing.get(o) ?? []) questions.add(q)
-    const counts = new Map<string, number>()
-    for (const q of [...questions].sort((a, b) => a - b)) for (const o of this.sets[q]!) counts.set(o, (counts.get(o) ?? 0) + 1)
-    for (const o of own) counts.delete(o)
-    const out = new Map<string, number>()
-    for (const [o, n] of counts) out.set(o, Math.round((1024 * n) / Math.sqrt(this.listing.get(o)!.length)))
-    return out
+    const mine = new Set(own)
+    return (option) => {
+      const listed = this.listing.get(option)
+      if (!listed || mine.has(option)) return 0
+      let n = 0
+      for (const q of listed) if (questions.has(q)) n++
+      return Math.round((1024 * n) / Math.sqrt(listed.length))
+    }
   }
 
   /**
@@ -92,21 +104,40 @@ export class RelatedOptions {
    */
   answering(question: string): Map<string, number> {
     this.index()
-    const terms = [...new Set(this.tokenizer.ids(question))].filter((id) => this.idf.has(id))
+    const V = this.idf.length
+    const terms = [...new Set(this.tokenizer.ids(question))].filter((id) => id < V)
     let norm = 0
-    for (const id of terms) norm += this.idf.get(id)! ** 2
+    for (const id of terms) norm += this.idf[id]! ** 2
     const out = new Map<string, number>()
     if (norm === 0) return out
     const len = Math.sqrt(norm)
-    const scores = new Map<number, number>()
-    // in the query's term order, each document's postings in file order: the sums are the same everywhere
+    // by training question: its score, and whether it shares a term (a shared term of weight 0 still makes it a scored question)
+    const scores = new Float64Array(this.wrong.length)
+    const scored = new Uint8Array(this.wrong.length)
+    // in the query's term order, each question's postings in file order: the sums are the same everywhere
     for (const id of terms)
-      for (const { doc, w } of this.postings.get(id) ?? []) scores.set(doc, (scores.get(doc) ?? 0) + (w * this.idf.get(id)!) / len)
-    const nearest = [...scores]
-      .map(([doc, s]) => [doc, Math.round(1024 * s)] as const)
-      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
-      .slice(0, NEAREST)
-    for (const [doc, s] of nearest) for (const o of this.wrong[doc]!) out.set(o, (out.get(o) ?? 0) + s)
+      for (let p = this.postStart[id]!; p < this.postStart[id + 1]!; p++) {
+        const doc = this.docs[p]!
+        scored[doc] = 1
+        scores[doc]! += (this.postWeights[p]! * this.idf[id]!) / len
+      }
+    for (const [doc, s] of nearestOf(scored, scores)) for (const o of this.wrong[doc]!) out.set(o, (out.get(o) ?? 0) + s)
     return out
   }
+}
+
+/** The NEAREST scored questions by score (×1024, rounded), highest first, then the earlier: one insertion pass, no sort of them all. */
+function nearestOf(scored: Uint8Array, scores: Float64Array): [number, number][] {
+  const out: [number, number][] = []
+  for (let doc = 0; doc < scored.length; doc++) {
+    if (!scored[doc]) continue
+    const s = Math.round(1024 * scores[doc]!)
+    // ties go to the earlier question, which came first
+    if (out.length === NEAREST && s <= out[NEAREST - 1]![1]) continue
+    let at = Math.min(out.length, NEAREST - 1)
+    while (at > 0 && out[at - 1]![1] < s) at--
+    out.splice(at, 0, [doc, s])
+    if (out.length > NEAREST) out.pop()
+  }
+  return out
 }

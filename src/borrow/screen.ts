@@ -85,6 +85,11 @@ export class Screen {
     return accepted === undefined ? this.open : accepted.size > 0
   }
 
+  /** The normalised candidates accepted for the item; null where it borrows unscreened (an item the file does not cover, with `open`). */
+  acceptedFor(id: string): ReadonlySet<string> | null {
+    return this.accepted.get(id) ?? (this.open ? null : new Set())
+  }
+
   accepts(id: string, norm: string): boolean {
     return this.accepted.get(id)?.has(norm) ?? this.open
   }

@@ -52,11 +52,15 @@ export class LendingSide {
     return (this.#shapes ??= new NearCopyShapes())
   }
 
+  /** The lenders that list a normalised option (as right or wrong), in position order. */
+  listing(norm: string): readonly number[] {
+    return (this.#listing ??= listingOf(this.lenders)).get(norm) ?? []
+  }
+
   /** How many of the side's other questions list each option together with one of the item's (at `at`) own options. */
   coOccurrence(c: Candidate, at: number): Map<string, number> {
-    const listing = (this.#listing ??= listingOf(this.lenders))
     const related = new Set<number>()
-    for (const n of c.normOptions) for (const j of listing.get(n) ?? []) if (j !== at) related.add(j)
+    for (const n of c.normOptions) for (const j of this.listing(n)) if (j !== at) related.add(j)
     const out = new Map<string, number>()
     for (const j of [...related].sort((a, b) => a - b))
       for (const n of new Set(this.lenders[j]!.normOptions)) out.set(n, (out.get(n) ?? 0) + 1)

@@ -124,6 +124,11 @@ export class Tokenizer {
   word(id: number): string {
     return this.vocab.words[id]!
   }
+
+  /** how many distinct terms it has seen */
+  get size(): number {
+    return this.vocab.size
+  }
 }
 
 /** The tokens of a normalised text, in order: what the index counts. */
