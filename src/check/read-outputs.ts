@@ -20,12 +20,12 @@ const MAX_WAIT_MS = 60_000
 const pauseMs = (n: number) => Math.min(200, 5 * n)
 
 /** Which file each output name is: inode, change time and size, or null when missing. */
-async function identities(dir: string): Promise<string[]> {
+async function identities(dir: string): Promise<(string | null)[]> {
   return Promise.all(
     OUTPUTS.map((o) =>
       stat(join(dir, o.name), { bigint: true }).then(
         (s) => `${s.ino}:${s.ctimeNs}:${s.size}`,
-        () => null as unknown as string,
+        () => null,
       ),
     ),
   )
