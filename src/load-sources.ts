@@ -108,7 +108,7 @@ export async function loadSource(
               context: q.context,
               options: q.options,
               answer: q.answer,
-              split: job.split,
+              upstreamSplit: job.split,
               file: job.path,
               row: at.row,
             })

@@ -24,7 +24,7 @@ const textKey = (r: { question: string; context: string | null }) =>
 /** The upstream question a record came from: same source, id and the side's upstream split. */
 function upstreamOf(r: DataRecord, split: Split): UpstreamQuestion {
   const from = specOf(r.source)[split].from
-  const q = questions.get(r.source)!.find((x) => x.id === r.id && x.split === from)
+  const q = questions.get(r.source)!.find((x) => x.id === r.id && x.upstreamSplit === from)
   assert.ok(q, `no upstream question for ${r.id}`)
   return q
 }

@@ -107,7 +107,7 @@ describe('balanceSides "answer"', () => {
     val: { from: 'validation', count: 5 },
     balanceSides: 'answer',
   })
-  const yn = (id: string, yes: boolean) => toCandidate(uq({ id, split: 'validation', options: ['yes', 'no'], answer: yes ? 0 : 1 }))
+  const yn = (id: string, yes: boolean) => toCandidate(uq({ id, upstreamSplit: 'validation', options: ['yes', 'no'], answer: yes ? 0 : 1 }))
   // the test side's selection order puts every "yes" first, the val side's every "no": a skew a plain draw keeps
   const side = (prefix: string, firstYes: boolean) => [
     ...Array.from({ length: 12 }, (_, i) => yn(`bq-${prefix}${i}a`, firstYes)),

@@ -18,7 +18,7 @@ const FIELDS = [
   'context',
   'options',
   'answer',
-  'split',
+  'upstreamSplit',
   'file',
   'row',
   'identity',

@@ -32,7 +32,7 @@ const records = Object.fromEntries(
 ) as Record<Split, DataRecord[]>
 const { lines, problems } = parseProvenance(outputText(built.files.get('provenance.jsonl')!))
 const upstream = new Map(
-  (await loadSources(recipe, fetcher)).flatMap((s) => s.questions.map((q) => [`${q.split}\u0000${q.id}`, q] as const)),
+  (await loadSources(recipe, fetcher)).flatMap((s) => s.questions.map((q) => [`${q.upstreamSplit}\u0000${q.id}`, q] as const)),
 )
 const specOf = (name: string) => recipe.sources.find((s) => s.name === name)!
 const rowOf = (id: string, split: Split, source: string) => upstream.get(`${specOf(source)[split].from}\u0000${id}`)!

@@ -17,7 +17,7 @@ const sameSplit = sourceSpec({
 const ids = (cs: readonly { id: string }[]) => cs.map((c) => c.id)
 
 function many(n: number, split: string, prefix = 'q'): UpstreamQuestion[] {
-  return Array.from({ length: n }, (_, i) => uq({ id: `src-${prefix}${i}`, split, row: i }))
+  return Array.from({ length: n }, (_, i) => uq({ id: `src-${prefix}${i}`, upstreamSplit: split, row: i }))
 }
 
 describe('prepareSource', () => {
@@ -64,8 +64,8 @@ describe('prepareSource', () => {
   })
 
   test('the same id with other content in another split is an error too, naming both files', () => {
-    const t = uq({ id: 'src-x', split: 'test', file: 't.parquet', row: 4 })
-    const v = { ...t, split: 'validation', file: 'v.parquet', row: 8, answer: (t.answer + 1) % t.options.length }
+    const t = uq({ id: 'src-x', upstreamSplit: 'test', file: 't.parquet', row: 4 })
+    const v = { ...t, upstreamSplit: 'validation', file: 'v.parquet', row: 8, answer: (t.answer + 1) % t.options.length }
     assert.throws(
       () => prepareSource(arcLike, [t, v], recipeOf([arcLike])),
       (e) => isJevError(e) && e.code === 'DATA' && /t\.parquet row 4 and v\.parquet row 8/.test(e.message),
@@ -73,10 +73,10 @@ describe('prepareSource', () => {
   })
 
   test('val questions found in the upstream test split are dropped', () => {
-    const t = uq({ id: 'src-t', question: 'Shared?', split: 'test' })
-    const sameRow = { ...t, split: 'validation' }
-    const sameText = uq({ id: 'src-v2', question: ' shared? ', split: 'validation' })
-    const fresh = uq({ id: 'src-v3', split: 'validation' })
+    const t = uq({ id: 'src-t', question: 'Shared?', upstreamSplit: 'test' })
+    const sameRow = { ...t, upstreamSplit: 'validation' }
+    const sameText = uq({ id: 'src-v2', question: ' shared? ', upstreamSplit: 'validation' })
+    const fresh = uq({ id: 'src-v3', upstreamSplit: 'validation' })
     const p = prepareSource(arcLike, [t, sameRow, sameText, fresh], recipeOf([arcLike]))
     assert.deepEqual(ids(p.sides.test), ['src-t'])
     assert.deepEqual(ids(p.sides.val), ['src-v3'])
@@ -85,9 +85,9 @@ describe('prepareSource', () => {
 
   test('a val question is dropped also when its test-split copy is itself ineligible', () => {
     // the test copy has an "all of the above" option, so it is no candidate; the val copy shares its text
-    const t = uq({ id: 'src-t', question: 'Which is true?', options: ['a', 'b', 'All of the above'], split: 'test' })
-    const v = uq({ id: 'src-v', question: 'Which is true?', options: ['c', 'd', 'e'], split: 'validation' })
-    const p = prepareSource(arcLike, [t, v, uq({ id: 'src-f', split: 'validation' })], recipeOf([arcLike]))
+    const t = uq({ id: 'src-t', question: 'Which is true?', options: ['a', 'b', 'All of the above'], upstreamSplit: 'test' })
+    const v = uq({ id: 'src-v', question: 'Which is true?', options: ['c', 'd', 'e'], upstreamSplit: 'validation' })
+    const p = prepareSource(arcLike, [t, v, uq({ id: 'src-f', upstreamSplit: 'validation' })], recipeOf([arcLike]))
     assert.deepEqual(ids(p.sides.test), [])
     assert.deepEqual(ids(p.sides.val), ['src-f'])
     assert.equal(p.drops.get('option_refers_to_options'), 1)
@@ -96,8 +96,8 @@ describe('prepareSource', () => {
 
   test('questions with the same text but different ids land on the same side of one upstream split', () => {
     const qs = Array.from({ length: 200 }, (_, i) => [
-      uq({ id: `src-a${i}`, question: `Stem ${i}?`, options: ['1', '2', '3'], split: 'validation' }),
-      uq({ id: `src-b${i}`, question: `stem ${i}?`, options: ['4', '5', '6'], split: 'validation' }),
+      uq({ id: `src-a${i}`, question: `Stem ${i}?`, options: ['1', '2', '3'], upstreamSplit: 'validation' }),
+      uq({ id: `src-b${i}`, question: `stem ${i}?`, options: ['4', '5', '6'], upstreamSplit: 'validation' }),
     ]).flat()
     const p = prepareSource(sameSplit, qs, recipeOf([sameSplit]))
     const sideOf = new Map<string, string>()
@@ -223,7 +223,7 @@ describe('one question per context (BoolQ)', () => {
     [0, 1, 2].map((k) =>
       uq({
         id: `src-p${p}q${k}`,
-        split: 'validation',
+        upstreamSplit: 'validation',
         question: `question ${k} about passage ${p}?`,
         context: k === 2 ? `  PASSAGE   number ${p}.` : `Passage number ${p}.`,
         options: ['yes', 'no'],

@@ -14,8 +14,8 @@ export interface UpstreamQuestion {
   context: string | null
   options: string[]
   answer: number
-  /** where it came from, for error messages and the card */
-  split: string
+  /** the upstream split it came from (not test or val), for error messages and the card */
+  upstreamSplit: string
   file: string
   row: number
 }

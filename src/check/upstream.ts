@@ -90,7 +90,7 @@ export async function checkUpstream(
       if (lender.options[c.index] !== text) problems.push(`${at}: choice ${k} is not option ${c.index} of ${c.lender}`)
       if (c.index === lender.answer) problems.push(`${at}: choice ${k} is the right answer of its lender ${c.lender}`)
       const other = toCandidate(lender)
-      if (lender.split !== side || sideOfRow(other) !== p.split)
+      if (lender.upstreamSplit !== side || sideOfRow(other) !== p.split)
         problems.push(`${at}: lender ${c.lender} is on the other side of the test/val divide`)
       if (groupOf(spec, other) !== groupOf(spec, item))
         problems.push(`${at}: lender ${c.lender} is in group ${groupOf(spec, other)}, the item in ${groupOf(spec, item)}`)

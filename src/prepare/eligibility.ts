@@ -91,7 +91,7 @@ export function toCandidate(q: UpstreamQuestion): Candidate {
     context: q.context,
     options: q.options,
     answer: q.answer,
-    split: q.split,
+    upstreamSplit: q.upstreamSplit,
     file: q.file,
     row: q.row,
     normQuestion: nq,

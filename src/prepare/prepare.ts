@@ -99,9 +99,9 @@ export class SourcePreparer {
           otherFile: held.file,
           otherRow: held.row,
         })
-      if (split === q.split) here = byId
+      if (split === q.upstreamSplit) here = byId
     }
-    if (!here) this.bySplit.set(q.split, (here = new Map()))
+    if (!here) this.bySplit.set(q.upstreamSplit, (here = new Map()))
     const held = here.get(q.id)
     if (!held) {
       here.set(q.id, toCandidate(q))
@@ -141,20 +141,20 @@ export class SourcePreparer {
       // a val question must not appear anywhere in the upstream test split (eligible or not);
       // the val side's keys are the smaller set to hold
       const valKeys = new Set<string>()
-      for (const c of eligible) if (c.split === spec.val.from) valKeys.add(c.identity).add(c.textKey)
+      for (const c of eligible) if (c.upstreamSplit === spec.val.from) valKeys.add(c.identity).add(c.textKey)
       const inTest = new Set<string>()
       for (const c of this.bySplit.get(spec.test.from)?.values() ?? []) {
         if (valKeys.has(c.identity)) inTest.add(c.identity)
         if (valKeys.has(c.textKey)) inTest.add(c.textKey)
       }
       for (const c of eligible) {
-        if (c.split === spec.test.from) sides.test.push(c)
-        else if (c.split !== spec.val.from) continue
+        if (c.upstreamSplit === spec.test.from) sides.test.push(c)
+        else if (c.upstreamSplit !== spec.val.from) continue
         else if (inTest.has(c.identity) || inTest.has(c.textKey)) countDrop(drops, 'in_test_split')
         else sides.val.push(c)
       }
     } else {
-      for (const c of eligible) if (c.split === spec.test.from) sides[sideOf(spec, recipe.seed, c)].push(c)
+      for (const c of eligible) if (c.upstreamSplit === spec.test.from) sides[sideOf(spec, recipe.seed, c)].push(c)
     }
     this.bySplit.clear()
     if (spec.onePerContext) for (const c of [...sides.test, ...sides.val]) c.contextKey = contextKeyOf(c)

@@ -66,7 +66,7 @@ export function packPrepared(p: PreparedParts): PackedSource | null {
   for (const [i, c] of all.entries()) {
     refs[i * 4] = ref(c.source)
     refs[i * 4 + 1] = c.subject === null ? -1 : ref(c.subject)
-    refs[i * 4 + 2] = ref(c.split)
+    refs[i * 4 + 2] = ref(c.upstreamSplit)
     refs[i * 4 + 3] = ref(c.file)
     if (!isInt32(c.answer) || !isInt32(c.row)) return null
     nums[i * 3] = c.answer
@@ -150,7 +150,7 @@ class StoredCandidate implements Candidate {
     const k = this.s.refs[this.i * 4 + 1]!
     return k < 0 ? null : this.s.table[k]!
   }
-  get split(): string {
+  get upstreamSplit(): string {
     return this.s.table[this.s.refs[this.i * 4 + 2]!]!
   }
   get file(): string {

@@ -13,7 +13,7 @@ export function uq(over: Partial<UpstreamQuestion> & Pick<UpstreamQuestion, 'id'
     context: null,
     options: [`${over.id} right`, `${over.id} wrong 1`, `${over.id} wrong 2`, `${over.id} wrong 3`],
     answer: 0,
-    split: 'test',
+    upstreamSplit: 'test',
     file: 'data/test.parquet',
     row: 0,
     ...over,
