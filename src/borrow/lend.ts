@@ -138,7 +138,7 @@ export function similarLending(
       if (step.done) break
       nearest.push(step.value)
     }
-    const rightNorms = nearest.filter((j) => !s.isNegative(j)).map((j) => s.lenders[j]!.normOptions[s.lenders[j]!.answer]!)
+    const rightNorms = nearest.filter((j) => !s.isNegative(j)).map((j) => s.questions[j]!.normOptions[s.questions[j]!.answer]!)
     const rightNearby = new Set(rightNorms)
     const mine = new Set(c.normOptions)
     const optionTests = optionRules(c, s, at, rightNorms)
@@ -149,7 +149,7 @@ export function similarLending(
     // with the screen naming what the item may borrow, only lenders listing one of those can lend; while the cap on
     // lenders cannot bind, walking just those in rank order finds each the same first lender as walking them all
     const walk =
-      accepted && s.lenders.length - 1 <= rules.lenders
+      accepted && s.questions.length - 1 <= rules.lenders
         ? listingAny(s, accepted, at, nearCopy, scores)
         : (function* () {
             yield* nearest
@@ -158,7 +158,7 @@ export function similarLending(
     for (const j of walk) {
       if (skips.some((skip) => skip(j))) continue
       if (used++ === rules.lenders) break
-      const lender = s.lenders[j]!
+      const lender = s.questions[j]!
       const similarity = Math.round((scores[j]! / SCALE) * 1024)
       for (let i = 0; i < lender.options.length; i++) {
         if (i === lender.answer) continue

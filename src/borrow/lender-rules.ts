@@ -12,7 +12,7 @@ export function lenderSkips(rules: Borrowing, side: LendingSide, c: Candidate, a
   // a negative question's wrong options are often right for a positive one
   if (rules.skipNegativeLenders) skips.push((j) => side.isNegative(j))
   // a lender sharing an option with the item asks about the same things, perhaps the other way round
-  if (rules.skipOverlappingLenders) skips.push((j) => side.lenders[j]!.normOptions.some((n) => mine.has(n)))
+  if (rules.skipOverlappingLenders) skips.push((j) => side.questions[j]!.normOptions.some((n) => mine.has(n)))
   // a lender whose question holds every content word of the item's asks a narrower question about the same thing
   if (rules.skipNarrowerLenders) skips.push(side.words.coveredBy(at))
   return skips

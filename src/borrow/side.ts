@@ -9,7 +9,8 @@ import { TfIdfIndex } from './similarity.ts'
  * its tie key. The TF-IDF index and what is read off it are worked out on first need, each once for all the items.
  */
 export class LendingSide {
-  readonly lenders: Candidate[]
+  /** the side's questions, each a possible lender, by position */
+  readonly questions: Candidate[]
   readonly position: Map<string, number>
   readonly ties: Uint32Array
   /** by lender position: -1 not yet known, 1 a negative question, 0 not */
@@ -27,19 +28,19 @@ export class LendingSide {
     tieKey: (c: Candidate) => number,
     private readonly negative: (c: Candidate) => boolean,
   ) {
-    this.lenders = [...side].sort((a, b) => compareStrings(a.id, b.id))
-    this.position = new Map(this.lenders.map((c, i) => [c.id, i]))
-    this.ties = Uint32Array.from(this.lenders, tieKey)
-    this.#negative = new Int8Array(this.lenders.length).fill(-1)
+    this.questions = [...side].sort((a, b) => compareStrings(a.id, b.id))
+    this.position = new Map(this.questions.map((c, i) => [c.id, i]))
+    this.ties = Uint32Array.from(this.questions, tieKey)
+    this.#negative = new Int8Array(this.questions.length).fill(-1)
   }
 
   isNegative(j: number): boolean {
-    if (this.#negative[j]! < 0) this.#negative[j] = this.negative(this.lenders[j]!) ? 1 : 0
+    if (this.#negative[j]! < 0) this.#negative[j] = this.negative(this.questions[j]!) ? 1 : 0
     return this.#negative[j] === 1
   }
 
   get index(): TfIdfIndex {
-    return (this.#index ??= new TfIdfIndex(this.lenders.map(lendingDocument)))
+    return (this.#index ??= new TfIdfIndex(this.questions.map(lendingDocument)))
   }
 
   /** the narrower-lender rule's content words, read off the index's own terms (each text tokenized once) */
@@ -54,7 +55,7 @@ export class LendingSide {
 
   /** The lenders that list a normalised option (as right or wrong), in position order. */
   listing(norm: string): readonly number[] {
-    return (this.#listing ??= listingOf(this.lenders)).get(norm) ?? []
+    return (this.#listing ??= listingOf(this.questions)).get(norm) ?? []
   }
 
   /** How many of the side's other questions list each option together with one of the item's (at `at`) own options. */
@@ -63,14 +64,14 @@ export class LendingSide {
     for (const n of c.normOptions) for (const j of this.listing(n)) if (j !== at) related.add(j)
     const out = new Map<string, number>()
     for (const j of [...related].sort((a, b) => a - b))
-      for (const n of new Set(this.lenders[j]!.normOptions)) out.set(n, (out.get(n) ?? 0) + 1)
+      for (const n of new Set(this.questions[j]!.normOptions)) out.set(n, (out.get(n) ?? 0) + 1)
     return out
   }
 
   /** The side's longest-baseline credit on its own options: [sum in 840ths, items]. */
   longestShare(): [number, number] {
-    this.#longestRight ??= this.lenders.reduce((sum, l) => sum + longestCredit(l.options, l.answer), 0)
-    return [this.#longestRight, this.lenders.length]
+    this.#longestRight ??= this.questions.reduce((sum, l) => sum + longestCredit(l.options, l.answer), 0)
+    return [this.#longestRight, this.questions.length]
   }
 }
 
