@@ -275,4 +275,7 @@ test('--sources draws only the named sources; a name the recipe lacks is a usage
   assert.equal(bad.status, 2)
   assert.match(JSON.parse(bad.stdout).error.message, /--sources names arc, not a source of the recipe/)
   assert.match(JSON.parse(bad.stdout).error.hint, /jcommonsenseqa, mmlu, arc_challenge, arc_easy, boolq/)
+  const none = await run('--sources', ' , ')
+  assert.equal(none.status, 2)
+  assert.match(JSON.parse(none.stdout).error.message, /^--sources names no source$/)
 })

@@ -10,7 +10,6 @@ import { startFrom } from '../review/marks-file.ts'
 import type { PeopleReviewer } from '../review/people.ts'
 import { pinInRecipe } from '../review/pin.ts'
 import { type Reviewer, runScreening, type ScreenOutcome } from '../review/screen.ts'
-import type { ScreenItem } from '../review/screen-sheets.ts'
 import { DEFAULT_RECIPE } from '../version.ts'
 import { defineCommand, JSON_OPTION } from './common/command.ts'
 import { MODEL_OPTIONS, modelReviewer, whole } from './common/review-options.ts'
@@ -156,24 +155,32 @@ function reviewers(values: ScreenValues, env: NodeJS.ProcessEnv, out: string): {
   return { first, second: second ?? (values['recheck-sheets'] ? { kind: 'people', sheets: values['recheck-sheets'], perSheet } : null) }
 }
 
-/** The items of the sources `list` names (all where it is absent); a name the recipe does not have is a USAGE error. */
-function onlySources(items: ScreenItem[], list: string | undefined, recipe: Recipe): ScreenItem[] {
-  if (list === undefined) return items
-  const names = list.split(',').map((s) => s.trim())
+/** The sources `list` names (null: all); a name the recipe does not have is a USAGE error, found before any download. */
+function sourcesNamed(list: string | undefined, recipe: Recipe): Set<string> | null {
+  if (list === undefined) return null
+  const names = list
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
   const known = recipe.sources.map((s) => s.name)
   const unknown = names.filter((n) => !known.includes(n))
   if (unknown.length || names.length === 0)
-    throw new JevError('USAGE', `--sources names ${unknown.length ? unknown.join(', ') : 'nothing'}, not a source of the recipe`, {
-      field: 'sources',
-      hint: `the recipe's sources: ${known.join(', ')}`,
-    })
-  return items.filter((x) => names.includes(x.source))
+    throw new JevError(
+      'USAGE',
+      unknown.length ? `--sources names ${unknown.join(', ')}, not a source of the recipe` : '--sources names no source',
+      {
+        field: 'sources',
+        hint: `the recipe's sources: ${known.join(', ')}`,
+      },
+    )
+  return new Set(names)
 }
 
 /** The screening for parsed options: candidates from the sources, marks from the reviewers, the file written (and pinned). */
 export async function runScreen(values: ScreenValues, env: NodeJS.ProcessEnv, io: Io): Promise<ScreenRun> {
   const recipePath = recipePathOf(values)
   const recipe: Recipe = await loadRecipe(recipePath)
+  const only = sourcesNamed(values.sources, recipe)
   const pinned = recipe.distractors.borrow.plausible?.screened
   const pinnedFile = pinned ? recipeResource(recipe, pinned.path) : undefined
   const out = values.out ?? pinnedFile
@@ -197,7 +204,7 @@ export async function runScreen(values: ScreenValues, env: NodeJS.ProcessEnv, io
     throw await namedBadEntry(e, fetcher)
   })
   io.progress?.stage('working out the candidates the build would lend')
-  const items = onlySources(candidateItems(inputs), values.sources, recipe)
+  const items = candidateItems(inputs).filter((x) => only === null || only.has(x.source))
   const outcome = await runScreening(
     items,
     {
