@@ -1,11 +1,6 @@
 import { z } from 'zod'
 import { compareStrings } from '../util/canonical.ts'
 
-/** A screening mark: `a` a reader would accept the candidate and it is wrong, `f` foreign, `r` may also be right. */
-export const SCREEN_MARKS = { a: 'acceptable', f: 'foreign', r: 'may also be right' } as const
-/** A second reviewer's mark on each accepted candidate: `w` surely wrong and belongs, `r` may also be right, `f` foreign. */
-export const RECHECK_MARKS = { w: 'wrong and belongs', r: 'may also be right', f: 'foreign' } as const
-
 const acceptedCount = (marks: string) => [...marks].filter((m) => m === 'a').length
 
 const Credit = z.tuple([z.string().min(1), z.int().positive()])
@@ -33,8 +28,9 @@ export const ScreenedFile = z
       z
         .strictObject({
           shown: z.array(z.string().min(1)).min(1),
+          /** one per candidate shown: `a` a reader would accept it and it is wrong, `f` foreign, `r` may also be right */
           marks: z.string().regex(/^[afr]+$/),
-          /** the second reviewer's marks, one per candidate marked `a`, in the order shown */
+          /** the second reviewer's marks, one per candidate marked `a`, in the order shown: `w` surely wrong and belongs, `r` may also be right, `f` foreign */
           recheck: z
             .string()
             .regex(/^[wrf]*$/)
