@@ -75,7 +75,7 @@ export function buildFromPrepared(
     )
   // items no mark covers lend nothing, unless the recipe lets them borrow unscreened
   const screen = resources.screen && plausible.screened?.allowUnscreened ? resources.screen.opened() : resources.screen
-  const lenders = lendings(recipe, prepared, memos, { ...resources, screen })
+  const lendingOf = lendings(recipe, prepared, memos, { ...resources, screen })
   const isNegative = negationTest(recipe)
   // a negative question is never grown: an off-topic option would be a right answer there
   const held = (p: PreparedSource, c: Candidate) => p.spec.fixedChoices !== undefined || isNegative(p.spec, c.normQuestion)
@@ -90,7 +90,7 @@ export function buildFromPrepared(
     for (const split of ['test', 'val'] as const) {
       const selected = selectSplit(prepared, split, taken, rejected, skipped)
       const items = prepared.flatMap((p) =>
-        selected.get(p.spec.name)!.map((c) => ({ p, c, lending: lenders.get(groupKey(p.spec.name, split, groupOf(p.spec, c))) })),
+        selected.get(p.spec.name)!.map((c) => ({ p, c, lending: lendingOf.get(groupKey(p.spec.name, split, groupOf(p.spec, c))) })),
       )
       const deal = (capacityOf: (p: PreparedSource, c: Candidate, lending: Lending | undefined) => number) =>
         assignQuotas(

@@ -83,7 +83,7 @@ export function similarLending(
 ): Lending & { candidates(c: Candidate): readonly Borrowed[] } {
   const memo = o.memo ?? new Map<string, Borrowed[]>()
   const rules = o.rules.plausible
-  let lenders: LendingSide | null = null
+  let indexed: LendingSide | null = null
   const nearCopy = quantise(o.rules.nearCopy)
   const topic = o.vectors && rules.vectors ? new TopicFit(o.vectors, rules.vectors) : null
   const words = new SharedWords()
@@ -123,7 +123,7 @@ export function similarLending(
     if (own >= 8 || tooLong(c.options, rules.maxWords)) return []
     // an item the screen accepts nothing for borrows nothing: its candidates need no ranking
     if (o.screen && !o.screen.acceptsAny(c.id)) return []
-    const s = (lenders ??= new LendingSide(side, o.tieKey, o.isNegative))
+    const s = (indexed ??= new LendingSide(side, o.tieKey, o.isNegative))
     const at = s.position.get(c.id)
     if (at === undefined) return []
     const scores = s.index.similarities(at)

@@ -13,7 +13,7 @@ import { type Lock, lockPathFor, readLock } from '../../recipe/lock.ts'
 import type { Progress } from '../../util/progress.ts'
 import { DEFAULT_RECIPE } from '../../version.ts'
 import type { Io } from '../run.ts'
-import { PARAMS, QUIET_OPTION } from './command.ts'
+import { PARAMS, QUIET_OPTION, type Values } from './command.ts'
 
 type BoundFlag = 'http-timeout' | 'min-rate' | 'rate-window' | 'max-retry-after' | 'file-deadline'
 type BoundOption = { type: 'string'; arg: string; help: string; number: true }
@@ -62,15 +62,8 @@ export const SOURCE_NOTES = [
   PROGRESS_NOTE,
 ] as const
 
-export interface SourceValues {
-  recipe?: string | undefined
-  lock?: string | undefined
-  mirror?: string | undefined
-  offline: boolean
-  'cache-dir'?: string | undefined
-  quiet: boolean
-  [flag: string]: unknown
-}
+/** The source options as parsed. */
+export type SourceValues = Values<typeof SOURCE_OPTIONS>
 
 /** HF_HUB_OFFLINE as Python's huggingface_hub reads it: 1, ON, YES or TRUE, in any case. */
 export function offlineFromEnv(env: NodeJS.ProcessEnv): boolean {
