@@ -167,7 +167,7 @@ export function sourceBuildOptions(
 }
 
 /** The lock a rebuild needs, or LOCK with a hint that fits: there is none to check against yet. */
-export async function requireLock(values: SourceValues): Promise<Lock> {
+export async function requireLock(values: Pick<SourceValues, 'recipe' | 'lock'>): Promise<Lock> {
   const lockPath = values.lock ?? lockPathFor(recipePathOf(values))
   const lock = await readLock(lockPath)
   if (!lock)

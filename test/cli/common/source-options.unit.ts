@@ -8,7 +8,7 @@ import { requireFolder, requireLock, type SourceValues } from '../../../src/cli/
 import { ERROR_CODES, hintOf, isJevError } from '../../../src/errors.ts'
 import { FIXTURE_RECIPE } from '../../helpers/cli.ts'
 
-const values = (lock: string): SourceValues => ({ recipe: FIXTURE_RECIPE, lock, offline: false, quiet: false })
+const values = (lock: string): Pick<SourceValues, 'recipe' | 'lock'> => ({ recipe: FIXTURE_RECIPE, lock })
 const caught = (p: Promise<unknown>) =>
   p.then(
     () => assert.fail('no error'),
