@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { dirname, join, relative } from 'node:path'
 import { test } from 'node:test'
 import { PACKAGE_ROOT } from '../src/version.ts'
 
@@ -8,6 +8,8 @@ import { PACKAGE_ROOT } from '../src/version.ts'
 // A file (with its extension) or a folder (with its slash); "test/val" is a pair of splits, not a path.
 const PATH =
   /(?<![\w./-])(?:src|scripts|bench|test|docs|recipes)\/(?:[\w.@-]+\/)*(?:[\w@-]+\.(?:ts|mjs|js|json|md|sh|gz|sha256)\b|(?=[\s`'")\],;:]|$))/g
+// a path from the naming file's folder, as comments and links name a neighbour: "./helpers/cli.ts", "../src/build.ts" here
+const RELATIVE = /(?<![\w./-])\.\.?\/(?:\.\.\/)*(?:[\w.@-]+\/)*[\w@-]+\.(?:ts|mjs|js|json|md|sh)\b/g
 // placeholders and globs name no one file
 const PLACEHOLDER = /[*<>{}]|VERSION|NAME|COMMAND|FILE|\bX\b|\bx\.|\.\.\./
 
@@ -49,6 +51,13 @@ test('every repository path the README, docs/ and comments name exists', () => {
         if (/^(test|docs)\/.*\.(js|jsonl)$/.test(path)) continue
         if (GONE_ON_PURPOSE[doc]?.includes(path) || /\/my-/.test(path)) continue
         if (!existsSync(join(PACKAGE_ROOT, path))) missing.push(`${doc}:${i + 1}: ${path}`)
+      }
+      // in prose and comments only (code builds its relative paths for other folders); a command's path is from the root
+      if (!doc.endsWith('.md') && !/^\s*(\/\/|\/?\*|#)/.test(line)) return
+      for (const m of line.matchAll(RELATIVE)) {
+        if (PLACEHOLDER.test(m[0])) continue
+        const found = [dirname(doc), '.'].some((from) => existsSync(join(PACKAGE_ROOT, from, m[0])))
+        if (!found) missing.push(`${doc}:${i + 1}: ${m[0]}`)
       }
     })
   }
