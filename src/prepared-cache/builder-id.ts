@@ -4,8 +4,7 @@
  * tables (NFKC, \p{…}) — so a change to any of them misses old entries.
  */
 import { createHash } from 'node:crypto'
-import { readdirSync, readFileSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
+import { readdir, readFile } from 'node:fs/promises'
 import { dirname, join, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { canonicalJson } from '../util/canonical.ts'
@@ -14,19 +13,16 @@ import { PACKAGE_ROOT } from '../version.ts'
 
 let cached: Promise<string | null> | undefined
 
-/**
- * sha256 over the code the builder runs (src/*.ts, or dist/*.js when compiled), path by path in code-unit order.
- * Read synchronously, as node reads modules: awaiting each of ~190 small files cost ~100 ms of a warm build's wall time.
- */
-function codeHash(codeRoot: string): string {
-  const files = readdirSync(codeRoot, { recursive: true, encoding: 'utf8' })
+/** sha256 over the code the builder runs (src/*.ts, or dist/*.js when compiled), path by path in code-unit order. */
+async function codeHash(codeRoot: string): Promise<string> {
+  const files = (await readdir(codeRoot, { recursive: true }))
     .filter((f) => /\.(ts|js|mjs)$/.test(f) && !f.endsWith('.d.ts'))
     .map((f) => f.split(sep).join('/'))
     .sort()
   const h = createHash('sha256')
   for (const rel of files)
     h.update(`${rel}\0`)
-      .update(readFileSync(join(codeRoot, rel)))
+      .update(await readFile(join(codeRoot, rel)))
       .update('\0')
   return h.digest('hex')
 }
@@ -50,12 +46,8 @@ export function builderId(): Promise<string | null> {
   cached ??= (async () => {
     // the folder of the code that runs (src/, dist/, or the tests' compiled copy of src/)
     const codeRoot = fileURLToPath(new URL('..', import.meta.url))
-    let code: string
-    try {
-      code = codeHash(codeRoot)
-    } catch {
-      return null
-    }
+    const code = await codeHash(codeRoot).catch(() => null)
+    if (code === null) return null
     const deps = await dependencyVersions(PACKAGE_ROOT).catch(() => null)
     const { node, v8, icu, unicode } = process.versions
     return sha256Hex(canonicalJson({ code, deps, runtime: { node, v8, icu: icu ?? null, unicode: unicode ?? null } }))
