@@ -8,6 +8,7 @@ import type { VerifyResult } from './check/verify.ts'
 import { type BuildRun, buildDataset as build, buildCommand } from './cli/build-dataset.ts'
 import { checkDataset as check, checkCommand } from './cli/check-dataset.ts'
 import type { Command, Params } from './cli/common/command.ts'
+import { type BuildsCompared, compareBuilds as compareB, compareBuildsCommand } from './cli/compare-builds.ts'
 import { compareResults as compare, compareResultsCommand } from './cli/compare-results.ts'
 import { diffDatasets as diff, diffCommand } from './cli/diff-dataset.ts'
 import { type EvalRun, evalCommand, evaluateModel as evaluate } from './cli/eval-model.ts'
@@ -21,7 +22,7 @@ import type { HubServer } from './hub-server/index.ts'
 
 export { ERROR_CODES, type ErrorCode, isJevError, JevError } from './errors.ts'
 export { type FileProgress, NO_PROGRESS, type Progress, progressFor, type TerminalOptions, terminalProgress } from './util/progress.ts'
-export type { BuildRun, Comparison, DatasetDiff, EvalRun, HubServer, JudgeRun, PublishRun, ScreenRun, VerifyResult }
+export type { BuildRun, BuildsCompared, Comparison, DatasetDiff, EvalRun, HubServer, JudgeRun, PublishRun, ScreenRun, VerifyResult }
 
 /** The params type of a command, from its declaration. */
 type ParamsOf<C> = C extends Command<infer O, infer A, infer P, infer R> ? Params<O, A, P, R> : never
@@ -41,6 +42,8 @@ export const ServeOptions = serveCommand.schema
 export type ServeOptions = ParamsOf<typeof serveCommand>
 export const EvalOptions = evalCommand.schema
 export type EvalOptions = ParamsOf<typeof evalCommand>
+export const CompareBuildsOptions = compareBuildsCommand.schema
+export type CompareBuildsOptions = ParamsOf<typeof compareBuildsCommand>
 export const CompareResultsOptions = compareResultsCommand.schema
 export type CompareResultsOptions = ParamsOf<typeof compareResultsCommand>
 export const ScreenOptions = screenCommand.schema
@@ -80,3 +83,6 @@ export const judgeDataset: (params?: JudgeOptions) => Promise<JudgeRun> = judge
 
 /** compare-results: B − A for each score on the items both scored (`a` and `b`: two result files), with paired bootstrap intervals. */
 export const compareResults: (params: CompareResultsOptions) => Promise<Comparison> = compare
+
+/** compare-builds: builds of the previous and the new version (`old`, `new`) compared into the card's "Changes from" figures, pinned in the lock (`pin`) or checked (`check`). */
+export const compareBuilds: (params: CompareBuildsOptions) => Promise<BuildsCompared> = compareB

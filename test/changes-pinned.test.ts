@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -15,7 +14,7 @@ import { createMirrorFetcher } from '../src/fetch/mirror.ts'
 import { loadRecipe, parseRecipe } from '../src/recipe/load.ts'
 import { readLock, writeLock } from '../src/recipe/lock.ts'
 import { SPLITS, type Split } from '../src/recipe/schema.ts'
-import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, ownFile, ROOT, TS_LOADER } from './helpers/cli.ts'
+import { collectIo, FIXTURE_HUB, FIXTURE_RECIPE, runInProcess } from './helpers/cli.ts'
 
 // A recipe pair cut from the fixture: "old" is the fixture recipe under another seed; "new" is the fixture recipe
 // whose changesFrom names old and types no figures, so its lock must pin them. It is first built without
@@ -48,11 +47,7 @@ const build = async (argv: string[]) => {
   const status = await runCli(() => buildDatasetCli(argv, {}, c.io), c.io, false)
   return { status, text: c.text() }
 }
-const compareScript = (...args: string[]) =>
-  spawnSync(process.execPath, [...TS_LOADER, ownFile('scripts/compare-builds.ts'), ...args, '--recipe', newPath], {
-    cwd: ROOT,
-    encoding: 'utf8',
-  })
+const compareBuilds = (...args: string[]) => runInProcess('compare-builds', [...args, '--recipe', newPath])
 const jsonlOf = async (dir: string) =>
   Object.fromEntries(await Promise.all(SPLITS.map(async (s) => [s, await readFile(join(dir, `${s}.jsonl`), 'utf8')]))) as Record<
     Split,
@@ -70,7 +65,7 @@ test('a recipe whose lock pins no "Changes from" figures is refused before any w
 
 test('compare-builds --pin pins what comparing the builds gives; the build states it, check-dataset holds it, --check agrees', async () => {
   const before = (await readLock(lockPath))!
-  const pin = compareScript(join(tmp, 'out-old'), join(tmp, 'out-plain'), '--pin')
+  const pin = await compareBuilds(join(tmp, 'out-old'), join(tmp, 'out-plain'), '--pin')
   assert.equal(pin.status, 0, pin.stderr)
   const recipe = await loadRecipe(newPath)
   const figures = compareBuildTexts(
@@ -99,9 +94,12 @@ test('compare-builds --pin pins what comparing the builds gives; the build state
   assert.match(card, /## Changes from 1\.0\.0/)
   assert.ok(card.includes(`${sum('kept')} records are unchanged, ${sum('optionsChanged')} keep their question`), card)
   assert.deepEqual(await checkFolder(out, recipe), [])
-  const check = compareScript(join(tmp, 'out-old'), out, '--check')
+  const check = await compareBuilds(join(tmp, 'out-old'), out, '--check')
   assert.equal(check.status, 0, check.stderr)
   assert.ok(check.stdout.includes(`ok: ${lockPath}: changesFrom states these changes`), check.stdout)
+  const json = await compareBuilds(join(tmp, 'out-old'), out, '--check', '--json')
+  assert.equal(json.status, 0, json.stderr)
+  assert.deepEqual(JSON.parse(json.stdout), { changes: figures, checked: `${lockPath}: changesFrom` })
 })
 
 test('--update-lock keeps the pinned figures', async () => {
@@ -142,12 +140,16 @@ test('compare-builds --check fails on figures the builds do not give; --pin refu
   edited.changesFrom!.bySource[first]!.kept += 1
   await writeLock(lockPath, edited)
   try {
-    const check = compareScript(join(tmp, 'out-old'), join(tmp, 'out-new'), '--check')
-    assert.equal(check.status, 1, check.stdout)
-    assert.ok(check.stderr.includes(`${lockPath}: changesFrom is {`), check.stderr)
-    const swapped = compareScript(join(tmp, 'out-new'), join(tmp, 'out-old'), '--pin')
-    assert.equal(swapped.status, 1, swapped.stdout)
-    assert.match(swapped.stderr, /out-new holds a build of 1\.1\.0, not of 1\.0\.0/)
+    const check = await compareBuilds(join(tmp, 'out-old'), join(tmp, 'out-new'), '--check')
+    assert.equal(check.status, 5, check.stdout)
+    assert.ok(check.stderr.includes(`error[LOCK]: ${lockPath}: changesFrom is {`), check.stderr)
+    assert.match(check.stderr, /^hint: pin the figures the builds give with --pin$/m)
+    const swapped = await compareBuilds(join(tmp, 'out-new'), join(tmp, 'out-old'), '--pin')
+    assert.equal(swapped.status, 2, swapped.stdout)
+    assert.match(swapped.stderr, /^error\[USAGE\]: .*out-new holds a build of 1\.1\.0, not of 1\.0\.0$/m)
+    const both = await compareBuilds(join(tmp, 'out-old'), join(tmp, 'out-new'), '--pin', '--check')
+    assert.equal(both.status, 2, both.stdout)
+    assert.match(both.stderr, /^error\[USAGE\]: --check and --pin together/m)
     assert.deepEqual(await readLock(lockPath), edited, 'nothing was pinned')
   } finally {
     await writeLock(lockPath, lock)

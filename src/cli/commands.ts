@@ -6,6 +6,7 @@ export type Cli = (argv: string[], env: NodeJS.ProcessEnv, io: Io) => Promise<nu
 export const COMMANDS: Record<string, () => Promise<Cli>> = {
   'build-dataset': async () => (await import('./build-dataset.ts')).buildDatasetCli,
   'check-dataset': async () => (await import('./check-dataset.ts')).checkDatasetCli,
+  'compare-builds': async () => (await import('./compare-builds.ts')).compareBuildsCli,
   'compare-results': async () => (await import('./compare-results.ts')).compareResultsCli,
   'diff-dataset': async () => (await import('./diff-dataset.ts')).diffDatasetCli,
   'eval-model': async () => (await import('./eval-model.ts')).evalModelCli,

@@ -9,6 +9,7 @@ import { buildCommand, buildDatasetCli } from '../../src/cli/build-dataset.ts'
 import { checkCommand } from '../../src/cli/check-dataset.ts'
 import { COMMANDS as ALL_COMMANDS } from '../../src/cli/commands.ts'
 import type { Command, Options } from '../../src/cli/common/command.ts'
+import { compareBuildsCommand } from '../../src/cli/compare-builds.ts'
 import { compareResultsCommand } from '../../src/cli/compare-results.ts'
 import { diffCommand } from '../../src/cli/diff-dataset.ts'
 import { dispatch } from '../../src/cli/dispatch.ts'
@@ -44,6 +45,7 @@ async function jevInProcess(...args: string[]): Promise<RunResult> {
 const DECLARED: Record<string, Pick<Command<Options>, 'parse'>> = {
   'build-dataset': buildCommand,
   'check-dataset': checkCommand,
+  'compare-builds': compareBuildsCommand,
   'compare-results': compareResultsCommand,
   'diff-dataset': diffCommand,
   'eval-model': evalCommand,

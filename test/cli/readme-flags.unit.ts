@@ -6,6 +6,7 @@ import { test } from 'node:test'
 import { buildCommand } from '../../src/cli/build-dataset.ts'
 import { checkCommand } from '../../src/cli/check-dataset.ts'
 import type { Options } from '../../src/cli/common/command.ts'
+import { compareBuildsCommand } from '../../src/cli/compare-builds.ts'
 import { compareResultsCommand } from '../../src/cli/compare-results.ts'
 import { diffCommand } from '../../src/cli/diff-dataset.ts'
 import { evalCommand } from '../../src/cli/eval-model.ts'
@@ -20,6 +21,7 @@ import { ROOT } from '../helpers/cli.ts'
 const COMMANDS = [
   buildCommand,
   checkCommand,
+  compareBuildsCommand,
   compareResultsCommand,
   diffCommand,
   evalCommand,

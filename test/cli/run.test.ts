@@ -15,7 +15,7 @@ test('jev: an unknown command (a helper module, a name Object.prototype has) is 
     assert.equal(r.stderr.split('\n')[0], `error[USAGE]: unknown command ${JSON.stringify(command)}`)
     assert.match(
       r.stderr,
-      /^hint: one of build-dataset, check-dataset, compare-results, diff-dataset, eval-model, judge, publish-dataset, recipe-schema, screen, serve-hub, verify-dataset$/m,
+      /^hint: one of build-dataset, check-dataset, compare-builds, compare-results, diff-dataset, eval-model, judge, publish-dataset, recipe-schema, screen, serve-hub, verify-dataset$/m,
     )
   }
 })
