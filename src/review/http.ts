@@ -86,9 +86,16 @@ async function attempt(endpoint: string, basic: string | null, body: string, c: 
   const auth = c.apiKey ? `Bearer ${c.apiKey}` : basic ? `Basic ${basic}` : null
   const headers: Record<string, string> = { 'content-type': 'application/json', ...(auth ? { authorization: auth } : {}) }
   const abort = new AbortController()
-  // one deadline for the headers and the body: a server that sends a byte now and then is still cut off
-  const timer = setTimeout(() => abort.abort(), c.timeoutMs)
-  try {
+  // one deadline for the headers and the body: a server that sends a byte now and then is still cut off. The race ends
+  // the attempt even where the abort does not reach a body being read, which then waited for the server to hang up
+  let timer: NodeJS.Timeout | undefined
+  const deadline = new Promise<never>((_, ko) => {
+    timer = setTimeout(() => {
+      abort.abort()
+      ko(new Error('deadline'))
+    }, c.timeoutMs)
+  })
+  const exchange = async (): Promise<Attempt> => {
     const res = await fetch(endpoint, { method: 'POST', headers, body, signal: abort.signal, redirect: 'error' })
     const text = await readCapped(res, c.maxBytes)
     if (text === null) return { why: `an answer over ${c.maxBytes} bytes`, retry: false, status: res.status }
@@ -110,12 +117,17 @@ async function attempt(endpoint: string, basic: string | null, body: string, c: 
     const answer = ChatAnswer.safeParse(json)
     if (!answer.success) return { why: 'an answer without choices[0].message.content', retry: true }
     return { content: answer.data.choices[0]!.message.content }
+  }
+  try {
+    return await Promise.race([exchange(), deadline])
   } catch (e) {
     if (abort.signal.aborted) return { why: `no whole answer within ${c.timeoutMs / 1000} s`, retry: true }
     const err = e as Error & { cause?: { code?: string; message?: string } }
     return { why: `connection failed (${err.cause?.code ?? err.cause?.message ?? err.name})`, retry: true }
   } finally {
     clearTimeout(timer)
+    // whatever is still in flight (a body being read past the deadline) is ended
+    abort.abort()
   }
 }
 
